@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// ProxyApp: an intercepting HTTP/HTTPS proxy with a terminal UI.
+///
+/// Targets mirror the architecture (see CLAUDE.md): the model at the bottom, protocol decisions
+/// without I/O above it, the NIO engine and the capture store beside each other, and the CLI as
+/// the one composition root. Dependencies point one way.
+let package = Package(
+    name: "ProxyApp",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "proxyapp", targets: ["proxyapp"]),
+        .library(name: "ProxyEngine", targets: ["ProxyEngine"]),
+        .library(name: "CaptureStore", targets: ["CaptureStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // Flows, headers, timings: value types with no I/O and no NIO.
+        .target(name: "ProxyModel"),
+        // Protocol decisions without I/O: request targets, hop-by-hop rules, failure mapping.
+        .target(name: "ProxyCore", dependencies: ["ProxyModel"]),
+        // SQLite capture: migrations, records, the TrafficRepository and the batching writer.
+        .target(
+            name: "CaptureStore",
+            dependencies: ["ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        // SwiftNIO handlers, upstream pool, tunnels and the server.
+        .target(
+            name: "ProxyEngine",
+            dependencies: [
+                "ProxyModel", "ProxyCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The CLI and the one composition root.
+        .executableTarget(
+            name: "proxyapp",
+            dependencies: [
+                "ProxyModel", "ProxyEngine", "CaptureStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
+        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
+        .testTarget(name: "CaptureStoreTests", dependencies: ["CaptureStore", "ProxyModel"]),
+        .testTarget(
+            name: "ProxyEngineTests",
+            dependencies: [
+                "ProxyEngine", "ProxyModel", "ProxyCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "ProxyEngine", "CaptureStore", "ProxyModel",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,100 @@
+import Foundation
+
+/// What kind of exchange a flow records.
+public enum FlowKind: String, Sendable, Hashable, CaseIterable {
+    /// An HTTP request and (maybe) its response, decoded.
+    case http
+    /// A CONNECT tunnel relayed as opaque bytes.
+    case tunnel
+}
+
+/// One captured exchange: everything the proxy saw of a request, its response and its timing.
+///
+/// This is the vocabulary shared by the engine (which fills it in), the capture store (which
+/// persists it) and every reader (CLI, TUI, export). It is a plain value with no I/O.
+public struct Flow: Sendable, Hashable {
+    /// Assigned by the capture store; nil until stored.
+    public var id: Int64?
+    public var kind: FlowKind
+    /// The client's address as `ip:port`.
+    public var clientAddress: String
+    public var startedAt: Date
+    public var finishedAt: Date?
+    public var timings: FlowTimings
+
+    public var method: String
+    /// `http`, `https`, or for tunnels the scheme implied by the target (usually `https`).
+    public var scheme: String
+    public var host: String
+    public var port: Int
+    /// Path and query as requested (`/search?q=1`); empty for tunnels.
+    public var path: String
+    /// `HTTP/1.1`, `HTTP/1.0`, …
+    public var httpVersion: String
+    public var requestHeaders: [HeaderField]
+    public var requestBody: CapturedBody
+
+    /// Response status; nil when no response arrived.
+    public var status: Int?
+    public var reason: String?
+    public var responseHeaders: [HeaderField]
+    public var responseBody: CapturedBody
+
+    /// Why the exchange failed, if it did, in one line.
+    public var error: String?
+    /// Bytes relayed client → server and server → client (tunnels and upgraded connections).
+    public var bytesUp: Int64
+    public var bytesDown: Int64
+    public var marked: Bool
+
+    public init(
+        id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
+        finishedAt: Date? = nil, timings: FlowTimings = FlowTimings(), method: String = "GET",
+        scheme: String = "http", host: String = "", port: Int = 80, path: String = "/",
+        httpVersion: String = "HTTP/1.1", requestHeaders: [HeaderField] = [],
+        requestBody: CapturedBody = .empty, status: Int? = nil, reason: String? = nil,
+        responseHeaders: [HeaderField] = [], responseBody: CapturedBody = .empty, error: String? = nil,
+        bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false
+    ) {
+        self.id = id
+        self.kind = kind
+        self.clientAddress = clientAddress
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.timings = timings
+        self.method = method
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.httpVersion = httpVersion
+        self.requestHeaders = requestHeaders
+        self.requestBody = requestBody
+        self.status = status
+        self.reason = reason
+        self.responseHeaders = responseHeaders
+        self.responseBody = responseBody
+        self.error = error
+        self.bytesUp = bytesUp
+        self.bytesDown = bytesDown
+        self.marked = marked
+    }
+
+    /// Total duration in milliseconds, when the flow has finished.
+    public var durationMilliseconds: Double? {
+        finishedAt.map { $0.timeIntervalSince(startedAt) * 1000 }
+    }
+
+    /// The URL as a user would type it (`http://host:8080/path`), default ports omitted.
+    public var url: String {
+        let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(hostPart)\(defaultPort ? "" : ":\(port)")\(path)"
+    }
+}
+
+/// Where the engine hands finished flows. Implementations must return at once: they are called
+/// on an event loop and must never block or touch the disk there.
+public protocol FlowSink: Sendable {
+    func record(_ flow: Flow)
+}

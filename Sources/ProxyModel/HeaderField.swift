@@ -1,0 +1,23 @@
+/// One header line as it crossed the wire.
+///
+/// Flows keep headers as an ordered list of these rather than a dictionary: order and duplicates
+/// (two `Set-Cookie` lines, say) are part of what a user debugging traffic needs to see.
+public struct HeaderField: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension Array where Element == HeaderField {
+    /// The first value of the header called `name`, compared case-insensitively.
+    public func first(named name: String) -> String? {
+        for field in self where field.name.caseInsensitiveCompare(name) == .orderedSame {
+            return field.value
+        }
+        return nil
+    }
+}
