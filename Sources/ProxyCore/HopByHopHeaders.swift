@@ -1,0 +1,57 @@
+/// Which headers describe one connection rather than the message, and so must not be forwarded
+/// by a proxy (RFC 9110 §7.6.1).
+///
+/// Besides the fixed list, any header named in a `Connection` header is hop-by-hop too. An
+/// upgrade (WebSocket) is the one exception: `Upgrade` and `Connection: upgrade` must reach the
+/// origin for the handshake to happen.
+public struct HopByHopHeaders: Sendable {
+    /// Lowercased names that are always connection-specific.
+    public static let fixed: Set<String> = [
+        "connection", "proxy-connection", "keep-alive", "te", "trailer", "upgrade",
+        "proxy-authorization", "proxy-authenticate",
+    ]
+
+    /// Lowercased names to drop, given the values of the message's `Connection` headers.
+    private let names: Set<String>
+    /// True when the message asks to upgrade the connection and the upgrade is forwarded.
+    public let keepsUpgrade: Bool
+
+    /// - Parameters:
+    ///   - connectionValues: every `Connection` header value of the message.
+    ///   - forwardUpgrade: keep `Upgrade` and send `Connection: upgrade` on (WebSocket handshakes).
+    public init(connectionValues: [String], forwardUpgrade: Bool) {
+        var names = Self.fixed
+        var mentionsUpgrade = false
+        for value in connectionValues {
+            for token in value.split(separator: ",") {
+                let name = token.trimmingWhitespace().lowercased()
+                guard !name.isEmpty else { continue }
+                if name == "upgrade" { mentionsUpgrade = true }
+                names.insert(name)
+            }
+        }
+        self.keepsUpgrade = forwardUpgrade && mentionsUpgrade
+        if self.keepsUpgrade {
+            names.remove("upgrade")
+        }
+        self.names = names
+    }
+
+    /// Whether a header called `name` stays on the forwarded message.
+    ///
+    /// `Transfer-Encoding` is hop-by-hop too, but it is kept here on purpose: NIO's encoders frame
+    /// the forwarded body from it (chunked in, chunked out), and the engine removes it where the
+    /// next hop cannot use it (an HTTP/1.0 client).
+    public func forwards(_ name: String) -> Bool {
+        !names.contains(name.lowercased())
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
+        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
+        return result
+    }
+}

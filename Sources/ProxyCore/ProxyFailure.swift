@@ -1,0 +1,95 @@
+import Foundation
+
+/// Every way an exchange can fail, with the status code and the one-line reason the client is
+/// answered with.
+///
+/// Failures are answers, never hangs: the engine maps whatever went wrong to one of these, sends
+/// `statusCode` with `message` as a plain-text body, and records `message` on the flow.
+public enum ProxyFailure: Error, Sendable, Hashable {
+    /// The upstream host name did not resolve.
+    case dnsFailure(host: String, reason: String)
+    /// Nobody listens on the upstream port.
+    case connectionRefused(host: String, port: Int)
+    /// The upstream connection could not be opened for another reason.
+    case connectFailed(host: String, port: Int, reason: String)
+    /// Opening the upstream connection took longer than the connect timeout.
+    case connectTimeout(host: String, port: Int, seconds: Int64)
+    /// The origin sent nothing for longer than the upstream timeout.
+    case upstreamTimeout(host: String, port: Int, seconds: Int64)
+    /// The origin closed the connection before a complete response.
+    case upstreamClosed(host: String, port: Int)
+    /// The origin's response could not be parsed.
+    case upstreamProtocolError(host: String, reason: String)
+    /// The client's request could not be parsed or used.
+    case badRequest(reason: String)
+    /// The request's header section is larger than the limit.
+    case headersTooLarge(limit: Int)
+    /// The request asks for something this proxy does not do (yet).
+    case notImplemented(reason: String)
+
+    public var statusCode: Int {
+        switch self {
+        case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError:
+            return 502
+        case .connectTimeout, .upstreamTimeout:
+            return 504
+        case .badRequest:
+            return 400
+        case .headersTooLarge:
+            return 431
+        case .notImplemented:
+            return 501
+        }
+    }
+
+    /// The error type of RFC 9209's `Proxy-Status` header, so tools can tell failures apart
+    /// even where a response carries no body (a refused CONNECT).
+    public var proxyStatusError: String {
+        switch self {
+        case .dnsFailure: return "dns_error"
+        case .connectionRefused: return "connection_refused"
+        case .connectFailed: return "destination_unavailable"
+        case .connectTimeout: return "connection_timeout"
+        case .upstreamTimeout: return "http_response_timeout"
+        case .upstreamClosed: return "connection_terminated"
+        case .upstreamProtocolError: return "http_protocol_error"
+        case .badRequest, .headersTooLarge, .notImplemented: return "http_request_error"
+        }
+    }
+
+    /// The full `Proxy-Status` header value (RFC 9209) for this failure.
+    public var proxyStatusHeader: String {
+        let details = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "ProxyApp; error=\(proxyStatusError); details=\"\(details)\""
+    }
+
+    /// The reason, in one line, naming what failed.
+    public var message: String {
+        switch self {
+        case .dnsFailure(let host, let reason):
+            return "cannot resolve host '\(host)': \(reason)"
+        case .connectionRefused(let host, let port):
+            return "connection refused by \(Self.endpoint(host, port))"
+        case .connectFailed(let host, let port, let reason):
+            return "cannot connect to \(Self.endpoint(host, port)): \(reason)"
+        case .connectTimeout(let host, let port, let seconds):
+            return "timed out after \(seconds)s connecting to \(Self.endpoint(host, port))"
+        case .upstreamTimeout(let host, let port, let seconds):
+            return "\(Self.endpoint(host, port)) sent nothing for \(seconds)s"
+        case .upstreamClosed(let host, let port):
+            return "\(Self.endpoint(host, port)) closed the connection before a complete response"
+        case .upstreamProtocolError(let host, let reason):
+            return "invalid response from '\(host)': \(reason)"
+        case .badRequest(let reason):
+            return "bad request: \(reason)"
+        case .headersTooLarge(let limit):
+            return "request header section is larger than \(limit / 1024) KiB"
+        case .notImplemented(let reason):
+            return reason
+        }
+    }
+
+    private static func endpoint(_ host: String, _ port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

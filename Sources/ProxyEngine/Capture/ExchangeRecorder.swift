@@ -1,0 +1,109 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ProxyModel
+
+/// Builds the `Flow` of one HTTP exchange as its parts cross the proxy: heads, the first bytes of
+/// each body up to the capture cap, and the timing phases.
+///
+/// It copies at most `cap` bytes per message and counts the rest, so a 2 GiB download costs the
+/// same memory as a 16 MiB one.
+struct ExchangeRecorder {
+    private(set) var flow: Flow
+    private let cap: Int
+    private var connected: NIODeadline?
+    private var requestSent: NIODeadline?
+    private var responseStarted: NIODeadline?
+
+    init(clientAddress: String, method: String, scheme: String, host: String, port: Int, path: String,
+         version: HTTPVersion, headers: HTTPHeaders, cap: Int) {
+        self.cap = cap
+        self.flow = Flow(
+            kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
+            host: host, port: port, path: path, httpVersion: Self.versionText(version),
+            requestHeaders: Self.fields(headers))
+    }
+
+    static func versionText(_ version: HTTPVersion) -> String {
+        "HTTP/\(version.major).\(version.minor)"
+    }
+
+    static func fields(_ headers: HTTPHeaders) -> [HeaderField] {
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(headers.count)
+        for (name, value) in headers {
+            fields.append(HeaderField(name: name, value: value))
+        }
+        return fields
+    }
+
+    mutating func upstreamConnected(_ timings: UpstreamConnectTimings) {
+        flow.timings.dns = timings.dns
+        flow.timings.connect = timings.connect
+        connected = .now()
+    }
+
+    mutating func requestBody(_ buffer: ByteBuffer) {
+        Self.capture(buffer, into: &flow.requestBody, cap: cap)
+    }
+
+    mutating func requestFullySent() {
+        let now = NIODeadline.now()
+        requestSent = now
+        if let connected {
+            flow.timings.send = UpstreamConnector.milliseconds(from: connected, to: now)
+        }
+    }
+
+    mutating func responseHead(_ head: HTTPResponseHead) {
+        let now = NIODeadline.now()
+        responseStarted = now
+        flow.status = Int(head.status.code)
+        flow.reason = head.status.reasonPhrase
+        flow.responseHeaders = Self.fields(head.headers)
+        if let requestSent {
+            flow.timings.wait = UpstreamConnector.milliseconds(from: requestSent, to: now)
+        } else if connected != nil {
+            flow.timings.wait = 0  // the origin answered before the request body was complete
+        }
+    }
+
+    mutating func responseBody(_ buffer: ByteBuffer) {
+        Self.capture(buffer, into: &flow.responseBody, cap: cap)
+    }
+
+    /// Records a response the proxy produced itself (an error answer).
+    mutating func localResponse(status: Int, reason: String, headers: HTTPHeaders, body: ByteBuffer) {
+        flow.status = status
+        flow.reason = reason
+        flow.responseHeaders = Self.fields(headers)
+        responseBody(body)
+    }
+
+    /// The finished flow; `error` is set when the exchange failed.
+    mutating func finish(error: String?) -> Flow {
+        let now = NIODeadline.now()
+        if let responseStarted {
+            flow.timings.receive = UpstreamConnector.milliseconds(from: responseStarted, to: now)
+        }
+        flow.finishedAt = Date()
+        if let error, flow.error == nil {
+            flow.error = error
+        }
+        return flow
+    }
+
+    private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int) {
+        let count = buffer.readableBytes
+        body.size += Int64(count)
+        let room = cap - body.bytes.count
+        if room >= count {
+            buffer.withUnsafeReadableBytes { body.bytes.append(contentsOf: $0) }
+        } else {
+            if room > 0 {
+                buffer.withUnsafeReadableBytes { body.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0.prefix(room))) }
+            }
+            body.truncated = true
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import NIOCore
+import NIOHTTP1
+
+/// The one place that knows which handlers a client connection has, in which order, and how to
+/// take the HTTP ones off when the connection becomes a byte relay.
+///
+/// ```
+/// IdleStateHandler            closes connections idle between requests
+/// HTTPResponseEncoder         paired with the decoder: knows HEAD/CONNECT responses have no body
+/// ByteToMessageHandler<HTTPRequestDecoder>   64 KiB header limit → 431; keeps bytes after CONNECT/upgrade
+/// HTTPServerPipelineHandler   one request at a time: pipelined requests answered in order
+/// HTTPServerUpgradeHandler    (no upgraders; only makes the decoder forward leftover bytes, then leaves)
+/// HTTPProxyHandler            decides and carries out each request
+/// ```
+enum ClientPipelineSetup {
+    static func configure(_ channel: any Channel, services: ProxyServices) throws {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(IdleStateHandler(allTimeout: services.configuration.clientIdleTimeout))
+        var limits = NIOHTTPDecoderLimitConfiguration()
+        limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
+        limits.maxHeaderFieldSize = services.configuration.maxRequestHeaderBytes
+        try pipeline.configureHTTPServerPipeline(
+            withPipeliningAssistance: true,
+            withServerUpgrade: (upgraders: [], completionHandler: { _ in }),
+            withErrorHandling: false,
+            withOutboundHeaderValidation: false,
+            withEncoderConfiguration: .init(),
+            withDecoderLimitConfiguration: limits)
+        try pipeline.addHandler(HTTPProxyHandler(services: services))
+    }
+
+    /// Puts `glue` at the end of the client pipeline and removes every HTTP handler, the
+    /// decoder last so the bytes it holds flow into `glue`.
+    static func replaceHTTPHandlers(in context: ChannelHandlerContext, with glue: any ChannelHandler) throws {
+        let pipeline = context.pipeline.syncOperations
+        try pipeline.addHandler(glue)
+        if let upgrade = try? pipeline.handler(type: HTTPServerUpgradeHandler.self) {
+            pipeline.removeHandler(upgrade, promise: nil)
+        }
+        pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
+        pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
+        pipeline.removeHandler(try pipeline.handler(type: IdleStateHandler.self), promise: nil)
+        let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+        let channel = context.channel
+        pipeline.removeHandler(context: context, promise: nil)  // this HTTPProxyHandler
+        pipeline.removeHandler(decoder, promise: nil)
+        channel.read()
+    }
+}

@@ -1,0 +1,291 @@
+import NIOCore
+import NIOHTTP1
+import ProxyCore
+import ProxyModel
+
+/// The last handler of a client connection: reads each request, decides what it is (a proxy
+/// request, a CONNECT, or a request for the proxy itself) and hands it to the object that
+/// carries it out, then answers on the client side.
+///
+/// It owns the client half of every exchange: writing responses, holding reads while the
+/// upstream side cannot keep up, closing at the right time, and answering every failure with a
+/// status code and a one-line reason. `HTTPServerPipelineHandler` in front of it guarantees one
+/// request at a time, so pipelined requests are answered in order.
+final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Why client reads are held; reads resume when no reason is left.
+    struct PauseReasons: OptionSet {
+        let rawValue: UInt8
+        static let connecting = PauseReasons(rawValue: 1)
+        static let upstreamBusy = PauseReasons(rawValue: 2)
+    }
+
+    private enum State {
+        case idle
+        case forwarding(ForwardExchange)
+        case tunnelling(ConnectTunnel)
+        /// Answered already; the rest of this request is read and dropped.
+        case draining
+        /// Closing, or handed over to a byte relay.
+        case done
+    }
+
+    private let services: ProxyServices
+    private var state: State = .idle
+    private var context: ChannelHandlerContext?
+    private var pool: UpstreamConnectionPool?
+    private var pauseReasons: PauseReasons = []
+    private var readPending = false
+    private(set) var inputClosed = false
+    private(set) var clientAddress = ""
+
+    init(services: ProxyServices) {
+        self.services = services
+    }
+
+    var eventLoop: any EventLoop { context!.eventLoop }
+    var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        self.pool = services.pools.pool(for: context.eventLoop)
+        if let remote = context.channel.remoteAddress, let ip = remote.ipAddress, let port = remote.port {
+            clientAddress = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            startRequest(head)
+        case .body(let buffer):
+            if case .forwarding(let exchange) = state {
+                exchange.clientBody(buffer)
+            }
+        case .end(let trailers):
+            switch state {
+            case .forwarding(let exchange):
+                exchange.clientEnd(trailers)
+            case .tunnelling(let tunnel):
+                tunnel.clientRequestEnded()
+            case .draining:
+                state = .idle
+                if inputClosed { context.close(promise: nil) }
+            case .idle, .done:
+                break
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if case .forwarding(let exchange) = state {
+            exchange.clientReadComplete()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if case .forwarding(let exchange) = state {
+            exchange.clientWritabilityChanged(isWritable: context.channel.isWritable)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let previous = state
+        state = .done
+        switch previous {
+        case .forwarding(let exchange): exchange.clientClosed()
+        case .tunnelling(let tunnel): tunnel.clientClosed()
+        default: break
+        }
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let idle as IdleStateHandler.IdleStateEvent where idle == .all:
+            if case .idle = state {
+                state = .done
+                context.close(promise: nil)
+            }
+        case ChannelEvent.inputClosed:
+            inputClosed = true
+            if case .idle = state {
+                state = .done
+                context.close(promise: nil)
+            }
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            // Resets and other I/O errors: nothing to answer.
+            context.close(promise: nil)
+            return
+        }
+        let failure: ProxyFailure
+        if case .headerOverflow = parserError {
+            failure = .headersTooLarge(limit: services.configuration.maxRequestHeaderBytes)
+        } else {
+            failure = .badRequest(reason: "malformed HTTP request (\(parserError))")
+        }
+        switch state {
+        case .idle, .draining:
+            answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
+        case .forwarding, .tunnelling, .done:
+            // Mid-exchange the stream cannot be trusted any more.
+            abortConnection()
+        }
+    }
+
+    // MARK: outbound: back-pressure on client reads
+
+    func read(context: ChannelHandlerContext) {
+        if pauseReasons.isEmpty {
+            context.read()
+        } else {
+            readPending = true
+        }
+    }
+
+    func setReadsPaused(_ paused: Bool, by reason: PauseReasons) {
+        if paused {
+            pauseReasons.insert(reason)
+        } else {
+            pauseReasons.remove(reason)
+            if pauseReasons.isEmpty && readPending, let context {
+                readPending = false
+                context.read()
+            }
+        }
+    }
+
+    // MARK: dispatch
+
+    private func startRequest(_ head: HTTPRequestHead) {
+        guard case .idle = state, let pool else { return }
+        let target: RequestTarget
+        do {
+            target = try RequestTarget.parse(method: head.method.rawValue, uri: head.uri)
+        } catch {
+            answer(.badRequest(reason: error.description), version: head.version, keepAlive: false, requestEnded: false)
+            return
+        }
+        switch target {
+        case .origin(let pathAndQuery):
+            answerBuiltInPage(pathAndQuery, head: head)
+        case .authority(let host, let port):
+            let tunnel = ConnectTunnel(client: self, services: services, head: head, host: host, port: port,
+                                       clientAddress: clientAddress)
+            state = .tunnelling(tunnel)
+            tunnel.start()
+        case .absolute(let scheme, let host, let port, let pathAndQuery):
+            guard scheme == "http" || scheme == "ws" else {
+                answer(.notImplemented(reason: "\(scheme):// URLs must be requested through CONNECT"),
+                       version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
+                return
+            }
+            let exchange = ForwardExchange(
+                client: self, services: services, pool: pool, head: head, scheme: scheme == "ws" ? "http" : scheme,
+                host: host, port: port, pathAndQuery: pathAndQuery, clientAddress: clientAddress)
+            state = .forwarding(exchange)
+            exchange.start()
+        }
+    }
+
+    private func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
+        let page = BuiltInPages.page(for: pathAndQuery, method: head.method)
+        writeComplete(status: page.status, contentType: page.contentType, body: page.body,
+                      version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
+    }
+
+    // MARK: answering (called by exchanges and tunnels)
+
+    func write(_ part: HTTPServerResponsePart) {
+        context?.write(wrapOutboundOut(part), promise: nil)
+    }
+
+    func flush() {
+        context?.flush()
+    }
+
+    /// Ends the current response; what happens next depends on whether the client's request has
+    /// been read to its end and whether the connection must close.
+    func completeResponse(trailers: HTTPHeaders?, close: Bool, requestEnded: Bool) {
+        guard let context else { return }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
+        if close || inputClosed {
+            state = .done
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            state = requestEnded ? .idle : .draining
+        }
+    }
+
+    /// Answers with a failure the proxy produced itself: its status and one-line reason.
+    func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool) {
+        writeComplete(status: HTTPResponseStatus(statusCode: failure.statusCode),
+                      contentType: "text/plain; charset=utf-8", body: failure.message + "\n",
+                      version: version, keepAlive: keepAlive, requestEnded: requestEnded,
+                      extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
+    }
+
+    private func writeComplete(status: HTTPResponseStatus, contentType: String, body: String,
+                               version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
+                               extraHeaders: [(String, String)] = []) {
+        guard let context else { return }
+        var headers = HTTPHeaders(extraHeaders)
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        let close = !keepAlive || inputClosed
+        headers.add(name: "Connection", value: close ? "close" : "keep-alive")
+        let responseVersion = version.major == 1 && version.minor == 0 ? HTTPVersion.http1_0 : .http1_1
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: responseVersion, status: status, headers: headers))),
+                      promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        completeResponse(trailers: nil, close: close, requestEnded: requestEnded)
+    }
+
+    /// Closes the client connection at once; used when a response cannot be completed.
+    func abortConnection() {
+        state = .done
+        context?.close(promise: nil)
+    }
+
+    // MARK: switching to a byte relay
+
+    /// Replaces the HTTP handlers with glue to `upstream` (after `101 Switching Protocols`).
+    func switchToRawBytes(upstream: any Channel) {
+        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: nil)
+        do {
+            try UpstreamHTTPHandler.removePipeline(from: upstream.pipeline.syncOperations, replacingWith: serverGlue)
+        } catch {
+            upstream.close(promise: nil)
+            abortConnection()
+            return
+        }
+        switchToRawBytes(glue: clientGlue)
+    }
+
+    /// Replaces the client's HTTP handlers with `glue`; bytes the HTTP decoder had already read
+    /// past the request are handed on to it, never dropped.
+    func switchToRawBytes(glue: GlueHandler) {
+        state = .done
+        guard let context else { return }
+        do {
+            try ClientPipelineSetup.replaceHTTPHandlers(in: context, with: glue)
+        } catch {
+            context.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import NIOCore
+
+/// Everything the engine needs to know about how to behave, fixed at start.
+///
+/// The CLI builds one from its flags; tests build one with short timeouts and an ephemeral port.
+public struct ProxyConfiguration: Sendable {
+    /// Address to listen on; port 0 picks a free one.
+    public var listenHost: String = "127.0.0.1"
+    public var listenPort: Int = 8080
+    /// How many body bytes per message are kept on a flow.
+    public var maxCapturedBodyBytes: Int = 16 << 20
+    /// Largest request header section accepted before answering 431.
+    public var maxRequestHeaderBytes: Int = 64 << 10
+    /// A client connection with no request in flight is closed after this long.
+    public var clientIdleTimeout: TimeAmount = .seconds(60)
+    /// Opening an upstream TCP connection may take this long before 504.
+    public var connectTimeout: TimeAmount = .seconds(10)
+    /// An origin may stay silent this long mid-exchange before 504; pooled idle upstream
+    /// connections are closed after the same time.
+    public var upstreamTimeout: TimeAmount = .seconds(60)
+    /// Idle upstream connections kept per origin and event loop for reuse.
+    public var maxIdleUpstreamConnectionsPerOrigin: Int = 32
+
+    public init() {}
+}

@@ -1,0 +1,59 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import ProxyModel
+
+/// The listening proxy: binds the address, gives every accepted connection its pipeline, and
+/// shuts down cleanly.
+///
+/// It does not own the event loop group or the flow sink: the composition root (the CLI, or a
+/// test) creates those, so their lifetimes are explicit.
+public final class ProxyServer: Sendable {
+    private let services: ProxyServices
+    private let group: any EventLoopGroup
+    private let serverChannel = NIOLockedValueBox<(any Channel)?>(nil)
+
+    /// - Parameters:
+    ///   - resolver: resolves upstream host names; defaults to the system resolver on `threadPool`.
+    public init(configuration: ProxyConfiguration, sink: any FlowSink, group: any EventLoopGroup,
+                resolver: any HostResolver, logger: Logger) {
+        self.group = group
+        self.services = ProxyServices(
+            configuration: configuration, sink: sink,
+            connector: UpstreamConnector(resolver: resolver, configuration: configuration), logger: logger)
+    }
+
+    /// Binds and starts accepting; returns the bound address (useful with port 0).
+    public func start() async throws -> SocketAddress {
+        let services = self.services
+        let configuration = services.configuration
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try ClientPipelineSetup.configure(channel, services: services)
+                }
+            }
+            .bind(host: configuration.listenHost, port: configuration.listenPort)
+            .get()
+        serverChannel.withLockedValue { $0 = channel }
+        guard let address = channel.localAddress else {
+            throw ChannelError.unknownLocalAddress
+        }
+        return address
+    }
+
+    /// Stops accepting connections. Established connections end with the event loop group.
+    public func stop() async throws {
+        let channel = serverChannel.withLockedValue { channel -> (any Channel)? in
+            defer { channel = nil }
+            return channel
+        }
+        try await channel?.close()
+    }
+}

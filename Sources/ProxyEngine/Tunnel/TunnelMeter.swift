@@ -1,0 +1,42 @@
+import NIOCore
+
+/// Counts the bytes a relay carries each way and reports once when both sides have closed.
+///
+/// Shared by a pair of `GlueHandler`s on one event loop; not thread-safe.
+final class TunnelMeter {
+    enum Direction {
+        /// Client to server.
+        case up
+        /// Server to client.
+        case down
+    }
+
+    private(set) var bytesUp: Int64 = 0
+    private(set) var bytesDown: Int64 = 0
+    private(set) var firstError: (any Error)?
+    private var openSides = 2
+    private var onFinished: ((TunnelMeter) -> Void)?
+
+    init(onFinished: @escaping (TunnelMeter) -> Void) {
+        self.onFinished = onFinished
+    }
+
+    func add(_ count: Int, direction: Direction) {
+        switch direction {
+        case .up: bytesUp += Int64(count)
+        case .down: bytesDown += Int64(count)
+        }
+    }
+
+    func noteError(_ error: any Error) {
+        if firstError == nil { firstError = error }
+    }
+
+    func sideClosed() {
+        openSides -= 1
+        if openSides == 0, let onFinished {
+            self.onFinished = nil
+            onFinished(self)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import NIOCore
+
+/// Idle upstream HTTP connections kept for reuse, per origin, for one event loop.
+///
+/// Not thread-safe on purpose: each event loop owns one pool and only its channels use it, so a
+/// client connection always gets an upstream connection on its own loop.
+final class UpstreamConnectionPool {
+    struct Key: Hashable {
+        var host: String
+        var port: Int
+    }
+
+    private struct Entry {
+        var channel: any Channel
+        var handler: UpstreamHTTPHandler
+    }
+
+    private var idle: [Key: [Entry]] = [:]
+    private let maxIdlePerKey: Int
+
+    init(maxIdlePerKey: Int) {
+        self.maxIdlePerKey = maxIdlePerKey
+    }
+
+    /// An idle, still-open connection to `key`, most recently used first.
+    func checkout(_ key: Key) -> (any Channel, UpstreamHTTPHandler)? {
+        while var entries = idle[key], let entry = entries.popLast() {
+            idle[key] = entries.isEmpty ? nil : entries
+            entry.handler.onIdleClose = nil
+            if entry.channel.isActive {
+                return (entry.channel, entry.handler)
+            }
+        }
+        return nil
+    }
+
+    /// Keeps a connection whose last exchange completed cleanly; closes it when the pool for
+    /// that origin is full.
+    func checkin(_ key: Key, channel: any Channel, handler: UpstreamHTTPHandler) {
+        handler.delegate = nil
+        handler.resumeReads()
+        guard channel.isActive, (idle[key]?.count ?? 0) < maxIdlePerKey else {
+            channel.close(promise: nil)
+            return
+        }
+        handler.onIdleClose = { [weak self] in
+            self?.remove(key, channel: channel)
+        }
+        idle[key, default: []].append(Entry(channel: channel, handler: handler))
+    }
+
+    /// How many idle connections are held (all origins).
+    var idleCount: Int {
+        idle.values.reduce(0) { $0 + $1.count }
+    }
+
+    private func remove(_ key: Key, channel: any Channel) {
+        guard var entries = idle[key] else { return }
+        entries.removeAll { $0.channel === channel }
+        idle[key] = entries.isEmpty ? nil : entries
+    }
+}
