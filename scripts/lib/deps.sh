@@ -1,0 +1,121 @@
+# shellcheck shell=bash
+# What ProxyApp's scripts need before they can build or run anything: Debian packages, the Swift
+# toolchain and the release binary. Sourced by scripts/run, scripts/test and scripts/bench.
+#
+#   ensure_debian_packages PKG...   install the packages that are missing (apt-get, root or sudo)
+#   ensure_swift                    make `swift` callable (adds /opt/swift/usr/bin to PATH if needed)
+#   ensure_proxyapp_release         build .build/release/proxyapp (incremental; run from the repo root)
+#
+# A warm call (everything present) asks dpkg once and never touches apt, so it costs milliseconds.
+# Run directly, it installs its arguments: scripts/lib/deps.sh wrk nginx
+
+# System libraries the Swift package links (sqlite3 for GRDB, brotli/zlib/zstd for body decoding,
+# ncursesw for the terminal UI) and pkg-config, which SwiftPM uses to find them.
+# (Word-split on purpose by callers: ensure_debian_packages $PROXYAPP_BUILD_PACKAGES.)
+PROXYAPP_BUILD_PACKAGES="libsqlite3-dev libbrotli-dev zlib1g-dev libzstd-dev libncurses-dev pkg-config"
+
+# Where the toolchain lives on this project's machines, when `swift` is not already on PATH.
+PROXYAPP_SWIFT_BIN=${PROXYAPP_SWIFT_BIN:-/opt/swift/usr/bin}
+
+deps_note() { echo "deps: $*" >&2; }
+deps_error() { echo "deps: error: $*" >&2; }
+
+# Prints, one per line, the packages among "$@" that dpkg does not report as "install ok installed"
+# (never installed, removed, half-configured, ...). One dpkg-query call for all of them.
+missing_debian_packages() {
+  local -A installed=()
+  local name status
+  # dpkg-query exits 1 and complains on stderr for names it has never seen: those simply stay
+  # out of the table and count as missing.
+  while IFS=' ' read -r name status; do
+    [[ $status == "install ok installed" ]] && installed[$name]=1
+  done < <(dpkg-query -W -f='${Package} ${Status}\n' "$@" 2>/dev/null || true)
+  local pkg
+  for pkg in "$@"; do
+    [[ -n ${installed[$pkg]:-} ]] || echo "$pkg"
+  done
+}
+
+# Runs a command as root: directly when we are root, through sudo when it exists, else fails.
+deps_as_root() {
+  if ((EUID == 0)); then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    return 127
+  fi
+}
+
+# apt-get update runs at most once per process, and only when something has to be installed.
+PROXYAPP_APT_UPDATED=${PROXYAPP_APT_UPDATED:-0}
+
+ensure_debian_packages() {
+  (($# > 0)) || return 0
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    # Not Debian (macOS, another distribution): the developer installs these by hand.
+    deps_note "no dpkg here; make sure these (or their equivalents) are installed: $*"
+    return 0
+  fi
+
+  local missing=()
+  mapfile -t missing < <(missing_debian_packages "$@")
+  ((${#missing[@]} > 0)) || return 0
+
+  if ((EUID != 0)) && ! command -v sudo >/dev/null 2>&1; then
+    deps_error "missing Debian packages: ${missing[*]}"
+    deps_error "not root and no sudo: as root run: apt-get install --no-install-recommends ${missing[*]}"
+    return 1
+  fi
+
+  # Wait for another apt/dpkg run (a colleague's install) instead of failing on its lock.
+  local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300)
+  if ((PROXYAPP_APT_UPDATED == 0)); then
+    deps_note "missing ${missing[*]}: running apt-get update"
+    deps_as_root "${apt[@]}" update -qq || { deps_error "apt-get update failed"; return 1; }
+    PROXYAPP_APT_UPDATED=1
+  fi
+  deps_note "installing ${missing[*]}"
+  # dpkg's progress goes to stdout (dropped); apt's and dpkg's errors go to stderr (kept).
+  if ! deps_as_root "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+    deps_error "apt-get install ${missing[*]} failed"
+    return 1
+  fi
+
+  # Trust dpkg, not apt's exit code alone.
+  mapfile -t missing < <(missing_debian_packages "${missing[@]}")
+  if ((${#missing[@]} > 0)); then
+    deps_error "still not installed after apt-get: ${missing[*]}"
+    return 1
+  fi
+}
+
+ensure_swift() {
+  if ! command -v swift >/dev/null 2>&1 && [[ -x $PROXYAPP_SWIFT_BIN/swift ]]; then
+    PATH="$PROXYAPP_SWIFT_BIN:$PATH"
+    export PATH
+  fi
+  if ! command -v swift >/dev/null 2>&1; then
+    deps_error "swift not found on PATH nor in $PROXYAPP_SWIFT_BIN (set PROXYAPP_SWIFT_BIN to the toolchain's bin directory)"
+    return 1
+  fi
+}
+
+# Builds (or brings up to date) the release binary .build/release/proxyapp. Call from the repo root.
+# Only errors are printed; a cold release build takes several minutes on 2 cores.
+ensure_proxyapp_release() {
+  # shellcheck disable=SC2086  # the package list is meant to split into words
+  ensure_debian_packages $PROXYAPP_BUILD_PACKAGES || return 1
+  ensure_swift || return 1
+  [[ -x .build/release/proxyapp ]] || deps_note "building proxyapp (release); the first build takes several minutes"
+  if ! swift build -c release --product proxyapp --quiet; then
+    deps_error "swift build -c release --product proxyapp failed"
+    return 1
+  fi
+}
+
+# Executed rather than sourced: install the packages named on the command line.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  set -euo pipefail
+  ensure_debian_packages "$@"
+fi
