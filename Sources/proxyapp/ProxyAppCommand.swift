@@ -1,1 +1,16 @@
-print("placeholder")
+import ArgumentParser
+
+/// The `proxyapp` command: runs the proxy by default; other subcommands read its capture.
+@main
+struct ProxyAppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxyapp",
+        abstract: "An intercepting HTTP proxy that captures every exchange.",
+        discussion: """
+            Every subcommand takes --data-dir (default: $PROXYAPP_HOME, else ~/.proxyapp), so \
+            scripts can point all of them at one capture.
+            """,
+        subcommands: [RunCommand.self, FlowsCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import ProxyModel
+
+/// The `FlowSink` the engine hands finished flows to: a bounded queue drained by one writer
+/// thread that commits in batches.
+///
+/// It exists so that proxying never waits on the database. `record` runs on event loops and
+/// only takes a short lock to queue the flow (or strip/drop it under the `CaptureQueue`
+/// policy when the writer falls behind). The writer thread commits a batch when it holds
+/// `maxBatchSize` flows or when its oldest flow has waited `maxBatchDelay`. A database error
+/// (disk full, file deleted, locked) loses that batch, is counted and logged once per outage,
+/// and the writer goes on with the next one.
+public final class CaptureWriter: FlowSink {
+    /// Bounds on what the writer holds in memory and how it batches.
+    public struct Limits: Sendable {
+        /// Flows queued at most; past it new flows are dropped whole.
+        public var maxQueuedFlows: Int = 50_000
+        /// Captured body bytes queued at most; past it new flows are queued without bodies.
+        public var maxQueuedBodyBytes: Int = 64 << 20
+        /// Flows per transaction at most.
+        public var maxBatchSize: Int = 512
+        /// How long a queued flow waits at most for its batch to fill.
+        public var maxBatchDelay: Duration = .milliseconds(100)
+
+        public init(maxQueuedFlows: Int = 50_000, maxQueuedBodyBytes: Int = 64 << 20,
+                    maxBatchSize: Int = 512, maxBatchDelay: Duration = .milliseconds(100)) {
+            self.maxQueuedFlows = maxQueuedFlows
+            self.maxQueuedBodyBytes = maxQueuedBodyBytes
+            self.maxBatchSize = maxBatchSize
+            self.maxBatchDelay = maxBatchDelay
+        }
+    }
+
+    public let limits: Limits
+    private let state: CaptureWriterState
+
+    /// Starts the writer thread.
+    ///
+    /// - Parameter onCommitted: called on the writer thread after each committed batch, with the
+    ///   flows carrying their new ids, in order. It delays the next batch while it runs: keep it
+    ///   short, and never call `flush` or `close` from it.
+    public init(repository: TrafficRepository, limits: Limits = Limits(), logger: Logger,
+                onCommitted: (@Sendable ([Flow]) -> Void)? = nil) {
+        precondition(limits.maxQueuedFlows > 0, "maxQueuedFlows must be positive")
+        precondition(limits.maxBatchSize > 0, "maxBatchSize must be positive")
+        self.limits = limits
+        state = CaptureWriterState(repository: repository, limits: limits, logger: logger,
+                                   onCommitted: onCommitted)
+        let thread = Thread { [state] in state.run() }
+        thread.name = "proxyapp.capture-writer"
+        state.start(thread)
+    }
+
+    deinit {
+        // Let the thread drain what is queued and exit, without waiting for it here.
+        state.requestClose()
+    }
+
+    /// Queues a finished flow for writing. Never touches the database and never waits for it:
+    /// at worst it strips the flow's bodies or drops the flow, and counts that.
+    public func record(_ flow: Flow) {
+        state.record(flow)
+    }
+
+    /// Blocks the caller until every flow recorded before the call is committed (or counted as
+    /// failed). For tests and shutdown; never call it on an event loop or from `onCommitted`.
+    public func flush() {
+        state.flush()
+    }
+
+    /// Flushes, then stops the writer thread. Flows recorded afterwards are counted as dropped.
+    /// Calling it again does nothing.
+    public func close() {
+        state.close()
+    }
+
+    /// What the writer did so far; cheap, from any thread.
+    public var statistics: CaptureStatistics {
+        state.statistics
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Logging
+import ProxyModel
+
+/// The state shared between `CaptureWriter`'s callers and its writer thread, and the thread's
+/// loop.
+///
+/// Lock discipline: every stored `var` below the "guarded by `condition`" mark is read and
+/// written only with `condition` locked; the ones under "writer thread only" only on the
+/// writer thread. Database work and `onCommitted` run with the lock released, so `record`
+/// never waits on them. That is what makes the `@unchecked Sendable` sound.
+final class CaptureWriterState: @unchecked Sendable {
+    private let repository: TrafficRepository
+    private let logger: Logger
+    private let onCommitted: (@Sendable ([Flow]) -> Void)?
+    private let maxBatchSize: Int
+    private let maxBatchDelay: TimeInterval
+
+    private let condition = NSCondition()
+
+    // Guarded by `condition`.
+    private var queue: CaptureQueue
+    /// When the flows now queued started waiting for their batch.
+    private var batchOpenedAt = Date()
+    /// Flows accepted into the queue, ever.
+    private var acceptedTotal = 0
+    /// Flows taken out of the queue by the writer, ever.
+    private var dequeuedTotal = 0
+    /// Flows whose batch finished (committed or failed), ever.
+    private var finishedTotal = 0
+    /// `flush` callers want everything up to this count committed now.
+    private var flushTarget = 0
+    private var closing = false
+    private var finished = false
+    private var droppedAfterClose = 0
+    private var flowsWritten = 0
+    private var batchesFailed = 0
+    private var flowsFailed = 0
+    private var thread: Thread?
+
+    // Writer thread only.
+    private var failing = false
+    private var failuresInOutage = 0
+    private var lastSeenDropped = 0
+    private var lastSeenStripped = 0
+    private var droppingFlows = false
+    private var strippingBodies = false
+
+    init(repository: TrafficRepository, limits: CaptureWriter.Limits, logger: Logger,
+         onCommitted: (@Sendable ([Flow]) -> Void)?) {
+        self.repository = repository
+        self.logger = logger
+        self.onCommitted = onCommitted
+        maxBatchSize = limits.maxBatchSize
+        let delay = limits.maxBatchDelay.components
+        maxBatchDelay = max(0, Double(delay.seconds) + Double(delay.attoseconds) / 1e18)
+        queue = CaptureQueue(maxFlows: limits.maxQueuedFlows, maxBodyBytes: limits.maxQueuedBodyBytes)
+    }
+
+    func start(_ thread: Thread) {
+        condition.lock()
+        self.thread = thread
+        condition.unlock()
+        thread.start()
+    }
+
+    // MARK: - Callers' side
+
+    func record(_ flow: Flow) {
+        condition.lock()
+        defer { condition.unlock() }
+        if closing {
+            droppedAfterClose += 1
+            return
+        }
+        let wasEmpty = queue.isEmpty
+        if queue.enqueue(flow) == .dropped { return }
+        acceptedTotal += 1
+        if wasEmpty {
+            batchOpenedAt = Date()
+            condition.broadcast()  // the writer may be waiting for work
+        } else if queue.count == maxBatchSize {
+            condition.broadcast()  // a full batch is due now
+        }
+    }
+
+    func flush() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isWriterThread else { return }
+        let target = acceptedTotal
+        if target > flushTarget {
+            flushTarget = target
+            condition.broadcast()
+        }
+        while finishedTotal < target && !finished {
+            condition.wait()
+        }
+    }
+
+    func close() {
+        condition.lock()
+        defer { condition.unlock() }
+        closing = true
+        condition.broadcast()
+        guard !isWriterThread else { return }
+        while !finished {
+            condition.wait()
+        }
+    }
+
+    func requestClose() {
+        condition.lock()
+        closing = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var statistics: CaptureStatistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return CaptureStatistics(
+            flowsWritten: flowsWritten, flowsDropped: queue.flowsDropped + droppedAfterClose,
+            bodyBytesDropped: queue.bodyBytesDropped, batchesFailed: batchesFailed,
+            flowsStripped: queue.flowsStripped, flowsFailed: flowsFailed)
+    }
+
+    /// Whether the caller is the writer thread. Call with `condition` locked.
+    private var isWriterThread: Bool {
+        thread.map { Thread.current === $0 } ?? false
+    }
+
+    // MARK: - Writer thread
+
+    func run() {
+        while let (batch, dropped, stripped) = nextBatch() {
+            logDrops(dropped: dropped, stripped: stripped)
+            let committed = commit(batch)
+            if let committed, let onCommitted {
+                onCommitted(committed)
+            }
+            condition.lock()
+            if committed != nil {
+                flowsWritten += batch.count
+            } else {
+                batchesFailed += 1
+                flowsFailed += batch.count
+            }
+            finishedTotal += batch.count
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Waits until a batch is due and takes it, with the drop counters at that moment; nil once
+    /// closing and drained, after marking the writer finished.
+    private func nextBatch() -> (batch: [Flow], dropped: Int, stripped: Int)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if queue.isEmpty {
+                if closing {
+                    finished = true
+                    condition.broadcast()
+                    return nil
+                }
+                condition.wait()
+                continue
+            }
+            if queue.count >= maxBatchSize || closing || flushTarget > dequeuedTotal { break }
+            let deadline = batchOpenedAt.addingTimeInterval(maxBatchDelay)
+            if Date() >= deadline { break }
+            _ = condition.wait(until: deadline)
+        }
+        let batch = queue.dequeueBatch(maxCount: maxBatchSize)
+        dequeuedTotal += batch.count
+        if !queue.isEmpty { batchOpenedAt = Date() }
+        return (batch, queue.flowsDropped, queue.flowsStripped)
+    }
+
+    /// Writes one batch; the flows with their ids, or nil when the batch was lost.
+    private func commit(_ batch: [Flow]) -> [Flow]? {
+        do {
+            guard repository.database.fileIsInPlace else {
+                throw CaptureStoreError.databaseFileGone(path: repository.database.path)
+            }
+            let ids = try repository.insert(batch)
+            if failing {
+                logger.notice("capture database writes work again", metadata: [
+                    "path": "\(repository.database.path)", "failedBatches": "\(failuresInOutage)",
+                ])
+                failing = false
+            }
+            guard onCommitted != nil else { return [] }
+            var flows = batch
+            for index in flows.indices { flows[index].id = ids[index] }
+            return flows
+        } catch {
+            failuresInOutage = failing ? failuresInOutage + 1 : 1
+            if !failing {
+                failing = true
+                logger.error("capture database write failed; flows are being lost until it works again", metadata: [
+                    "path": "\(repository.database.path)", "error": "\(error)",
+                ])
+            }
+            return nil
+        }
+    }
+
+    /// Logs once per overload episode that the queue started dropping flows or stripping
+    /// bodies; an episode ends at the first batch with no new drops.
+    private func logDrops(dropped: Int, stripped: Int) {
+        if dropped > lastSeenDropped {
+            if !droppingFlows {
+                logger.warning("capture queue full: dropping flows", metadata: ["dropped": "\(dropped)"])
+            }
+            droppingFlows = true
+        } else {
+            droppingFlows = false
+        }
+        if stripped > lastSeenStripped {
+            if !strippingBodies {
+                logger.warning("capture queue over its body budget: storing flows without bodies",
+                               metadata: ["stripped": "\(stripped)"])
+            }
+            strippingBodies = true
+        } else {
+            strippingBodies = false
+        }
+        lastSeenDropped = dropped
+        lastSeenStripped = stripped
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import ProxyModel
+
+/// A `Flow` as a row of the `flows` table: the GRDB adapter between the model and the schema.
+///
+/// The model stays free of GRDB; this wrapper owns the column names and the conversions
+/// (dates to epoch milliseconds, headers to JSON, bodies to BLOB + size + truncated flag).
+struct FlowRecord {
+    var flow: Flow
+
+    init(_ flow: Flow) {
+        self.flow = flow
+    }
+}
+
+extension FlowRecord {
+    /// The columns of `flows`, named as in `TrafficMigrations`.
+    enum Columns {
+        static let id = Column("id")
+        static let kind = Column("kind")
+        static let clientAddress = Column("client_address")
+        static let startedAt = Column("started_at")
+        static let finishedAt = Column("finished_at")
+        static let dnsMs = Column("dns_ms")
+        static let connectMs = Column("connect_ms")
+        static let tlsMs = Column("tls_ms")
+        static let sendMs = Column("send_ms")
+        static let waitMs = Column("wait_ms")
+        static let receiveMs = Column("receive_ms")
+        static let method = Column("method")
+        static let scheme = Column("scheme")
+        static let host = Column("host")
+        static let port = Column("port")
+        static let path = Column("path")
+        static let httpVersion = Column("http_version")
+        static let status = Column("status")
+        static let reason = Column("reason")
+        static let error = Column("error")
+        static let bytesUp = Column("bytes_up")
+        static let bytesDown = Column("bytes_down")
+        static let marked = Column("marked")
+        static let requestBodySize = Column("request_body_size")
+        static let requestBodyTruncated = Column("request_body_truncated")
+        static let responseBodySize = Column("response_body_size")
+        static let responseBodyTruncated = Column("response_body_truncated")
+        static let requestHeaders = Column("request_headers")
+        static let responseHeaders = Column("response_headers")
+        static let requestBody = Column("request_body")
+        static let responseBody = Column("response_body")
+    }
+
+    /// Epoch milliseconds for a date, rounded to the nearest millisecond.
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The date for stored epoch milliseconds.
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}
+
+extension FlowRecord: FetchableRecord {
+    init(row: Row) throws {
+        let kindText: String = try row.decode(forColumn: Columns.kind)
+        guard let kind = FlowKind(rawValue: kindText) else {
+            throw CaptureStoreError.malformedRow("unknown flow kind \(kindText)")
+        }
+        let finishedAt: Int64? = try row.decode(forColumn: Columns.finishedAt)
+        let timings = FlowTimings(
+            dns: try row.decode(forColumn: Columns.dnsMs),
+            connect: try row.decode(forColumn: Columns.connectMs),
+            tls: try row.decode(forColumn: Columns.tlsMs),
+            send: try row.decode(forColumn: Columns.sendMs),
+            wait: try row.decode(forColumn: Columns.waitMs),
+            receive: try row.decode(forColumn: Columns.receiveMs))
+        let requestBody = CapturedBody(
+            bytes: try row.decode(Data?.self, forColumn: Columns.requestBody) ?? Data(),
+            size: try row.decode(forColumn: Columns.requestBodySize),
+            truncated: try row.decode(forColumn: Columns.requestBodyTruncated))
+        let responseBody = CapturedBody(
+            bytes: try row.decode(Data?.self, forColumn: Columns.responseBody) ?? Data(),
+            size: try row.decode(forColumn: Columns.responseBodySize),
+            truncated: try row.decode(forColumn: Columns.responseBodyTruncated))
+        flow = Flow(
+            id: try row.decode(forColumn: Columns.id),
+            kind: kind,
+            clientAddress: try row.decode(forColumn: Columns.clientAddress),
+            startedAt: Self.date(milliseconds: try row.decode(forColumn: Columns.startedAt)),
+            finishedAt: finishedAt.map(Self.date(milliseconds:)),
+            timings: timings,
+            method: try row.decode(forColumn: Columns.method),
+            scheme: try row.decode(forColumn: Columns.scheme),
+            host: try row.decode(forColumn: Columns.host),
+            port: try row.decode(forColumn: Columns.port),
+            path: try row.decode(forColumn: Columns.path),
+            httpVersion: try row.decode(forColumn: Columns.httpVersion),
+            requestHeaders: try HeaderFieldsJSON.decode(
+                try row.decode(forColumn: Columns.requestHeaders)),
+            requestBody: requestBody,
+            status: try row.decode(forColumn: Columns.status),
+            reason: try row.decode(forColumn: Columns.reason),
+            responseHeaders: try HeaderFieldsJSON.decode(
+                try row.decode(forColumn: Columns.responseHeaders)),
+            responseBody: responseBody,
+            error: try row.decode(forColumn: Columns.error),
+            bytesUp: try row.decode(forColumn: Columns.bytesUp),
+            bytesDown: try row.decode(forColumn: Columns.bytesDown),
+            marked: try row.decode(forColumn: Columns.marked))
+    }
+}
+
+extension FlowRecord: MutablePersistableRecord {
+    static let databaseTableName = "flows"
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container[Columns.id] = flow.id
+        container[Columns.kind] = flow.kind.rawValue
+        container[Columns.clientAddress] = flow.clientAddress
+        container[Columns.startedAt] = Self.milliseconds(flow.startedAt)
+        container[Columns.finishedAt] = flow.finishedAt.map(Self.milliseconds)
+        container[Columns.dnsMs] = flow.timings.dns
+        container[Columns.connectMs] = flow.timings.connect
+        container[Columns.tlsMs] = flow.timings.tls
+        container[Columns.sendMs] = flow.timings.send
+        container[Columns.waitMs] = flow.timings.wait
+        container[Columns.receiveMs] = flow.timings.receive
+        container[Columns.method] = flow.method
+        container[Columns.scheme] = flow.scheme
+        container[Columns.host] = flow.host
+        container[Columns.port] = flow.port
+        container[Columns.path] = flow.path
+        container[Columns.httpVersion] = flow.httpVersion
+        container[Columns.status] = flow.status
+        container[Columns.reason] = flow.reason
+        container[Columns.error] = flow.error
+        container[Columns.bytesUp] = flow.bytesUp
+        container[Columns.bytesDown] = flow.bytesDown
+        container[Columns.marked] = flow.marked
+        container[Columns.requestBodySize] = flow.requestBody.size
+        container[Columns.requestBodyTruncated] = flow.requestBody.truncated
+        container[Columns.responseBodySize] = flow.responseBody.size
+        container[Columns.responseBodyTruncated] = flow.responseBody.truncated
+        container[Columns.requestHeaders] = HeaderFieldsJSON.encode(flow.requestHeaders)
+        container[Columns.responseHeaders] = HeaderFieldsJSON.encode(flow.responseHeaders)
+        // Empty bodies as NULL, explicitly (GRDB would bind an empty Data as NULL anyway).
+        container[Columns.requestBody] = flow.requestBody.bytes.isEmpty ? nil : flow.requestBody.bytes
+        container[Columns.responseBody] = flow.responseBody.bytes.isEmpty ? nil : flow.responseBody.bytes
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        flow.id = inserted.rowID
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One open capture database file: a GRDB `DatabasePool` in WAL mode with the schema migrated.
+///
+/// It exists so that exactly one place decides how the file is opened (WAL, busy timeout,
+/// migrations, read-only checks). Open each file once per process and share the instance; all
+/// SQL goes through `TrafficRepository`.
+///
+/// Durability: WAL with `synchronous=NORMAL` (GRDB's setting for pools, checked by the tests).
+/// A committed transaction survives the proxy being killed (`kill -9`): it is in the WAL file
+/// and is recovered by the next opener, and the file is never corrupted. A power loss or kernel
+/// crash may lose the last transactions committed before it, never the file's integrity.
+///
+/// Several processes: the proxy opens the file read-write; `proxyapp flows` and the TUI open it
+/// with `openReadOnly` while the proxy writes. WAL readers never block the writer, and the
+/// writer waits up to `busyTimeout` on the rare locks (recovery, checkpoint) instead of failing.
+/// A read-only opener needs the `-wal`/`-shm` files to exist or its directory to be writable
+/// (SQLite creates them); a user's own capture directory always is.
+public final class TrafficDatabase: Sendable {
+    /// How long a connection waits on a lock held by another connection or process.
+    public static let busyTimeout: TimeInterval = 5
+
+    /// The path the database was opened at.
+    public let path: String
+    /// True for databases opened with `openReadOnly`.
+    public let isReadOnly: Bool
+
+    let pool: DatabasePool
+    /// Device and inode of the file when it was opened, to notice deletion or replacement.
+    private let fileIdentity: FileIdentity?
+
+    /// Opens the capture database at `path` read-write, creating the file if needed, and runs
+    /// the migrations. The parent directory must exist.
+    ///
+    /// - Throws: `CaptureStoreError.schemaTooNew` for a file written by a newer store,
+    ///   `CaptureStoreError.notACaptureDatabase` for a file that is not SQLite, or GRDB's
+    ///   `DatabaseError` (for example when the directory does not exist).
+    public init(path: String) throws {
+        var configuration = Self.baseConfiguration()
+        configuration.label = "proxyapp.capture"
+        let pool = try Self.mappingNotADatabase(path: path) {
+            try DatabasePool(path: path, configuration: configuration)
+        }
+        try Self.mappingNotADatabase(path: path) {
+            if try pool.read(TrafficMigrations.migrator.hasBeenSuperseded) {
+                throw CaptureStoreError.schemaTooNew(path: path)
+            }
+            try TrafficMigrations.migrator.migrate(pool)
+        }
+        self.pool = pool
+        self.path = path
+        self.isReadOnly = false
+        self.fileIdentity = FileIdentity(path: path)
+    }
+
+    private init(readOnlyPool pool: DatabasePool, path: String) {
+        self.pool = pool
+        self.path = path
+        self.isReadOnly = true
+        self.fileIdentity = FileIdentity(path: path)
+    }
+
+    /// Opens an existing capture database for reading only, for a process other than the proxy
+    /// (`proxyapp flows`, the TUI). Never creates, migrates or writes the file.
+    ///
+    /// - Throws: `CaptureStoreError.databaseNotFound` when no file exists at `path`,
+    ///   `.notACaptureDatabase` when it holds no complete capture schema, `.schemaTooNew` when a
+    ///   newer store wrote it.
+    public static func openReadOnly(path: String) throws -> TrafficDatabase {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+              !isDirectory.boolValue
+        else {
+            throw CaptureStoreError.databaseNotFound(path: path)
+        }
+        var configuration = baseConfiguration()
+        configuration.readonly = true
+        configuration.label = "proxyapp.capture.readonly"
+        return try mappingNotADatabase(path: path) {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.read { db in
+                let migrator = TrafficMigrations.migrator
+                if try migrator.hasBeenSuperseded(db) {
+                    throw CaptureStoreError.schemaTooNew(path: path)
+                }
+                if try !migrator.hasCompletedMigrations(db) {
+                    throw CaptureStoreError.notACaptureDatabase(path: path)
+                }
+            }
+            return TrafficDatabase(readOnlyPool: pool, path: path)
+        }
+    }
+
+    /// False once the file at `path` is gone or is another file than the one opened. SQLite keeps
+    /// writing into an unlinked file without any error, so the writer asks before each batch.
+    public var fileIsInPlace: Bool {
+        guard let fileIdentity else { return false }
+        return FileIdentity(path: path) == fileIdentity
+    }
+
+    private static func baseConfiguration() -> Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = false  // no foreign keys in the schema
+        return configuration
+    }
+
+    /// Runs `body`, turning SQLite's "file is not a database" into `.notACaptureDatabase`.
+    private static func mappingNotADatabase<T>(path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw CaptureStoreError.notACaptureDatabase(path: path)
+        }
+    }
+}
+
+/// Device and inode numbers of a file: equal only for the same file, even across renames.
+private struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}

@@ -1,0 +1,67 @@
+import GRDB
+
+/// The capture database schema, as a list of versioned migrations.
+///
+/// Shipped migrations never change: a schema change is a new migration appended at the end.
+/// Tables and columns are named by string here, never through app types, so renaming a Swift
+/// property can never rewrite history.
+enum TrafficMigrations {
+    /// Every migration, in order.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-flows", migrate: createFlows)
+        return migrator
+    }()
+
+    /// v1: one row per captured exchange.
+    ///
+    /// Conventions:
+    /// - Timestamps (`started_at`, `finished_at`) are INTEGER milliseconds since the Unix epoch
+    ///   (UTC). Millisecond precision is what the CLI, the TUI and HAR show; integers sort and
+    ///   compare exactly.
+    /// - Timing phases are REAL milliseconds, `-1` for a phase that did not happen (HAR style).
+    /// - Header lists are TEXT holding a JSON array of `[name, value]` pairs, in wire order with
+    ///   duplicates kept: `[["Host","a.test"],["Accept","*/*"]]`.
+    /// - Bodies are BLOBs holding the captured prefix (raw, still content-encoded), beside the full
+    ///   size that crossed the proxy and a truncated flag. An empty capture is NULL: GRDB binds an
+    ///   empty `Data` as NULL anyway (its buffer has no base address).
+    /// - Column order matters for speed: small columns first, header JSON and body BLOBs last, so
+    ///   listing queries never walk a body's overflow pages to reach a later column.
+    private static func createFlows(_ db: Database) throws {
+        try db.create(table: "flows") { t in
+            t.autoIncrementedPrimaryKey("id")  // ids never reused, even after deletes
+            t.column("kind", .text).notNull()  // "http" | "tunnel"
+            t.column("client_address", .text).notNull()
+            t.column("started_at", .integer).notNull()  // ms since epoch
+            t.column("finished_at", .integer)  // ms since epoch; NULL while unfinished
+            t.column("dns_ms", .double).notNull().defaults(to: -1)
+            t.column("connect_ms", .double).notNull().defaults(to: -1)
+            t.column("tls_ms", .double).notNull().defaults(to: -1)
+            t.column("send_ms", .double).notNull().defaults(to: -1)
+            t.column("wait_ms", .double).notNull().defaults(to: -1)
+            t.column("receive_ms", .double).notNull().defaults(to: -1)
+            t.column("method", .text).notNull()
+            t.column("scheme", .text).notNull()
+            t.column("host", .text).notNull()
+            t.column("port", .integer).notNull()
+            t.column("path", .text).notNull()  // path and query; empty for tunnels
+            t.column("http_version", .text).notNull()
+            t.column("status", .integer)  // NULL when no response arrived
+            t.column("reason", .text)
+            t.column("error", .text)
+            t.column("bytes_up", .integer).notNull().defaults(to: 0)
+            t.column("bytes_down", .integer).notNull().defaults(to: 0)
+            t.column("marked", .boolean).notNull().defaults(to: false)
+            t.column("request_body_size", .integer).notNull().defaults(to: 0)
+            t.column("request_body_truncated", .boolean).notNull().defaults(to: false)
+            t.column("response_body_size", .integer).notNull().defaults(to: 0)
+            t.column("response_body_truncated", .boolean).notNull().defaults(to: false)
+            t.column("request_headers", .text).notNull().defaults(to: "[]")
+            t.column("response_headers", .text).notNull().defaults(to: "[]")
+            t.column("request_body", .blob)  // NULL when no byte was captured
+            t.column("response_body", .blob)
+        }
+        try db.create(index: "flows_on_started_at", on: "flows", columns: ["started_at"])
+        try db.create(index: "flows_on_host", on: "flows", columns: ["host"])
+    }
+}

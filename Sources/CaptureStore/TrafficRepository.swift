@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import ProxyModel
+
+/// Every read and write of captured flows: the one place that holds SQL.
+///
+/// The engine never calls it directly (it goes through `CaptureWriter`); the CLI and the TUI
+/// read through it, usually on a database opened with `TrafficDatabase.openReadOnly`.
+/// All methods are synchronous and may block on I/O: never call them on an event loop.
+public struct TrafficRepository: Sendable {
+    public let database: TrafficDatabase
+
+    public init(database: TrafficDatabase) {
+        self.database = database
+    }
+
+    // MARK: - Writes
+
+    /// Inserts `flows` in one transaction and returns their new ids, in order.
+    /// Ids already set on the flows are ignored: the database assigns new ones.
+    /// Either every flow is stored or, on error, none is.
+    @discardableResult
+    public func insert(_ flows: [Flow]) throws -> [Int64] {
+        if flows.isEmpty { return [] }
+        return try database.pool.write { db in
+            var ids: [Int64] = []
+            ids.reserveCapacity(flows.count)
+            for flow in flows {
+                var record = FlowRecord(flow)
+                record.flow.id = nil
+                try record.insert(db)
+                ids.append(db.lastInsertedRowID)
+            }
+            return ids
+        }
+    }
+
+    /// Sets or clears the `marked` flag of a flow. Returns false when no flow has that id.
+    @discardableResult
+    public func setMarked(_ marked: Bool, id: Int64) throws -> Bool {
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE flows SET marked = ? WHERE id = ?", arguments: [marked, id])
+            return db.changesCount > 0
+        }
+    }
+
+    // MARK: - Reads
+
+    /// The `limit` most recently stored flows, newest (highest id) first.
+    public func latestFlows(limit: Int) throws -> [Flow] {
+        guard limit > 0 else { return [] }
+        return try database.pool.read { db in
+            try FlowRecord
+                .order(FlowRecord.Columns.id.desc)
+                .limit(limit)
+                .fetchAll(db)
+                .map(\.flow)
+        }
+    }
+
+    /// Up to `limit` flows stored after the flow `id`, oldest first: what a reader that follows
+    /// the capture (`proxyapp flows --follow`, the TUI) fetches on each poll.
+    public func flows(after id: Int64, limit: Int) throws -> [Flow] {
+        guard limit > 0 else { return [] }
+        return try database.pool.read { db in
+            try FlowRecord
+                .filter(FlowRecord.Columns.id > id)
+                .order(FlowRecord.Columns.id)
+                .limit(limit)
+                .fetchAll(db)
+                .map(\.flow)
+        }
+    }
+
+    /// The flow with this id, or nil when there is none.
+    public func flow(id: Int64) throws -> Flow? {
+        try database.pool.read { db in
+            try FlowRecord.fetchOne(db, key: id)?.flow
+        }
+    }
+
+    /// How many flows are stored.
+    public func count() throws -> Int {
+        try database.pool.read { db in
+            try FlowRecord.fetchCount(db)
+        }
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file, otherwise the problems found.
+    public func integrityCheck() throws -> [String] {
+        try database.pool.read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import ProxyModel
+
+/// Renders flows as the fixed-width lines `proxyapp flows` prints and `proxyapp run` logs as
+/// each flow is stored.
+enum FlowTable {
+    static let header = row(id: "ID", time: "TIME", method: "METHOD", status: "STATUS", host: "HOST",
+                            path: "PATH", size: "SIZE", duration: "DURATION")
+
+    static func line(for flow: Flow) -> String {
+        let status: String
+        if let code = flow.status {
+            status = String(code)
+        } else {
+            status = flow.error == nil ? "…" : "ERR"
+        }
+        let size = flow.kind == .tunnel
+            ? ByteCount.format(flow.bytesUp + flow.bytesDown)
+            : ByteCount.format(flow.responseBody.size)
+        let duration = flow.durationMilliseconds.map { String(format: "%.0f ms", $0) } ?? "-"
+        var path = flow.kind == .tunnel ? "(tunnel)" : flow.path
+        if let error = flow.error { path += "  ! " + error }
+        let host = flow.port == (flow.scheme == "https" ? 443 : 80) ? flow.host : "\(flow.host):\(flow.port)"
+        return row(id: flow.id.map { "#\($0)" } ?? "-", time: timeFormatter.string(from: flow.startedAt),
+                   method: flow.method, status: status, host: host, path: path, size: size, duration: duration)
+    }
+
+    private static func row(id: String, time: String, method: String, status: String, host: String,
+                            path: String, size: String, duration: String) -> String {
+        pad(id, 7) + " " + pad(time, 12) + " " + pad(method, 7) + " " + pad(status, 6) + " "
+            + pad(host, 28) + " " + pad(size, 10) + " " + pad(duration, 9) + " " + path
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private static let timeFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return formatter
+    }()
+}

@@ -1,0 +1,140 @@
+import ArgumentParser
+import CaptureStore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ProxyEngine
+import ProxyModel
+
+/// `proxyapp run` (the default): starts the proxy and captures every exchange into
+/// `<data-dir>/traffic.sqlite` until SIGINT or SIGTERM.
+///
+/// This is the composition root: it creates the event loops, the thread pool, the capture
+/// writer and the server, and tears them down in order so the last batch reaches the disk.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Start the proxy (the default command).")
+
+    @Option(help: "Address to listen on, HOST:PORT. Anything but loopback lets others use the proxy.")
+    var listen: ListenAddress = ListenAddress(argument: "127.0.0.1:8080")!
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
+    var maxBodySize: ByteCount = ByteCount(bytes: 16 << 20)
+
+    @Option(help: "Seconds before an idle client connection is closed.")
+    var idleTimeout: Int = 60
+
+    @Option(help: "Seconds allowed for opening an upstream connection (then 504).")
+    var connectTimeout: Int = 10
+
+    @Option(help: "Seconds an origin may stay silent mid-exchange (then 504).")
+    var upstreamTimeout: Int = 60
+
+    @Flag(help: "Run without the terminal UI (print one line per flow instead).")
+    var headless = false
+
+    @Flag(help: "Print nothing per flow.")
+    var quiet = false
+
+    func validate() throws {
+        for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
+                              ("--upstream-timeout", upstreamTimeout)] where value <= 0 {
+            throw ValidationError("\(name) must be a positive number of seconds.")
+        }
+    }
+
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let logger = Logger(label: "proxyapp")
+        let directory = data.directory
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
+        }
+        let database: TrafficDatabase
+        do {
+            database = try TrafficDatabase(path: data.databasePath)
+        } catch {
+            throw ValidationError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
+        }
+        var onCommitted: (@Sendable ([Flow]) -> Void)?
+        if !quiet {
+            let printer = FlowLinePrinter()
+            onCommitted = { flows in printer.print(flows) }
+        }
+        let writer = CaptureWriter(
+            repository: TrafficRepository(database: database), logger: logger, onCommitted: onCommitted)
+
+        var configuration = ProxyConfiguration()
+        configuration.listenHost = listen.host
+        configuration.listenPort = listen.port
+        configuration.maxCapturedBodyBytes = maxBodySize.bytes
+        configuration.clientIdleTimeout = .seconds(Int64(idleTimeout))
+        configuration.connectTimeout = .seconds(Int64(connectTimeout))
+        configuration.upstreamTimeout = .seconds(Int64(upstreamTimeout))
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let threadPool = NIOThreadPool(numberOfThreads: 4)
+        threadPool.start()
+        let server = ProxyServer(
+            configuration: configuration, sink: writer, group: group,
+            resolver: SystemHostResolver(threadPool: threadPool), logger: logger)
+
+        let address: SocketAddress
+        do {
+            address = try await server.start()
+        } catch {
+            writer.close()
+            try? await group.shutdownGracefully()
+            throw ValidationError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
+        }
+        let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
+        var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
+        banner += "Data directory: \(directory.path)\n"
+        banner += "Capture: \(data.databasePath)\n"
+        if !listen.isLoopback {
+            banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
+        }
+        if !headless {
+            banner += "(the terminal UI is not built yet: running headless)\n"
+        }
+        if !quiet {
+            banner += FlowTable.header + "\n"
+        }
+        Console.write(banner)
+
+        let signalNumber = await SignalWaiter.waitForTermination()
+        Console.write("\nStopping (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM"))…\n")
+        try? await server.stop()
+        try? await group.shutdownGracefully()
+        try? await threadPool.shutdownGracefully()
+        writer.close()
+        let statistics = writer.statistics
+        Console.write("Stored \(statistics.flowsWritten) flows in \(data.databasePath)"
+              + (statistics.flowsDropped > 0 ? " (\(statistics.flowsDropped) dropped under load)" : "") + "\n")
+    }
+}
+
+/// Prints one line per stored flow; called on the capture writer's thread.
+final class FlowLinePrinter: Sendable {
+    func print(_ flows: [Flow]) {
+        var text = ""
+        for flow in flows {
+            text += FlowTable.line(for: flow)
+            text += "\n"
+        }
+        Console.write(text)
+    }
+}
+
+/// Unbuffered writes to standard output, so lines from the writer thread and the main task
+/// interleave whole and show up at once even when stdout is a pipe.
+enum Console {
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
