@@ -31,7 +31,7 @@ enum ClientPipelineSetup {
 
     /// Puts `glue` at the end of the client pipeline and removes every HTTP handler, the
     /// decoder last so the bytes it holds flow into `glue`.
-    static func replaceHTTPHandlers(in context: ChannelHandlerContext, with glue: any ChannelHandler) throws {
+    static func replaceHTTPHandlers(in context: ChannelHandlerContext, with glue: GlueHandler) throws {
         let pipeline = context.pipeline.syncOperations
         try pipeline.addHandler(glue)
         if let upgrade = try? pipeline.handler(type: HTTPServerUpgradeHandler.self) {
@@ -43,7 +43,12 @@ enum ClientPipelineSetup {
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let channel = context.channel
         pipeline.removeHandler(context: context, promise: nil)  // this HTTPProxyHandler
-        pipeline.removeHandler(decoder, promise: nil)
-        channel.read()
+        // The decoder leaves on the next loop tick, handing over the bytes it holds.
+        let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
+        pipeline.removeHandler(decoder, promise: decoderRemoved)
+        decoderRemoved.futureResult.assumeIsolated().whenComplete { _ in
+            glue.flushPartner()
+            channel.read()
+        }
     }
 }

@@ -268,7 +268,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func switchToRawBytes(upstream: any Channel) {
         let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: nil)
         do {
-            try UpstreamHTTPHandler.removePipeline(from: upstream.pipeline.syncOperations, replacingWith: serverGlue)
+            try UpstreamHTTPHandler.removePipeline(from: upstream, replacingWith: serverGlue)
         } catch {
             upstream.close(promise: nil)
             abortConnection()

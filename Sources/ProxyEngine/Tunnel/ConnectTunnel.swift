@@ -79,7 +79,7 @@ final class ConnectTunnel {
     private func establishIfReady() {
         guard requestEnded, let upstream, !finished else { return }
         finished = true
-        let established = HTTPResponseStatus(statusCode: 200, reasonPhrase: "Connection established")
+        let established = HTTPResponseStatus.custom(code: 200, reasonPhrase: "Connection established")
         client.write(.head(HTTPResponseHead(version: clientVersion, status: established)))
         client.write(.end(nil))
         client.flush()

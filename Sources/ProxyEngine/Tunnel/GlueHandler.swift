@@ -43,6 +43,12 @@ final class GlueHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.partner = nil
     }
 
+    /// Flushes what this side forwarded to the partner outside a read cycle (bytes a removed
+    /// decoder handed over, which arrive without a `channelReadComplete`).
+    func flushPartner() {
+        partner?.partnerFlush()
+    }
+
     // MARK: called by the partner
 
     private func partnerWrite(_ buffer: ByteBuffer) {

@@ -43,13 +43,20 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Takes the HTTP handlers off an upgraded connection and puts `replacement` in their place;
     /// bytes the decoder read past the `101` response go to `replacement`.
-    static func removePipeline(from pipeline: ChannelPipeline.SynchronousOperations,
-                               replacingWith replacement: any ChannelHandler) throws {
+    static func removePipeline(from channel: any Channel, replacingWith replacement: GlueHandler) throws {
+        let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(replacement)
         pipeline.removeHandler(try pipeline.handler(type: UpstreamHTTPHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: IdleStateHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPRequestEncoder.self), promise: nil)
-        pipeline.removeHandler(try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self), promise: nil)
+        // The decoder leaves on the next loop tick, handing over the bytes it read past the 101.
+        let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
+        pipeline.removeHandler(try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self),
+                               promise: decoderRemoved)
+        decoderRemoved.futureResult.assumeIsolated().whenComplete { _ in
+            replacement.flushPartner()
+            channel.read()
+        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {

@@ -1,0 +1,36 @@
+import ProxyCore
+import XCTest
+
+/// Failures map to the right status code, a one-line reason and an RFC 9209 Proxy-Status.
+final class ProxyFailureTests: XCTestCase {
+    func testStatusCodesAndMessages() {
+        let cases: [(ProxyFailure, Int, String)] = [
+            (.dnsFailure(host: "a.test", reason: "Name or service not known"), 502,
+             "cannot resolve host 'a.test': Name or service not known"),
+            (.connectionRefused(host: "::1", port: 81), 502, "connection refused by [::1]:81"),
+            (.connectFailed(host: "a.test", port: 80, reason: "Network is unreachable"), 502,
+             "cannot connect to a.test:80: Network is unreachable"),
+            (.connectTimeout(host: "a.test", port: 80, seconds: 10), 504, "timed out after 10s connecting to a.test:80"),
+            (.upstreamTimeout(host: "a.test", port: 80, seconds: 60), 504, "a.test:80 sent nothing for 60s"),
+            (.upstreamClosed(host: "a.test", port: 80), 502, "a.test:80 closed the connection before a complete response"),
+            (.upstreamProtocolError(host: "a.test", reason: "invalid status"), 502, "invalid response from 'a.test': invalid status"),
+            (.badRequest(reason: "nope"), 400, "bad request: nope"),
+            (.headersTooLarge(limit: 65536), 431, "request header section is larger than 64 KiB"),
+            (.notImplemented(reason: "later"), 501, "later"),
+        ]
+        for (failure, status, message) in cases {
+            XCTAssertEqual(failure.statusCode, status, "\(failure)")
+            XCTAssertEqual(failure.message, message)
+            XCTAssertFalse(failure.message.contains("\n"))
+        }
+    }
+
+    /// The Proxy-Status value is a valid structured-field string even with quotes in the reason.
+    func testProxyStatusHeaderEscapes() {
+        let failure = ProxyFailure.badRequest(reason: #"bad "quote" and \ slash"#)
+        XCTAssertEqual(failure.proxyStatusHeader,
+                       #"ProxyApp; error=http_request_error; details="bad request: bad \"quote\" and \\ slash""#)
+        XCTAssertEqual(ProxyFailure.dnsFailure(host: "x", reason: "y").proxyStatusError, "dns_error")
+        XCTAssertEqual(ProxyFailure.connectTimeout(host: "x", port: 1, seconds: 1).proxyStatusError, "connection_timeout")
+    }
+}

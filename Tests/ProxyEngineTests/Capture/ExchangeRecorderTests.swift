@@ -1,0 +1,44 @@
+import NIOCore
+import NIOHTTP1
+import XCTest
+@testable import ProxyEngine
+
+/// Body capture keeps the first bytes up to the cap and counts the rest.
+final class ExchangeRecorderTests: XCTestCase {
+    private func recorder(cap: Int) -> ExchangeRecorder {
+        ExchangeRecorder(clientAddress: "127.0.0.1:1", method: "POST", scheme: "http", host: "a.test", port: 80,
+                         path: "/", version: .http1_1, headers: ["Host": "a.test", "X-Dup": "1", "x-dup": "2"], cap: cap)
+    }
+
+    func testCapturesUpToTheCapAndCountsEverything() {
+        var recorder = recorder(cap: 5)
+        recorder.requestBody(ByteBuffer(string: "abc"))
+        recorder.requestBody(ByteBuffer(string: "defg"))
+        recorder.requestBody(ByteBuffer(string: "hij"))
+        let flow = recorder.finish(error: nil)
+        XCTAssertEqual(flow.requestBody.bytes, Data("abcde".utf8))
+        XCTAssertEqual(flow.requestBody.size, 10)
+        XCTAssertTrue(flow.requestBody.truncated)
+        XCTAssertEqual(flow.requestHeaders.map(\.value), ["a.test", "1", "2"])
+        XCTAssertNotNil(flow.finishedAt)
+    }
+
+    func testBodyExactlyAtTheCapIsNotTruncated() {
+        var recorder = recorder(cap: 4)
+        recorder.responseBody(ByteBuffer(string: "abcd"))
+        let flow = recorder.finish(error: "boom")
+        XCTAssertEqual(flow.responseBody.size, 4)
+        XCTAssertFalse(flow.responseBody.truncated)
+        XCTAssertEqual(flow.error, "boom")
+    }
+
+    /// Phases that did not happen stay -1.
+    func testTimingsDefaultToNotApplicable() {
+        var recorder = recorder(cap: 4)
+        let flow = recorder.finish(error: nil)
+        XCTAssertEqual(flow.timings.dns, -1)
+        XCTAssertEqual(flow.timings.connect, -1)
+        XCTAssertEqual(flow.timings.tls, -1)
+        XCTAssertEqual(flow.timings.wait, -1)
+    }
+}

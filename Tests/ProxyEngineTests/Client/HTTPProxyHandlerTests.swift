@@ -1,0 +1,233 @@
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import ProxyCore
+import ProxyModel
+import XCTest
+@testable import ProxyEngine
+
+/// The client pipeline as transcripts: bytes a client sends → what the origin gets → what the
+/// client gets back → the flow recorded. No sockets.
+final class HTTPProxyHandlerTests: XCTestCase {
+    /// An absolute-form GET becomes an origin-form request with Host set and hop-by-hop headers
+    /// gone; the response comes back; the flow has the exchange.
+    func testForwardsGetAndRecordsFlow() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends(
+            "GET http://Example.test:8081/a?b=1 HTTP/1.1\r\nHost: wrong.test\r\nProxy-Connection: keep-alive\r\n"
+                + "Connection: X-Hop\r\nX-Hop: 1\r\nKeep-Alive: 5\r\nProxy-Authorization: Basic eA==\r\nAccept: */*\r\n"
+                + "Accept: text/html\r\n\r\n")
+        XCTAssertEqual(harness.connector.connects.map { "\($0.host):\($0.port)" }, ["example.test:8081"])
+        XCTAssertEqual(try harness.originReceived(),
+                       "GET /a?b=1 HTTP/1.1\r\nHost: example.test:8081\r\nAccept: */*\r\nAccept: text/html\r\n\r\n")
+
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nKeep-Alive: timeout=5\r\nX-Kept: y\r\n\r\nhello")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Kept: y\r\n\r\nhello")
+
+        let flow = try XCTUnwrap(harness.sink.flows.first)
+        XCTAssertEqual(flow.kind, .http)
+        XCTAssertEqual(flow.clientAddress, "127.0.0.1:50000")
+        XCTAssertEqual(flow.method, "GET")
+        XCTAssertEqual(flow.host, "example.test")
+        XCTAssertEqual(flow.port, 8081)
+        XCTAssertEqual(flow.path, "/a?b=1")
+        XCTAssertEqual(flow.status, 200)
+        XCTAssertEqual(flow.reason, "OK")
+        XCTAssertEqual(flow.requestHeaders.filter { $0.name == "Accept" }.map(\.value), ["*/*", "text/html"])
+        XCTAssertEqual(flow.responseBody.bytes, Data("hello".utf8))
+        XCTAssertEqual(flow.timings.dns, 1.5)
+        XCTAssertGreaterThanOrEqual(flow.timings.wait, 0)
+        XCTAssertNil(flow.error)
+        XCTAssertTrue(harness.client.isActive)
+    }
+
+    /// The second request to the same origin reuses the pooled upstream connection.
+    func testKeepAliveReusesUpstreamConnection() throws {
+        let harness = try EngineHarness()
+        for index in 0..<3 {
+            try harness.clientSends("GET http://a.test/\(index) HTTP/1.1\r\nHost: a.test\r\n\r\n")
+            XCTAssertEqual(try harness.originReceived(), "GET /\(index) HTTP/1.1\r\nHost: a.test\r\n\r\n")
+            try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n\(index)")
+            XCTAssertTrue(try harness.clientReceived().hasSuffix("\r\n\r\n\(index)"))
+        }
+        XCTAssertEqual(harness.connector.connects.count, 1)
+        XCTAssertEqual(harness.sink.flows.map(\.timings.connect), [0.5, -1, -1])
+    }
+
+    /// A pooled connection the origin closed is replaced transparently for a body-less request.
+    func testStalePooledConnectionIsRetriedOnce() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        _ = try harness.clientReceived()
+        let first = try XCTUnwrap(harness.upstream)
+        _ = try harness.originReceived(on: first)
+
+        try harness.clientSends("GET http://a.test/2 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        first.pipeline.fireChannelInactive()  // the origin had closed it
+        XCTAssertEqual(harness.connector.connects.count, 2)
+        XCTAssertEqual(try harness.originReceived(), "GET /2 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 204 No Content\r\n\r\n")
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 204 No Content"))
+        XCTAssertNil(harness.sink.flows.last?.error)
+    }
+
+    /// Requests for the proxy itself get its page, and the connection stays usable.
+    func testOriginFormGetsBuiltInPage() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET / HTTP/1.1\r\nHost: proxy\r\n\r\n")
+        let page = try harness.clientReceived()
+        XCTAssertTrue(page.hasPrefix("HTTP/1.1 200 OK\r\n"), page)
+        XCTAssertTrue(page.contains("ProxyApp is running"))
+        try harness.clientSends("GET /nope HTTP/1.1\r\nHost: proxy\r\n\r\n")
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        XCTAssertTrue(harness.connector.connects.isEmpty)
+        XCTAssertTrue(harness.client.isActive)
+    }
+
+    /// A connect failure is a 502 with the reason in the body and in Proxy-Status.
+    func testConnectFailureAnswers502() throws {
+        let harness = try EngineHarness()
+        harness.connector.failure = ProxyFailure.connectionRefused(host: "a.test", port: 80)
+        try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        let answer = try harness.clientReceived()
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"), answer)
+        XCTAssertTrue(answer.contains("Proxy-Status: ProxyApp; error=connection_refused;"))
+        XCTAssertTrue(answer.hasSuffix("\r\n\r\nconnection refused by a.test:80\n"))
+        XCTAssertEqual(harness.sink.flows.first?.error, "connection refused by a.test:80")
+        XCTAssertNil(harness.sink.flows.first?.status)
+    }
+
+    /// The origin closing mid-body: the client connection is closed, never completed.
+    func testUpstreamCloseMidResponseClosesClient() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf")
+        harness.upstream!.pipeline.fireChannelInactive()  // EOF mid-body
+        XCTAssertFalse(harness.client.isActive)
+        let flow = try XCTUnwrap(harness.sink.flows.first)
+        XCTAssertEqual(flow.status, 200)
+        XCTAssertEqual(flow.responseBody.bytes, Data("half".utf8))
+        XCTAssertEqual(flow.error, "a.test:80 closed the connection before a complete response (response incomplete)")
+    }
+
+    /// The origin closing before answering a request with a body: 502.
+    func testUpstreamCloseBeforeResponseAnswers502() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("POST http://a.test/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 2\r\n\r\nhi")
+        harness.upstream!.pipeline.fireChannelInactive()
+        let answer = try harness.clientReceived()
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"), answer)
+        XCTAssertEqual(harness.connector.connects.count, 1)
+        XCTAssertEqual(harness.sink.flows.first?.requestBody.bytes, Data("hi".utf8))
+    }
+
+    /// Garbage is a 400 and the connection closes.
+    func testMalformedRequestAnswers400AndCloses() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("BLAH\u{1}\r\n\r\n")
+        let answer = try harness.clientReceived()
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), answer)
+        XCTAssertTrue(answer.contains("Connection: close"))
+        XCTAssertFalse(harness.client.isActive)
+    }
+
+    /// A header section over the limit is a 431.
+    func testOversizedHeadersAnswer431() throws {
+        let harness = try EngineHarness()
+        let big = String(repeating: "x", count: 70 * 1024)
+        try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nX-Big: \(big)\r\n\r\n")
+        let answer = try harness.clientReceived()
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"), answer)
+        XCTAssertTrue(answer.hasSuffix("request header section is larger than 64 KiB\n"))
+        XCTAssertFalse(harness.client.isActive)
+    }
+
+    /// An invalid target is a 400 naming the problem.
+    func testInvalidTargetAnswers400() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET ftp://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        XCTAssertTrue(try harness.clientReceived().hasSuffix("bad request: unsupported URL scheme 'ftp'\n"))
+    }
+
+    /// An HTTP/1.0 client gets an unchunked body and a close when the length is unknown.
+    func testHTTP10ClientGetsUnchunkedBody() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/ HTTP/1.0\r\n\r\n")
+        XCTAssertEqual(try harness.originReceived(), "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.0 200 OK\r\nConnection: close\r\n\r\nabc")
+        XCTAssertFalse(harness.client.isActive)
+    }
+
+    /// The origin's 100 Continue reaches the client before the final response.
+    func testExpectContinueIsRelayed() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("PUT http://a.test/u HTTP/1.1\r\nHost: a.test\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
+        XCTAssertTrue(try harness.originReceived().contains("Expect: 100-continue\r\n"))
+        try harness.originSends("HTTP/1.1 100 Continue\r\n\r\n")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 100 Continue\r\n\r\n")
+        try harness.clientSends("abc")
+        XCTAssertEqual(try harness.originReceived(), "abc")
+        try harness.originSends("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 201 Created\r\n"))
+        XCTAssertEqual(harness.sink.flows.first?.status, 201)
+        XCTAssertEqual(harness.sink.flows.first?.requestBody.size, 3)
+    }
+
+    /// A slow client pauses reading from the origin; a slow origin pauses reading from the client.
+    func testBackPressureBothWays() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("POST http://a.test/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 4\r\n\r\nab")
+        let upstream = try XCTUnwrap(harness.upstream)
+        let upstreamReads = try upstream.pipeline.syncOperations.handler(type: ReadCounter.self)
+
+        // Origin not writable → the next client read is held until it is writable again.
+        upstream.isWritable = false
+        upstream.pipeline.fireChannelWritabilityChanged()
+        try harness.clientSends("c")
+        let clientReadsBefore = harness.clientReads.reads
+        harness.client.read()
+        XCTAssertEqual(harness.clientReads.reads, clientReadsBefore)
+        upstream.isWritable = true
+        upstream.pipeline.fireChannelWritabilityChanged()
+        XCTAssertEqual(harness.clientReads.reads, clientReadsBefore + 1)
+        try harness.clientSends("d")
+        XCTAssertTrue(try harness.originReceived().hasSuffix("abcd"))
+
+        // Client not writable → reads from the origin are held.
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nxy")
+        harness.client.isWritable = false
+        try harness.originSends("z")
+        let upstreamReadsBefore = upstreamReads.reads
+        upstream.read()
+        XCTAssertEqual(upstreamReads.reads, upstreamReadsBefore)
+        harness.client.isWritable = true
+        harness.client.pipeline.fireChannelWritabilityChanged()
+        XCTAssertEqual(upstreamReads.reads, upstreamReadsBefore + 1)
+        try harness.originSends("w")
+        XCTAssertTrue(try harness.clientReceived().hasSuffix("xyzw"))
+    }
+
+    /// A connection idle between requests is closed when the idle timer fires; a busy one is
+    /// not. (NIO's timer reads the wall clock, so the event is fired by hand here; the
+    /// end-to-end suite checks the real timer.)
+    func testIdleClientConnectionIsClosed() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        harness.client.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
+        XCTAssertTrue(harness.client.isActive, "an exchange in flight is not idle")
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        harness.client.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
+        XCTAssertFalse(harness.client.isActive)
+    }
+
+    /// https:// in absolute-form is refused with a pointer to CONNECT.
+    func testAbsoluteHTTPSIsNotImplemented() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET https://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        let answer = try harness.clientReceived()
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 501 Not Implemented\r\n"), answer)
+        XCTAssertTrue(answer.hasSuffix("https:// URLs must be requested through CONNECT\n"))
+    }
+}

@@ -1,0 +1,121 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import ProxyModel
+@testable import ProxyEngine
+
+/// Collects recorded flows in memory.
+final class CollectingSink: FlowSink {
+    private let box = NIOLockedValueBox<[Flow]>([])
+    func record(_ flow: Flow) { box.withLockedValue { $0.append(flow) } }
+    var flows: [Flow] { box.withLockedValue { $0 } }
+}
+
+/// Hands out in-memory upstream channels on the test's event loop, or a scripted failure, and
+/// remembers every connect.
+final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
+    let loop: EmbeddedEventLoop
+    var failure: (any Error)?
+    private(set) var connects: [(host: String, port: Int, kind: UpstreamPipelineKind)] = []
+    private(set) var channels: [EmbeddedChannel] = []
+
+    init(loop: EmbeddedEventLoop) {
+        self.loop = loop
+    }
+
+    func connect(host: String, port: Int, kind: UpstreamPipelineKind, on eventLoop: any EventLoop)
+        -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
+    {
+        connects.append((host, port, kind))
+        if let failure {
+            return loop.makeFailedFuture(failure)
+        }
+        let channel = EmbeddedChannel(loop: loop)
+        if kind == .http {
+            try! UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: .seconds(30))
+        }
+        try! channel.pipeline.syncOperations.addHandler(ReadCounter(), position: .first)
+        _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: port))
+        channels.append(channel)
+        return loop.makeSucceededFuture((channel, UpstreamConnectTimings(dns: 1.5, connect: 0.5)))
+    }
+}
+
+/// Counts `read()` calls that reach the head of a pipeline: the back-pressure probe.
+final class ReadCounter: ChannelOutboundHandler {
+    typealias OutboundIn = NIOAny
+    private(set) var reads = 0
+    func read(context: ChannelHandlerContext) {
+        reads += 1
+        context.read()
+    }
+}
+
+/// A client connection to the proxy's real pipeline, in memory: bytes in, bytes out.
+final class EngineHarness {
+    let loop = EmbeddedEventLoop()
+    let client: EmbeddedChannel
+    let connector: FakeConnector
+    let sink = CollectingSink()
+    let clientReads = ReadCounter()
+
+    init(configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
+        var configuration = ProxyConfiguration()
+        configure(&configuration)
+        connector = FakeConnector(loop: loop)
+        let services = ProxyServices(configuration: configuration, sink: sink, connector: connector,
+                                     logger: Logger(label: "test"))
+        client = EmbeddedChannel(loop: loop)
+        client.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50000)
+        try ClientPipelineSetup.configure(client, services: services)
+        try client.pipeline.syncOperations.addHandler(clientReads, position: .first)
+        _ = client.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 8080))
+    }
+
+    /// Sends bytes as the client.
+    func clientSends(_ text: String) throws {
+        try client.writeInbound(ByteBuffer(string: text))
+        loop.run()  // handler removals complete on the next loop tick
+    }
+
+    /// Everything the proxy wrote to the client so far.
+    func clientReceived() throws -> String {
+        try Self.drain(client)
+    }
+
+    var upstream: EmbeddedChannel? { connector.channels.last }
+
+    /// Sends bytes as the origin on the newest upstream connection.
+    func originSends(_ text: String, on channel: EmbeddedChannel? = nil) throws {
+        try (channel ?? upstream!).writeInbound(ByteBuffer(string: text))
+        loop.run()
+    }
+
+    /// Everything the proxy wrote to the origin so far.
+    func originReceived(on channel: EmbeddedChannel? = nil) throws -> String {
+        try Self.drain(channel ?? upstream!)
+    }
+
+    /// What HTTP encoders wrote (`IOData`).
+    static func drain(_ channel: EmbeddedChannel) throws -> String {
+        var text = ""
+        while let data = try channel.readOutbound(as: IOData.self) {
+            switch data {
+            case .byteBuffer(let buffer): text += String(buffer: buffer)
+            case .fileRegion: text += "<file>"
+            }
+        }
+        return text
+    }
+
+    /// What a byte relay wrote (`ByteBuffer`).
+    static func drainRaw(_ channel: EmbeddedChannel) throws -> String {
+        var text = ""
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
+            text += String(buffer: buffer)
+        }
+        return text
+    }
+}

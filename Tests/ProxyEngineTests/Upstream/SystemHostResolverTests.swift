@@ -1,0 +1,42 @@
+import NIOCore
+import NIOPosix
+import ProxyCore
+import XCTest
+@testable import ProxyEngine
+
+/// Name resolution: literals and RFC 6761 names never become DNS queries.
+final class SystemHostResolverTests: XCTestCase {
+    private var threadPool: NIOThreadPool!
+    private var group: MultiThreadedEventLoopGroup!
+
+    override func setUp() {
+        threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    override func tearDown() {
+        try? threadPool.syncShutdownGracefully()
+        try? group.syncShutdownGracefully()
+    }
+
+    func testLiteralsAndLocalhost() throws {
+        let resolver = SystemHostResolver(threadPool: threadPool)
+        let loop = group.next()
+        XCTAssertEqual(try resolver.resolve(host: "127.0.0.2", port: 81, on: loop).wait().map(\.port), [81])
+        XCTAssertEqual(try resolver.resolve(host: "::1", port: 82, on: loop).wait().first?.ipAddress, "::1")
+        let local = try resolver.resolve(host: "api.localhost", port: 83, on: loop).wait()
+        XCTAssertEqual(local.compactMap(\.ipAddress), ["127.0.0.1", "::1"])
+    }
+
+    func testInvalidNamesFailWithAReason() {
+        let resolver = SystemHostResolver(threadPool: threadPool)
+        XCTAssertThrowsError(try resolver.resolve(host: "no-such.invalid", port: 80, on: group.next()).wait()) { error in
+            guard case .dnsFailure(let host, let reason)? = error as? ProxyFailure else {
+                return XCTFail("unexpected \(error)")
+            }
+            XCTAssertEqual(host, "no-such.invalid")
+            XCTAssertTrue(reason.contains("RFC 6761"))
+        }
+    }
+}
