@@ -56,7 +56,11 @@ let package = Package(
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
-        .testTarget(name: "CaptureStoreTests", dependencies: ["CaptureStore", "ProxyModel"]),
+        .testTarget(
+            name: "CaptureStoreTests",
+            dependencies: ["CaptureStore", "ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [

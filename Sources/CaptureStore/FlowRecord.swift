@@ -111,45 +111,61 @@ extension FlowRecord: FetchableRecord {
     }
 }
 
-extension FlowRecord: MutablePersistableRecord {
+extension FlowRecord: TableRecord {
     static let databaseTableName = "flows"
 
-    func encode(to container: inout PersistenceContainer) throws {
-        container[Columns.id] = flow.id
-        container[Columns.kind] = flow.kind.rawValue
-        container[Columns.clientAddress] = flow.clientAddress
-        container[Columns.startedAt] = Self.milliseconds(flow.startedAt)
-        container[Columns.finishedAt] = flow.finishedAt.map(Self.milliseconds)
-        container[Columns.dnsMs] = flow.timings.dns
-        container[Columns.connectMs] = flow.timings.connect
-        container[Columns.tlsMs] = flow.timings.tls
-        container[Columns.sendMs] = flow.timings.send
-        container[Columns.waitMs] = flow.timings.wait
-        container[Columns.receiveMs] = flow.timings.receive
-        container[Columns.method] = flow.method
-        container[Columns.scheme] = flow.scheme
-        container[Columns.host] = flow.host
-        container[Columns.port] = flow.port
-        container[Columns.path] = flow.path
-        container[Columns.httpVersion] = flow.httpVersion
-        container[Columns.status] = flow.status
-        container[Columns.reason] = flow.reason
-        container[Columns.error] = flow.error
-        container[Columns.bytesUp] = flow.bytesUp
-        container[Columns.bytesDown] = flow.bytesDown
-        container[Columns.marked] = flow.marked
-        container[Columns.requestBodySize] = flow.requestBody.size
-        container[Columns.requestBodyTruncated] = flow.requestBody.truncated
-        container[Columns.responseBodySize] = flow.responseBody.size
-        container[Columns.responseBodyTruncated] = flow.responseBody.truncated
-        container[Columns.requestHeaders] = HeaderFieldsJSON.encode(flow.requestHeaders)
-        container[Columns.responseHeaders] = HeaderFieldsJSON.encode(flow.responseHeaders)
-        // Empty bodies as NULL, explicitly (GRDB would bind an empty Data as NULL anyway).
-        container[Columns.requestBody] = flow.requestBody.bytes.isEmpty ? nil : flow.requestBody.bytes
-        container[Columns.responseBody] = flow.responseBody.bytes.isEmpty ? nil : flow.responseBody.bytes
-    }
+    /// The columns an insert sets, in the order of `insertValues`.
+    ///
+    /// Inserts bind these positionally into one cached statement instead of going through
+    /// `PersistableRecord`, whose per-row dictionary of columns cost a third of the writer's
+    /// time (27k flows/s against the 30k/s the writer must sustain).
+    static let insertColumns: [Column] = [
+        Columns.kind, Columns.clientAddress, Columns.startedAt, Columns.finishedAt,
+        Columns.dnsMs, Columns.connectMs, Columns.tlsMs, Columns.sendMs, Columns.waitMs,
+        Columns.receiveMs, Columns.method, Columns.scheme, Columns.host, Columns.port,
+        Columns.path, Columns.httpVersion, Columns.status, Columns.reason, Columns.error,
+        Columns.bytesUp, Columns.bytesDown, Columns.marked, Columns.requestBodySize,
+        Columns.requestBodyTruncated, Columns.responseBodySize, Columns.responseBodyTruncated,
+        Columns.requestHeaders, Columns.responseHeaders, Columns.requestBody, Columns.responseBody,
+    ]
 
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        flow.id = inserted.rowID
+    /// The values of `insertColumns` for this flow (its id is left to the database).
+    ///
+    /// Existentials rather than `[DatabaseValue]`: GRDB converts the latter through a key path
+    /// that cost more than SQLite itself in a profile; this form goes through a plain closure.
+    var insertValues: [(any DatabaseValueConvertible)?] {
+        [
+            flow.kind.rawValue,
+            flow.clientAddress,
+            Self.milliseconds(flow.startedAt),
+            flow.finishedAt.map(Self.milliseconds),
+            flow.timings.dns,
+            flow.timings.connect,
+            flow.timings.tls,
+            flow.timings.send,
+            flow.timings.wait,
+            flow.timings.receive,
+            flow.method,
+            flow.scheme,
+            flow.host,
+            flow.port,
+            flow.path,
+            flow.httpVersion,
+            flow.status,
+            flow.reason,
+            flow.error,
+            flow.bytesUp,
+            flow.bytesDown,
+            flow.marked,
+            flow.requestBody.size,
+            flow.requestBody.truncated,
+            flow.responseBody.size,
+            flow.responseBody.truncated,
+            HeaderFieldsJSON.encode(flow.requestHeaders),
+            HeaderFieldsJSON.encode(flow.responseHeaders),
+            // Empty bodies as NULL, explicitly (GRDB binds an empty Data as NULL anyway).
+            flow.requestBody.bytes.isEmpty ? nil : flow.requestBody.bytes,
+            flow.responseBody.bytes.isEmpty ? nil : flow.responseBody.bytes,
+        ]
     }
 }

@@ -23,17 +23,24 @@ public struct TrafficRepository: Sendable {
     public func insert(_ flows: [Flow]) throws -> [Int64] {
         if flows.isEmpty { return [] }
         return try database.pool.write { db in
+            let statement = try db.cachedStatement(sql: Self.insertSQL)
             var ids: [Int64] = []
             ids.reserveCapacity(flows.count)
             for flow in flows {
-                var record = FlowRecord(flow)
-                record.flow.id = nil
-                try record.insert(db)
+                statement.setUncheckedArguments(StatementArguments(FlowRecord(flow).insertValues))
+                try statement.execute()
                 ids.append(db.lastInsertedRowID)
             }
             return ids
         }
     }
+
+    /// One positional INSERT of every column but `id`, prepared once per connection.
+    private static let insertSQL: String = {
+        let columns = FlowRecord.insertColumns.map(\.name)
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "INSERT INTO flows (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+    }()
 
     /// Sets or clears the `marked` flag of a flow. Returns false when no flow has that id.
     @discardableResult
@@ -83,6 +90,14 @@ public struct TrafficRepository: Sendable {
     public func count() throws -> Int {
         try database.pool.read { db in
             try FlowRecord.fetchCount(db)
+        }
+    }
+
+    /// The writer connection's journal mode and `synchronous` level (1 = NORMAL), for tests.
+    func writerConnectionSettings() throws -> (journalMode: String, synchronous: Int) {
+        try database.pool.writeWithoutTransaction { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+             try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
         }
     }
 

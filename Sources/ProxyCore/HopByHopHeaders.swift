@@ -6,13 +6,14 @@
 /// origin for the handshake to happen.
 public struct HopByHopHeaders: Sendable {
     /// Lowercased names that are always connection-specific.
-    public static let fixed: Set<String> = [
+    public static let fixed: [String] = [
         "connection", "proxy-connection", "keep-alive", "te", "trailer", "upgrade",
         "proxy-authorization", "proxy-authenticate",
     ]
 
-    /// Lowercased names to drop, given the values of the message's `Connection` headers.
-    private let names: Set<String>
+    /// Lowercased names to drop, given the values of the message's `Connection` headers. A short
+    /// array: compared by length first, it beats hashing every header name.
+    private let names: [String]
     /// True when the message asks to upgrade the connection and the upgrade is forwarded.
     public let keepsUpgrade: Bool
 
@@ -26,13 +27,16 @@ public struct HopByHopHeaders: Sendable {
             for token in value.split(separator: ",") {
                 let name = token.trimmingWhitespace().lowercased()
                 guard !name.isEmpty else { continue }
-                if name == "upgrade" { mentionsUpgrade = true }
-                names.insert(name)
+                if name == "upgrade" {
+                    mentionsUpgrade = true
+                } else if name != "close" && name != "keep-alive" && !names.contains(name) {
+                    names.append(name)
+                }
             }
         }
         self.keepsUpgrade = forwardUpgrade && mentionsUpgrade
         if self.keepsUpgrade {
-            names.remove("upgrade")
+            names.removeAll { $0 == "upgrade" }
         }
         self.names = names
     }
@@ -43,7 +47,10 @@ public struct HopByHopHeaders: Sendable {
     /// the forwarded body from it (chunked in, chunked out), and the engine removes it where the
     /// next hop cannot use it (an HTTP/1.0 client).
     public func forwards(_ name: String) -> Bool {
-        !names.contains(name.lowercased())
+        for candidate in names where candidate.equalsIgnoringASCIICase(name) {
+            return false
+        }
+        return true
     }
 }
 

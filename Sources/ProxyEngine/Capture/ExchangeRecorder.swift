@@ -22,6 +22,14 @@ struct ExchangeRecorder {
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
             requestHeaders: Self.fields(headers))
+        Self.reserve(&flow.requestBody, for: headers, cap: cap)
+    }
+
+    /// Sizes the capture buffer once from Content-Length instead of growing it step by step.
+    private static func reserve(_ body: inout CapturedBody, for headers: HTTPHeaders, cap: Int) {
+        if let text = headers.first(name: "content-length"), let length = Int(text), length > 0 {
+            body.bytes.reserveCapacity(min(length, cap))
+        }
     }
 
     static func versionText(_ version: HTTPVersion) -> String {
@@ -61,6 +69,7 @@ struct ExchangeRecorder {
         flow.status = Int(head.status.code)
         flow.reason = head.status.reasonPhrase
         flow.responseHeaders = Self.fields(head.headers)
+        Self.reserve(&flow.responseBody, for: head.headers, cap: cap)
         if let requestSent {
             flow.timings.wait = UpstreamConnector.milliseconds(from: requestSent, to: now)
         } else if connected != nil {

@@ -298,7 +298,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             hostWritten = true
         }
         for (name, value) in original where hop.forwards(name) {
-            if name.utf8.count == 4 && name.lowercased() == "host" {
+            if name.equalsIgnoringASCIICase("host") {
                 if !hostWritten {
                     headers.add(name: name, value: authority)
                     hostWritten = true

@@ -34,6 +34,8 @@ public final class ProxyServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
+            .childChannelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try ClientPipelineSetup.configure(channel, services: services)

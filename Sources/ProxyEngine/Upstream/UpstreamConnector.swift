@@ -73,6 +73,9 @@ final class UpstreamConnector: Sendable {
         return ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.maxMessagesPerRead, value: 16)
+            .channelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
+            .channelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .channelOption(.allowRemoteHalfClosure, value: kind == .raw)
             // A raw channel must not read before its glue is in place (server-speaks-first protocols).
             .channelOption(.autoRead, value: kind == .http)

@@ -1,0 +1,98 @@
+import Foundation
+import ProxyModel
+import XCTest
+
+@testable import CaptureStore
+
+final class CaptureQueueTests: XCTestCase {
+    /// Batches come out oldest first, at most `maxCount` at a time, across ring wrap-around and
+    /// growth.
+    func testBatchesAreFIFO() {
+        var queue = CaptureQueue(maxFlows: 5_000, maxBodyBytes: 1 << 20)
+        var next = 0
+        var expected = 0
+        // Interleave enqueues and dequeues so the ring wraps and grows past its first 1024 slots.
+        for round in 0..<6 {
+            for _ in 0..<(700 + round * 100) {
+                XCTAssertEqual(queue.enqueue(Samples.flow(next)), .queued)
+                next += 1
+            }
+            let batch = queue.dequeueBatch(maxCount: 450)
+            XCTAssertEqual(batch.map(\.path), (expected..<expected + batch.count).map { "/item/\($0)" })
+            expected += batch.count
+        }
+        while !queue.isEmpty {
+            let batch = queue.dequeueBatch(maxCount: 512)
+            XCTAssertLessThanOrEqual(batch.count, 512)
+            XCTAssertEqual(batch.map(\.path), (expected..<expected + batch.count).map { "/item/\($0)" })
+            expected += batch.count
+        }
+        XCTAssertEqual(expected, next)
+        XCTAssertEqual(queue.dequeueBatch(maxCount: 10), [])
+        XCTAssertEqual(queue.flowsDropped, 0)
+    }
+
+    /// Over the body budget a new flow loses its bodies (sizes kept, truncated set) but is still
+    /// queued; the counters say exactly how many flows and bytes.
+    func testBodiesAreStrippedBeforeFlowsAreDropped() {
+        var queue = CaptureQueue(maxFlows: 10, maxBodyBytes: 2_500)
+        XCTAssertEqual(queue.enqueue(Samples.flow(0, bodyBytes: 1_000)), .queued)
+        XCTAssertEqual(queue.enqueue(Samples.flow(1, bodyBytes: 1_000)), .queued)
+        XCTAssertEqual(queue.queuedBodyBytes, 2_000)
+
+        var both = Samples.flow(2, bodyBytes: 600)
+        both.requestBody = CapturedBody(bytes: Data(repeating: 1, count: 300), size: 900, truncated: true)
+        XCTAssertEqual(queue.enqueue(both), .queuedWithoutBodies(droppedBytes: 900))
+        // A flow without bodies, and one small enough to fit, still go in untouched.
+        XCTAssertEqual(queue.enqueue(Samples.flow(3)), .queued)
+        XCTAssertEqual(queue.enqueue(Samples.flow(4, bodyBytes: 500)), .queued)
+        XCTAssertEqual(queue.queuedBodyBytes, 2_500)
+        XCTAssertEqual(queue.enqueue(Samples.flow(5, bodyBytes: 1)), .queuedWithoutBodies(droppedBytes: 1))
+
+        XCTAssertEqual(queue.flowsStripped, 2)
+        XCTAssertEqual(queue.bodyBytesDropped, 901)
+        XCTAssertEqual(queue.flowsDropped, 0)
+        XCTAssertEqual(queue.count, 6)
+
+        let batch = queue.dequeueBatch(maxCount: 10)
+        XCTAssertEqual(batch.count, 6)
+        let stripped = batch[2]
+        XCTAssertEqual(stripped.requestBody, CapturedBody(bytes: Data(), size: 900, truncated: true))
+        XCTAssertEqual(stripped.responseBody, CapturedBody(bytes: Data(), size: 600, truncated: true))
+        XCTAssertEqual(batch[3].responseBody, .empty)
+        XCTAssertEqual(batch[4].responseBody.bytes.count, 500)
+        XCTAssertEqual(batch[5].responseBody, CapturedBody(bytes: Data(), size: 1, truncated: true))
+        XCTAssertEqual(queue.queuedBodyBytes, 0)
+
+        // Dequeuing frees the budget again.
+        XCTAssertEqual(queue.enqueue(Samples.flow(6, bodyBytes: 2_500)), .queued)
+    }
+
+    /// A single flow larger than the whole budget is stored without bodies, never dropped.
+    func testOversizedBodyOnEmptyQueueIsStripped() {
+        var queue = CaptureQueue(maxFlows: 3, maxBodyBytes: 100)
+        XCTAssertEqual(queue.enqueue(Samples.flow(0, bodyBytes: 101)),
+                       .queuedWithoutBodies(droppedBytes: 101))
+        XCTAssertEqual(queue.count, 1)
+    }
+
+    /// At the flow limit new flows are dropped whole and counted; older queued flows are kept,
+    /// and room frees up as batches leave.
+    func testFlowsAreDroppedAtTheFlowLimit() {
+        var queue = CaptureQueue(maxFlows: 3, maxBodyBytes: 1 << 20)
+        for index in 0..<3 {
+            XCTAssertEqual(queue.enqueue(Samples.flow(index, bodyBytes: 10)), .queued)
+        }
+        XCTAssertEqual(queue.enqueue(Samples.flow(3, bodyBytes: 10)), .dropped)
+        XCTAssertEqual(queue.enqueue(Samples.flow(4)), .dropped)
+        XCTAssertEqual(queue.flowsDropped, 2)
+        XCTAssertEqual(queue.flowsStripped, 0)
+        XCTAssertEqual(queue.bodyBytesDropped, 0)
+        XCTAssertEqual(queue.queuedBodyBytes, 30)
+
+        XCTAssertEqual(queue.dequeueBatch(maxCount: 2).map(\.path), ["/item/0", "/item/1"])
+        XCTAssertEqual(queue.enqueue(Samples.flow(5)), .queued)
+        XCTAssertEqual(queue.dequeueBatch(maxCount: 5).map(\.path), ["/item/2", "/item/5"])
+        XCTAssertEqual(queue.flowsDropped, 2)
+    }
+}

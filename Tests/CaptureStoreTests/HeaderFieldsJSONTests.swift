@@ -1,0 +1,60 @@
+import Foundation
+import ProxyModel
+import XCTest
+
+@testable import CaptureStore
+
+final class HeaderFieldsJSONTests: XCTestCase {
+    /// The stored form is an array of [name, value] pairs in order, duplicates kept.
+    func testEncodesPairsInOrder() {
+        let fields = [HeaderField(name: "Host", value: "a.test"), HeaderField(name: "Accept", value: "*/*"),
+                      HeaderField(name: "Accept", value: "text/html")]
+        XCTAssertEqual(HeaderFieldsJSON.encode(fields),
+                       #"[["Host","a.test"],["Accept","*/*"],["Accept","text/html"]]"#)
+        XCTAssertEqual(HeaderFieldsJSON.encode([]), "[]")
+    }
+
+    /// Quotes, backslashes and control characters are escaped as JSON requires; DEL, `/` and
+    /// non-ASCII pass through as UTF-8.
+    func testEscapes() {
+        let cases: [(String, String)] = [
+            (#"a"b"#, #""a\"b""#),
+            (#"a\b"#, #""a\\b""#),
+            ("\u{8}\u{C}\n\r\t", #""\b\f\n\r\t""#),
+            ("\u{0}\u{1}\u{1F}", #""\u0000\u0001\u001f""#),
+            ("\u{7F}/", "\"\u{7F}/\""),
+            ("é☃🎉\u{2028}", "\"é☃🎉\u{2028}\""),
+            ("", #""""#),
+        ]
+        for (value, expected) in cases {
+            let json = HeaderFieldsJSON.encode([HeaderField(name: "n", value: value)])
+            XCTAssertEqual(json, "[[\"n\",\(expected)]]", "escaping \(value.debugDescription)")
+        }
+    }
+
+    /// What the encoder writes parses with JSONSerialization and decodes back to the same list.
+    func testOutputParsesAndRoundTrips() throws {
+        var fields = Samples.fullHTTP.requestHeaders + Samples.fullHTTP.responseHeaders
+        // Every control character and a long value.
+        fields.append(HeaderField(name: "X-All-Controls",
+                                  value: String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })))
+        fields.append(HeaderField(name: "X-Long", value: String(repeating: "ab\"\\c", count: 2000)))
+        let json = HeaderFieldsJSON.encode(fields)
+
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String]]
+        XCTAssertEqual(parsed?.map { HeaderField(name: $0[0], value: $0[1]) }, fields)
+        XCTAssertEqual(try HeaderFieldsJSON.decode(json), fields)
+        XCTAssertEqual(try HeaderFieldsJSON.decode("[]"), [])
+    }
+
+    /// Stored text that is not a list of pairs is an error, not a crash or a silent empty list.
+    func testDecodeRejectsMalformedText() {
+        for text in ["", "{}", "[[\"only-name\"]]", "[[\"a\",\"b\",\"c\"]]", "[[1,2]]", "[[\"a\",\"b\"]"] {
+            XCTAssertThrowsError(try HeaderFieldsJSON.decode(text), "accepted \(text)") { error in
+                guard case .malformedRow = error as? CaptureStoreError else {
+                    return XCTFail("unexpected error \(error)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import ProxyModel
+import XCTest
+
+@testable import CaptureStore
+
+final class TrafficDatabaseTests: XCTestCase {
+    /// A read-only open of a missing file says so, and creates nothing.
+    func testOpenReadOnlyMissingFile() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("nothing.sqlite")
+        XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: path)) { error in
+            XCTAssertEqual(error as? CaptureStoreError, .databaseNotFound(path: path))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
+    /// A read-only open of a file that is not SQLite, or of an SQLite file without the capture
+    /// schema, is refused with a clear error.
+    func testOpenReadOnlyRejectsForeignFiles() throws {
+        let directory = try makeTemporaryDirectory()
+        let textPath = directory.path("notes.txt")
+        try Data(String(repeating: "not a database\n", count: 100).utf8)
+            .write(to: URL(fileURLWithPath: textPath))
+        XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: textPath)) { error in
+            XCTAssertEqual(error as? CaptureStoreError, .notACaptureDatabase(path: textPath))
+        }
+        XCTAssertThrowsError(try TrafficDatabase(path: textPath)) { error in
+            XCTAssertEqual(error as? CaptureStoreError, .notACaptureDatabase(path: textPath))
+        }
+    }
+
+    /// An SQLite file without the capture tables is not a capture database for a reader.
+    func testOpenReadOnlyRejectsSQLiteWithoutTheSchema() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("other.sqlite")
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE notes (text TEXT)")
+        }
+        XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: path)) { error in
+            XCTAssertEqual(error as? CaptureStoreError, .notACaptureDatabase(path: path))
+        }
+    }
+
+    /// A file migrated by a newer store (a migration this build does not know) is refused by
+    /// readers and by the writer, instead of being misread or written with an old schema.
+    func testNewerSchemaIsRefused() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        do {
+            let database = try TrafficDatabase(path: path)
+            try database.pool.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+            }
+        }
+        XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: path)) { error in
+            XCTAssertEqual(error as? CaptureStoreError, .schemaTooNew(path: path))
+        }
+        XCTAssertThrowsError(try TrafficDatabase(path: path)) { error in
+            XCTAssertEqual(error as? CaptureStoreError, .schemaTooNew(path: path))
+        }
+    }
+
+    /// The read-write open fails (rather than creating directories) when the directory is
+    /// missing.
+    func testReadWriteOpenNeedsTheDirectory() throws {
+        let directory = try makeTemporaryDirectory()
+        XCTAssertThrowsError(try TrafficDatabase(path: directory.path("missing/capture.sqlite")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path("missing")))
+    }
+
+    /// A read-only database reads what the writer stored, refuses writes with an error (no
+    /// crash), and works again after the writer closed its connections.
+    func testReadOnlyDatabaseReadsAndRefusesWrites() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        do {
+            let writer = TrafficRepository(database: try TrafficDatabase(path: path))
+            try writer.insert([Samples.flow(0), Samples.flow(1)])
+        }
+        let reader = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: path))
+        XCTAssertTrue(reader.database.isReadOnly)
+        XCTAssertEqual(try reader.count(), 2)
+        XCTAssertEqual(try reader.latestFlows(limit: 1).first?.path, "/item/1")
+        XCTAssertThrowsError(try reader.insert([Samples.flow(2)]))
+        XCTAssertEqual(try reader.count(), 2)
+    }
+
+    /// `fileIsInPlace` notices the file being deleted or replaced.
+    func testFileIsInPlaceNoticesDeletionAndReplacement() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        let database = try TrafficDatabase(path: path)
+        XCTAssertTrue(database.fileIsInPlace)
+        try FileManager.default.removeItem(atPath: path)
+        XCTAssertFalse(database.fileIsInPlace)
+        try Data("other".utf8).write(to: URL(fileURLWithPath: path))
+        XCTAssertFalse(database.fileIsInPlace)
+    }
+}
