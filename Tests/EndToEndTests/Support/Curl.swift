@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import ProxyModel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,6 +30,54 @@ enum Curl {
     }
 
     static let executable = "/usr/bin/curl"
+
+    /// One exchange as curl saw it: every status line and the final header block (from `-D`),
+    /// and the body (from `-o`).
+    struct Fetched: Sendable {
+        var result: Result
+        /// Status codes in the order received, informational ones (100) included.
+        var statuses: [Int]
+        /// Headers of the final response.
+        var headers: [HeaderField]
+        var body: Data
+
+        var status: Int? { statuses.last }
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+        func header(_ name: String) -> String? { headers.first(named: name) }
+        func values(of name: String) -> [String] {
+            headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        }
+    }
+
+    /// Fetches `url` through the proxy, keeping headers and body apart (curl decodes chunked
+    /// bodies, so `-i` output could not be parsed by framing).
+    static func fetch(viaProxy proxyPort: Int, _ url: String, _ arguments: [String] = [],
+                      timeout: TimeInterval = 20) async throws -> Fetched {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("proxyapp-e2e-fetch-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let headersURL = scratch.appendingPathComponent("headers")
+        let bodyURL = scratch.appendingPathComponent("body")
+        let result = try await viaProxy(
+            proxyPort, ["-D", headersURL.path, "-o", bodyURL.path] + arguments + [url], timeout: timeout)
+        let headerText = (try? String(contentsOf: headersURL, encoding: .utf8)) ?? ""
+        var statuses: [Int] = []
+        var headers: [HeaderField] = []
+        for line in headerText.components(separatedBy: "\r\n") where !line.isEmpty {
+            if line.hasPrefix("HTTP/") {
+                let parts = line.split(separator: " ")
+                statuses.append(parts.count > 1 ? Int(parts[1]) ?? -1 : -1)
+                headers = []
+            } else if let colon = line.firstIndex(of: ":") {
+                headers.append(HeaderField(name: String(line[..<colon]),
+                                           value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        let body = (try? Data(contentsOf: bodyURL)) ?? Data()
+        return Fetched(result: result, statuses: statuses, headers: headers, body: body)
+    }
 
     /// Runs curl through the proxy on `proxyPort`: `-q -sS --max-time T -x http://127.0.0.1:PORT`
     /// followed by `arguments`.

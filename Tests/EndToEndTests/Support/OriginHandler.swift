@@ -19,6 +19,7 @@ import ProxyModel
 /// - `/close-mid/N`: announces N bytes, sends half, closes.
 /// - `/then-close/N`: N bytes, then closes the connection without announcing it.
 /// - `/upgrade`: `101 Switching Protocols` to `Upgrade: websocket`, then echoes raw bytes.
+/// - `/upgrade-greet`: the same, with `greeting` sent in the same write as the 101.
 final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -43,6 +44,8 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var checksum = Checksum()
     private var bodyPrefix = Data()
     private var stream: Stream?
+    private var pumping = false
+    private var inputClosed = false
 
     init(log: OriginLog, connection: Int) {
         self.log = log
@@ -88,6 +91,19 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
+    }
+
+    /// Like a real server: a client that half-closes gets the response in progress, then the
+    /// connection closes (at once when nothing is in progress or nothing will be answered).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let event = event as? ChannelEvent, case .inputClosed = event else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        inputClosed = true
+        if stream == nil {
+            context.close(promise: nil)
+        }
     }
 
     // MARK: routes
@@ -149,6 +165,8 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             break  // never answer; the connection stays open until the peer or shutdown closes it
         case ("upgrade", _) where head.headers["upgrade"].contains { $0.lowercased() == "websocket" }:
             upgrade(headers: headers, context: context)
+        case ("upgrade-greet", _) where head.headers["upgrade"].contains { $0.lowercased() == "websocket" }:
+            upgradeWithGreeting(headers: headers, context: context)
         default:
             writeComplete(status: .notFound, headers: headers, body: Data("no route for \(head.uri)\n".utf8),
                           context: context)
@@ -179,31 +197,35 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Writes chunks while the channel is writable; resumes from `channelWritabilityChanged`.
+    ///
+    /// `flush()` can report writability synchronously and so call back in here: the state lives
+    /// in `self.stream` only, and a nested call returns at once.
     private func pump(context: ChannelHandlerContext) {
-        guard var stream else { return }
-        while stream.remaining > 0 && context.channel.isWritable {
-            let count = min(stream.chunkSize, stream.remaining)
+        guard !pumping, stream != nil else { return }
+        pumping = true
+        defer { pumping = false }
+        while let current = stream, current.remaining > 0, context.channel.isWritable {
+            let count = min(current.chunkSize, current.remaining)
             var buffer = context.channel.allocator.buffer(capacity: count)
-            PatternBytes.write(offset: stream.offset, count: count, into: &buffer)
-            stream.offset += count
-            stream.remaining -= count
+            PatternBytes.write(offset: current.offset, count: count, into: &buffer)
+            stream?.offset += count
+            stream?.remaining -= count
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            if stream?.remaining == 0 || !context.channel.isWritable {
+                context.flush()
+            }
         }
-        context.flush()
-        guard stream.remaining == 0 else {
-            self.stream = stream
-            return
-        }
-        self.stream = nil
+        guard let finished = stream, finished.remaining == 0 else { return }
+        stream = nil
         let channel = context.channel
-        if stream.closeInsteadOfEnd {
+        if finished.closeInsteadOfEnd {
             // An empty write whose completion means every byte before it left the channel.
             let done = context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer()))))
             done.whenComplete { _ in channel.close(promise: nil) }
             return
         }
         let ended = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if stream.closeAfterEnd {
+        if finished.closeAfterEnd || inputClosed {
             ended.whenComplete { _ in channel.close(promise: nil) }
         }
     }
@@ -219,21 +241,52 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .switchingProtocols,
                                                               headers: headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
-            do {
-                let pipeline = context.pipeline.syncOperations
-                try pipeline.addHandler(ByteEchoHandler())
-                if let upgradeHandler = try? pipeline.handler(type: HTTPServerUpgradeHandler.self) {
-                    pipeline.removeHandler(upgradeHandler, promise: nil)
-                }
-                pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
-                pipeline.removeHandler(try pipeline.handler(type: HTTPServerProtocolErrorHandler.self), promise: nil)
-                pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
-                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-                pipeline.removeHandler(context: context, promise: nil)
-                pipeline.removeHandler(decoder, promise: nil)
-            } catch {
-                context.close(promise: nil)
-            }
+            self.switchToEcho(context: context)
         }
+    }
+
+    /// A server that speaks first: the 101 and the first bytes of the new protocol leave in one
+    /// write (one TCP segment on loopback), so the proxy reads them together.
+    private func upgradeWithGreeting(headers: HTTPHeaders, context: ChannelHandlerContext) {
+        var text = "HTTP/1.1 101 Switching Protocols\r\n"
+        for (name, value) in headers {
+            text += "\(name): \(value)\r\n"
+        }
+        text += "Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n" + Self.greeting
+        let channel = context.channel
+        let bytes = ByteBuffer(string: text)
+        switchToEcho(context: context).whenComplete { _ in
+            channel.writeAndFlush(bytes, promise: nil)
+        }
+    }
+
+    /// What `/upgrade-greet` sends right after its 101.
+    static let greeting = "hello-from-origin"
+
+    /// Takes every HTTP handler off and leaves a `ByteEchoHandler`; the future completes once
+    /// the decoder (removed last, so its leftover bytes reach the echo handler) is gone.
+    @discardableResult
+    private func switchToEcho(context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        let pipeline = context.pipeline.syncOperations
+        let removed = context.eventLoop.makePromise(of: Void.self)
+        do {
+            try pipeline.addHandler(ByteEchoHandler())
+            if let upgradeHandler = try? pipeline.handler(type: HTTPServerUpgradeHandler.self) {
+                pipeline.removeHandler(upgradeHandler, promise: nil)
+            }
+            if let validator = try? pipeline.handler(type: NIOHTTPResponseHeadersValidator.self) {
+                pipeline.removeHandler(validator, promise: nil)
+            }
+            pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
+            pipeline.removeHandler(try pipeline.handler(type: HTTPServerProtocolErrorHandler.self), promise: nil)
+            pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            pipeline.removeHandler(context: context, promise: nil)
+            pipeline.removeHandler(decoder, promise: removed)
+        } catch {
+            removed.fail(error)
+            context.close(promise: nil)
+        }
+        return removed.futureResult
     }
 }

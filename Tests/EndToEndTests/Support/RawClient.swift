@@ -90,6 +90,14 @@ final class RawClient {
         try send(Data(text.utf8))
     }
 
+    /// Closes abortively: the peer gets a reset (RST) instead of an orderly end of input.
+    func abort() {
+        guard fd >= 0 else { return }
+        var option = linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+
     /// Half-closes: the peer sees end of input, reading stays possible.
     func shutdownWrite() {
         _ = shutdown(fd, Int32(SHUT_WR))
