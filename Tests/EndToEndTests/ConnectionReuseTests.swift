@@ -81,6 +81,24 @@ final class ConnectionReuseTests: XCTestCase {
         }
     }
 
+    /// A pooled upstream connection left idle is closed after the upstream timeout; the next
+    /// request opens a new one and succeeds.
+    func testIdlePooledConnectionIsClosedAfterUpstreamTimeout() async throws {
+        try await Fixture.run({ $0.upstreamTimeout = .seconds(1) }) { proxy, origin in
+            let first = try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/10"))
+            XCTAssertEqual(first.status, 200, first.result.summary)
+            // Bounded wait for the proxy to close its idle upstream connection.
+            for _ in 0..<1_000 where origin.log.closedConnections == 0 {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            XCTAssertEqual(origin.log.closedConnections, 1, "the idle pooled connection was not closed")
+            let second = try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/20"))
+            XCTAssertEqual(second.status, 200, second.result.summary)
+            XCTAssertEqual(second.body, PatternBytes.data(count: 20))
+            XCTAssertEqual(origin.log.acceptedConnections, 2)
+        }
+    }
+
     /// The origin closes its connection after a response without saying so; the next request
     /// must not fail because the pooled connection is dead.
     func testStalePooledConnectionIsNotUsed() async throws {

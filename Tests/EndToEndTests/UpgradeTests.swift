@@ -56,6 +56,21 @@ final class UpgradeTests: XCTestCase {
         }
     }
 
+    /// An upgrade that is not the first request on the client connection (and goes over the
+    /// pooled upstream connection of the first) still switches to a byte relay.
+    func testUpgradeAfterEarlierRequestOnSameConnection() async throws {
+        try await Fixture.run { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET \(origin.url("/bytes/5")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+            XCTAssertEqual(try client.readResponse().body, PatternBytes.data(count: 5))
+            try client.send(upgradeRequest(origin))
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 101)
+            try client.send("after-reuse")
+            XCTAssertEqual(try client.receive(count: 11, timeout: 5), Data("after-reuse".utf8))
+        }
+    }
+
     /// Closing the client side of an upgraded connection closes the relay.
     func testClosingUpgradedConnectionEndsRelay() async throws {
         try await Fixture.run { proxy, origin in

@@ -73,6 +73,17 @@ final class UpstreamFailureTests: XCTestCase {
         }
     }
 
+    /// An upstream that answers with something that is not HTTP: 502 naming the host.
+    func testNonHTTPResponseAnswers502() async throws {
+        try await Fixture.run { proxy, origin in
+            let fetched = try await Curl.fetch(viaProxy: proxy.port, origin.url("/garbage"))
+            assertLocalError(fetched, status: 502, bodyContains: ["invalid response from '127.0.0.1'"],
+                             proxyStatusError: "http_protocol_error")
+            let flow = try await proxy.waitForFlows(count: 1).first
+            XCTAssertTrue(flow?.error?.contains("invalid response") == true, "error: \(flow?.error ?? "nil")")
+        }
+    }
+
     /// The origin closes after half the announced body: the client's connection is closed too
     /// (curl reports a partial transfer, never a complete-looking body) and the flow has an error.
     func testOriginClosingMidResponseClosesClientAndRecordsError() async throws {

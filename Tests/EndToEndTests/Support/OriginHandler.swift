@@ -15,6 +15,7 @@ import ProxyModel
 /// - `/status/N`: status N with an empty body.
 /// - `/headers`: the request headers as `name: value` lines, in order.
 /// - `/hop-response`: a response with hop-by-hop headers (`Connection: X-Resp-Hop`, …).
+/// - `/garbage`: answers with bytes that are not HTTP.
 /// - `/slow-headers`: never answers.
 /// - `/close-mid/N`: announces N bytes, sends half, closes.
 /// - `/then-close/N`: N bytes, then closes the connection without announcing it.
@@ -161,6 +162,12 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "Keep-Alive", value: "timeout=5")
             headers.add(name: "X-End-To-End", value: "kept")
             writeComplete(status: .ok, headers: headers, body: Data("ok".utf8), context: context)
+        case ("garbage", _):
+            // Not HTTP at all: what a misconfigured or non-HTTP upstream sends.
+            let channel = context.channel
+            switchToEcho(context: context).whenComplete { _ in
+                channel.writeAndFlush(ByteBuffer(string: "SSH-2.0-NotHTTP\r\n\r\n"), promise: nil)
+            }
         case ("slow-headers", _):
             break  // never answer; the connection stays open until the peer or shutdown closes it
         case ("upgrade", _) where head.headers["upgrade"].contains { $0.lowercased() == "websocket" }:
@@ -210,6 +217,7 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             PatternBytes.write(offset: current.offset, count: count, into: &buffer)
             stream?.offset += count
             stream?.remaining -= count
+            log.streamed(count)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
             if stream?.remaining == 0 || !context.channel.isWritable {
                 context.flush()

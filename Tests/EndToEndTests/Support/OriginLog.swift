@@ -30,6 +30,8 @@ final class OriginLog: Sendable {
     private struct State {
         var requests: [Request] = []
         var acceptedConnections = 0
+        var closedConnections = 0
+        var streamedBodyBytes = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -42,6 +44,16 @@ final class OriginLog: Sendable {
         }
     }
 
+    func connectionClosed() {
+        state.withLockedValue { $0.closedConnections += 1 }
+    }
+
+    /// Counts response body bytes handed to NIO by the streaming routes. The origin only
+    /// writes while its channel is writable, so this follows what the proxy actually read.
+    func streamed(_ count: Int) {
+        state.withLockedValue { $0.streamedBodyBytes += count }
+    }
+
     func append(_ request: Request) {
         state.withLockedValue { $0.requests.append(request) }
     }
@@ -52,5 +64,13 @@ final class OriginLog: Sendable {
 
     var acceptedConnections: Int {
         state.withLockedValue { $0.acceptedConnections }
+    }
+
+    var closedConnections: Int {
+        state.withLockedValue { $0.closedConnections }
+    }
+
+    var streamedBodyBytes: Int {
+        state.withLockedValue { $0.streamedBodyBytes }
     }
 }

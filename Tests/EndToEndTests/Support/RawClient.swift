@@ -137,6 +137,34 @@ final class RawClient {
         return peerClosed
     }
 
+    /// Reads and discards until `count` bytes in all were received (pending ones included), the
+    /// peer closes, or `timeout` passes; returns how many were received. For bodies too large to
+    /// keep.
+    func drain(count: Int, timeout: TimeInterval) throws -> Int {
+        var received = pending.count
+        pending.removeAll()
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 256 << 10)
+        // Bounded by the deadline and by a count of reads.
+        for _ in 0..<1_000_000 where received < count && !peerClosed {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { break }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000) + 1)
+            if ready < 0 && errno != EINTR { throw SocketError(description: "poll: errno \(errno)") }
+            guard ready > 0 else { continue }
+            let read = recv(fd, &buffer, min(buffer.count, count - received), 0)
+            if read > 0 {
+                received += read
+            } else if read == 0 || errno == ECONNRESET {
+                peerClosed = true
+            } else if errno != EINTR && errno != EAGAIN {
+                throw SocketError(description: "recv: errno \(errno)")
+            }
+        }
+        return received
+    }
+
     /// Removes and returns the first `count` pending bytes, reading more if needed.
     func receive(count: Int, timeout: TimeInterval) throws -> Data {
         try read(timeout: timeout) { $0.count >= count }

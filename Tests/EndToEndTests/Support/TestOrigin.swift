@@ -10,18 +10,22 @@ import NIOPosix
 /// on `OriginHandler`. Call `shutdown()` when done.
 final class TestOrigin: Sendable {
     let port: Int
+    /// The loopback address it listens on: `127.0.0.1` or `::1`.
+    let host: String
     let log: OriginLog
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
 
-    private init(port: Int, log: OriginLog, group: MultiThreadedEventLoopGroup, channel: any Channel) {
+    private init(port: Int, host: String, log: OriginLog, group: MultiThreadedEventLoopGroup, channel: any Channel) {
         self.port = port
+        self.host = host
         self.log = log
         self.group = group
         self.channel = channel
     }
 
-    static func start() async throws -> TestOrigin {
+    /// Listens on `host` (`127.0.0.1` or `::1`), port 0.
+    static func start(host: String = "127.0.0.1") async throws -> TestOrigin {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = OriginLog()
         do {
@@ -30,6 +34,7 @@ final class TestOrigin: Sendable {
                 .childChannelOption(.allowRemoteHalfClosure, value: true)
                 .childChannelInitializer { channel in
                     let number = log.connectionAccepted()
+                    channel.closeFuture.whenComplete { _ in log.connectionClosed() }
                     return channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
                         try pipeline.configureHTTPServerPipeline(
@@ -41,22 +46,22 @@ final class TestOrigin: Sendable {
                         try pipeline.addHandler(OriginHandler(log: log, connection: number))
                     }
                 }
-                .bind(host: "127.0.0.1", port: 0)
+                .bind(host: host, port: 0)
                 .get()
             guard let port = channel.localAddress?.port else {
                 throw ChannelError.unknownLocalAddress
             }
-            return TestOrigin(port: port, log: log, group: group, channel: channel)
+            return TestOrigin(port: port, host: host, log: log, group: group, channel: channel)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    /// `127.0.0.1:port`
-    var authority: String { "127.0.0.1:\(port)" }
+    /// `127.0.0.1:port` or `[::1]:port`
+    var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// `http://127.0.0.1:port` followed by `path`.
+    /// `http://` + `authority` + `path`.
     func url(_ path: String) -> String { "http://\(authority)\(path)" }
 
     /// Stops listening and closes every connection.
