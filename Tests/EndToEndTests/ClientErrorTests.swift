@@ -105,6 +105,27 @@ final class ClientErrorTests: XCTestCase {
         }
     }
 
+    /// Ambiguous body framing (both `Content-Length` and chunked, or two `Content-Length`s) is
+    /// refused with 400 and never reaches the origin, so no request can be smuggled past it.
+    func testAmbiguousBodyFramingIsRefused() async throws {
+        try await Fixture.run { proxy, origin in
+            let requests = [
+                "POST \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\nContent-Length: 4\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+                "POST \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\nContent-Length: 3\r\n"
+                    + "Content-Length: 5\r\n\r\nabcde",
+            ]
+            for request in requests {
+                let client = try RawClient(port: proxy.port)
+                try client.send(request)
+                let response = try client.readResponse()
+                XCTAssertEqual(response.status, 400, response.bodyText)
+                XCTAssertTrue(try client.readUntilClose(timeout: 10))
+            }
+            XCTAssertEqual(origin.log.requests.count, 0)
+        }
+    }
+
     /// A client that connects and sends nothing is disconnected after the idle timeout.
     func testIdleClientConnectionIsClosed() async throws {
         try await Fixture.run({ $0.clientIdleTimeout = .seconds(1) }) { proxy, _ in

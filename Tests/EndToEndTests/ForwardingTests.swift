@@ -120,6 +120,8 @@ final class ForwardingTests: XCTestCase {
             XCTAssertNil(fetched.header("Keep-Alive"))
             XCTAssertFalse(fetched.values(of: "Connection").contains { $0.lowercased().contains("x-resp-hop") })
             XCTAssertEqual(fetched.header("X-End-To-End"), "kept")
+            XCTAssertEqual(fetched.values(of: "Set-Cookie"), ["a=1; Path=/", "b=2; Path=/"],
+                           "duplicate end-to-end headers must be relayed in order")
         }
     }
 
@@ -130,6 +132,19 @@ final class ForwardingTests: XCTestCase {
                                                ["-H", "Host: wrong.example"])
             XCTAssertEqual(fetched.status, 200, fetched.result.summary)
             XCTAssertEqual(origin.log.requests.first?.values(of: "Host"), [origin.authority])
+        }
+    }
+
+    /// Userinfo in the request URL is not forwarded: neither in the request line nor in `Host`.
+    func testUserinfoIsNotForwarded() async throws {
+        try await Fixture.run { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET http://user:secret@\(origin.authority)/headers HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(origin.log.requests.first?.uri, "/headers")
+            XCTAssertEqual(origin.log.requests.first?.values(of: "Host"), [origin.authority])
+            XCTAssertFalse(response.bodyText.contains("secret"))
         }
     }
 

@@ -6,12 +6,14 @@ import XCTest
 /// its own response, on one client connection.
 ///
 /// KNOWN BUG (Sources/ProxyEngine/Client/HTTPProxyHandler.swift, `completeResponse`): the tests
-/// that pipeline after a forwarded or locally answered request fail. NIO's
+/// that pipeline behind a request whose answer completes after that request was fully read
+/// (a forwarded response, or a 502 for a refused connection) fail. NIO's
 /// `HTTPServerPipelineHandler` hands the buffered next request to `HTTPProxyHandler` from inside
 /// the `write(.end)` of the previous response, while the handler's state is still
 /// `.forwarding`; `startRequest` then returns at `guard case .idle = state` and the request is
-/// dropped: no response, connection left open. A correct proxy answers within milliseconds on
-/// loopback, so the reads here wait at most `responseTimeout`.
+/// dropped: no response, connection left open. Answers given while the request is still being
+/// read (built-in pages, an `.invalid` host) are not affected. A correct proxy answers within
+/// milliseconds on loopback, so the reads here wait at most `responseTimeout`.
 final class PipeliningTests: XCTestCase {
     static let responseTimeout: TimeInterval = 5
 

@@ -14,7 +14,8 @@ import ProxyModel
 /// - `/expect`: like `/echo`, but first answers `100 Continue` to `Expect: 100-continue`.
 /// - `/status/N`: status N with an empty body.
 /// - `/headers`: the request headers as `name: value` lines, in order.
-/// - `/hop-response`: a response with hop-by-hop headers (`Connection: X-Resp-Hop`, …).
+/// - `/hop-response`: a response with hop-by-hop headers (`Connection: X-Resp-Hop`, …)
+///   and two `Set-Cookie` headers.
 /// - `/garbage`: answers with bytes that are not HTTP.
 /// - `/slow-headers`: never answers.
 /// - `/close-mid/N`: announces N bytes, sends half, closes.
@@ -161,6 +162,8 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.add(name: "X-Resp-Hop", value: "secret")
             headers.add(name: "Keep-Alive", value: "timeout=5")
             headers.add(name: "X-End-To-End", value: "kept")
+            headers.add(name: "Set-Cookie", value: "a=1; Path=/")
+            headers.add(name: "Set-Cookie", value: "b=2; Path=/")
             writeComplete(status: .ok, headers: headers, body: Data("ok".utf8), context: context)
         case ("garbage", _):
             // Not HTTP at all: what a misconfigured or non-HTTP upstream sends.
