@@ -1,0 +1,142 @@
+import Foundation
+import NIOConcurrencyHelpers
+import ProxyModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs `/usr/bin/curl`, the real-world client of the end-to-end tests, with a clean
+/// environment and a hard time limit.
+///
+/// The environment holds only `PATH` and a private `HOME`, and `-q` skips any `.curlrc`, so
+/// neither the machine's proxy variables nor its CA-bundle variables reach curl: the proxy is
+/// always named explicitly with `-x`. A run that outlives its limit is killed and reported as
+/// `timedOut`.
+enum Curl {
+    struct Result: Sendable {
+        var exitCode: Int32
+        var stdout: Data
+        var stderr: String
+        var timedOut: Bool
+
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+
+        /// One line for assertion messages.
+        var summary: String {
+            "curl exit \(exitCode)\(timedOut ? " (killed: timeout)" : ""); stderr: \(stderr.prefix(500))"
+        }
+    }
+
+    static let executable = "/usr/bin/curl"
+
+    /// One exchange as curl saw it: every status line and the final header block (from `-D`),
+    /// and the body (from `-o`).
+    struct Fetched: Sendable {
+        var result: Result
+        /// Status codes in the order received, informational ones (100) included.
+        var statuses: [Int]
+        /// Headers of the final response.
+        var headers: [HeaderField]
+        var body: Data
+
+        var status: Int? { statuses.last }
+        var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+        func header(_ name: String) -> String? { headers.first(named: name) }
+        func values(of name: String) -> [String] {
+            headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        }
+    }
+
+    /// Fetches `url` through the proxy, keeping headers and body apart (curl decodes chunked
+    /// bodies, so `-i` output could not be parsed by framing).
+    static func fetch(viaProxy proxyPort: Int, _ url: String, _ arguments: [String] = [],
+                      timeout: TimeInterval = 20) async throws -> Fetched {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("proxyapp-e2e-fetch-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let headersURL = scratch.appendingPathComponent("headers")
+        let bodyURL = scratch.appendingPathComponent("body")
+        let result = try await viaProxy(
+            proxyPort, ["-D", headersURL.path, "-o", bodyURL.path] + arguments + [url], timeout: timeout)
+        let headerText = (try? String(contentsOf: headersURL, encoding: .utf8)) ?? ""
+        var statuses: [Int] = []
+        var headers: [HeaderField] = []
+        for line in headerText.components(separatedBy: "\r\n") where !line.isEmpty {
+            if line.hasPrefix("HTTP/") {
+                let parts = line.split(separator: " ")
+                statuses.append(parts.count > 1 ? Int(parts[1]) ?? -1 : -1)
+                headers = []
+            } else if let colon = line.firstIndex(of: ":") {
+                headers.append(HeaderField(name: String(line[..<colon]),
+                                           value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        let body = (try? Data(contentsOf: bodyURL)) ?? Data()
+        return Fetched(result: result, statuses: statuses, headers: headers, body: body)
+    }
+
+    /// Runs curl through the proxy on `proxyPort`: `-q -sS --max-time T -x http://127.0.0.1:PORT`
+    /// followed by `arguments`.
+    static func viaProxy(_ proxyPort: Int, _ arguments: [String], timeout: TimeInterval = 20) async throws -> Result {
+        try await run(["-x", "http://127.0.0.1:\(proxyPort)"] + arguments, timeout: timeout)
+    }
+
+    /// Runs `curl -q -sS --max-time T` followed by `arguments`; the process is killed after
+    /// `timeout` + 5 seconds if curl's own limit did not end it.
+    static func run(_ arguments: [String], timeout: TimeInterval = 20) async throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("proxyapp-e2e-curl-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let stdoutURL = scratch.appendingPathComponent("stdout")
+        let stderrURL = scratch.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
+        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
+        defer {
+            try? stdoutHandle.close()
+            try? stderrHandle.close()
+        }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-q", "-sS", "--max-time", String(Int(timeout.rounded(.up)))] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": scratch.path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+
+        let exited = NIOLockedValueBox(false)
+        let killed = NIOLockedValueBox(false)
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { process in
+                exited.withLockedValue { $0 = true }
+                continuation.resume(returning: process.terminationStatus)
+            }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+                return
+            }
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout + 5) {
+                // The lock keeps the pid from being reused between the check and the kill.
+                exited.withLockedValue { exited in
+                    if !exited {
+                        killed.withLockedValue { $0 = true }
+                        kill(pid, SIGKILL)
+                    }
+                }
+            }
+        }
+        let stdout = (try? Data(contentsOf: stdoutURL)) ?? Data()
+        let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+        return Result(exitCode: status, stdout: stdout, stderr: stderr, timedOut: killed.withLockedValue { $0 })
+    }
+}

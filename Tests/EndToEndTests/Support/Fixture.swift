@@ -1,0 +1,31 @@
+import ProxyEngine
+
+/// Starts a test origin and a proxy for one test and tears both down afterwards, whether the
+/// test body returns or throws.
+///
+/// Each test gets its own servers, ports, database and temporary directory, so tests run in any
+/// order and repeatedly without sharing state.
+enum Fixture {
+    static func run(
+        _ configure: (inout ProxyConfiguration) -> Void = { _ in },
+        _ body: (ProxyHarness, TestOrigin) async throws -> Void
+    ) async throws {
+        let origin = try await TestOrigin.start()
+        let proxy: ProxyHarness
+        do {
+            proxy = try await ProxyHarness.start(configure)
+        } catch {
+            await origin.shutdown()
+            throw error
+        }
+        do {
+            try await body(proxy, origin)
+        } catch {
+            await proxy.shutdown()
+            await origin.shutdown()
+            throw error
+        }
+        await proxy.shutdown()
+        await origin.shutdown()
+    }
+}

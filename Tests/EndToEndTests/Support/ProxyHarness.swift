@@ -1,0 +1,117 @@
+import CaptureStore
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ProxyEngine
+import ProxyModel
+
+/// The proxy under test, wired the way the CLI wires it: a `ProxyServer` on 127.0.0.1 with an
+/// ephemeral port, the system resolver on a thread pool, and the real `CaptureWriter` and
+/// `TrafficRepository` on a SQLite file in a fresh temporary directory.
+///
+/// Tests read captured flows back from the database, so they check the whole path from the
+/// wire to the stored row. `shutdown()` stops the server, the event loops, the thread pool and
+/// the writer, and removes the directory.
+final class ProxyHarness: Sendable {
+    let port: Int
+    let configuration: ProxyConfiguration
+    let repository: TrafficRepository
+    let writer: CaptureWriter
+    /// Scratch space for the test (upload files, curl output); removed on shutdown.
+    let directory: URL
+    private let server: ProxyServer
+    private let group: MultiThreadedEventLoopGroup
+    private let threadPool: NIOThreadPool
+
+    private init(port: Int, configuration: ProxyConfiguration, repository: TrafficRepository, writer: CaptureWriter,
+                 directory: URL, server: ProxyServer, group: MultiThreadedEventLoopGroup, threadPool: NIOThreadPool) {
+        self.port = port
+        self.configuration = configuration
+        self.repository = repository
+        self.writer = writer
+        self.directory = directory
+        self.server = server
+        self.group = group
+        self.threadPool = threadPool
+    }
+
+    /// Starts a proxy; `configure` adjusts the configuration (timeouts, capture cap) after the
+    /// listen address has been set to 127.0.0.1:0.
+    static func start(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let logger = Logger(label: "proxyapp.e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+        let repository: TrafficRepository
+        do {
+            repository = TrafficRepository(
+                database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        let writer = CaptureWriter(
+            repository: repository, limits: CaptureWriter.Limits(maxBatchDelay: .milliseconds(5)), logger: logger)
+
+        var configuration = ProxyConfiguration()
+        configuration.listenHost = "127.0.0.1"
+        configuration.listenPort = 0
+        configure(&configuration)
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
+        let server = ProxyServer(configuration: configuration, sink: writer, group: group,
+                                 resolver: SystemHostResolver(threadPool: threadPool), logger: logger)
+        do {
+            let address = try await server.start()
+            guard let port = address.port else { throw ChannelError.unknownLocalAddress }
+            return ProxyHarness(port: port, configuration: configuration, repository: repository, writer: writer,
+                                directory: directory, server: server, group: group, threadPool: threadPool)
+        } catch {
+            try? await group.shutdownGracefully()
+            try? await threadPool.shutdownGracefully()
+            writer.close()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    /// `http://127.0.0.1:port`, for `curl -x`.
+    var proxyURL: String { "http://127.0.0.1:\(port)" }
+
+    /// A path inside the scratch directory.
+    func file(_ name: String) -> URL {
+        directory.appendingPathComponent(name)
+    }
+
+    /// Every stored flow, oldest first, after the writer committed what it had been given.
+    func flushedFlows() throws -> [Flow] {
+        writer.flush()
+        return try repository.latestFlows(limit: 10_000).reversed()
+    }
+
+    /// Waits until at least `count` flows are stored (the proxy records some flows, tunnels for
+    /// example, only after both connections closed) and returns them, oldest first. Gives up
+    /// after `timeout` seconds and returns what is there, so the caller's assertion fails.
+    func waitForFlows(count: Int, timeout: TimeInterval = 10) async throws -> [Flow] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var flows = try flushedFlows()
+        var polls = 0
+        while flows.count < count && Date() < deadline && polls < 2_000 {
+            polls += 1
+            try await Task.sleep(nanoseconds: 10_000_000)
+            flows = try flushedFlows()
+        }
+        return flows
+    }
+
+    func shutdown() async {
+        try? await server.stop()
+        try? await group.shutdownGracefully()
+        try? await threadPool.shutdownGracefully()
+        writer.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
