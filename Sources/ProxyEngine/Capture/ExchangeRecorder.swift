@@ -81,14 +81,6 @@ struct ExchangeRecorder {
         Self.capture(buffer, into: &flow.responseBody, cap: cap)
     }
 
-    /// Records a response the proxy produced itself (an error answer).
-    mutating func localResponse(status: Int, reason: String, headers: HTTPHeaders, body: ByteBuffer) {
-        flow.status = status
-        flow.reason = reason
-        flow.responseHeaders = Self.fields(headers)
-        responseBody(body)
-    }
-
     /// The finished flow; `error` is set when the exchange failed.
     mutating func finish(error: String?) -> Flow {
         let now = NIODeadline.now()

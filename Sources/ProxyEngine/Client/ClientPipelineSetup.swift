@@ -5,17 +5,15 @@ import NIOHTTP1
 /// take the HTTP ones off when the connection becomes a byte relay.
 ///
 /// ```
-/// IdleStateHandler            closes connections idle between requests
 /// HTTPResponseEncoder         paired with the decoder: knows HEAD/CONNECT responses have no body
 /// ByteToMessageHandler<HTTPRequestDecoder>   64 KiB header limit → 431; keeps bytes after CONNECT/upgrade
 /// HTTPServerPipelineHandler   one request at a time: pipelined requests answered in order
 /// HTTPServerUpgradeHandler    (no upgraders; only makes the decoder forward leftover bytes, then leaves)
-/// HTTPProxyHandler            decides and carries out each request
+/// HTTPProxyHandler            decides and carries out each request; closes idle connections
 /// ```
 enum ClientPipelineSetup {
     static func configure(_ channel: any Channel, services: ProxyServices) throws {
         let pipeline = channel.pipeline.syncOperations
-        try pipeline.addHandler(IdleStateHandler(allTimeout: services.configuration.clientIdleTimeout))
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
         limits.maxHeaderFieldSize = services.configuration.maxRequestHeaderBytes
@@ -39,7 +37,6 @@ enum ClientPipelineSetup {
         }
         pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
-        pipeline.removeHandler(try pipeline.handler(type: IdleStateHandler.self), promise: nil)
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let channel = context.channel
         pipeline.removeHandler(context: context, promise: nil)  // this HTTPProxyHandler

@@ -39,6 +39,9 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var pool: UpstreamConnectionPool?
     private var pauseReasons: PauseReasons = []
     private var readPending = false
+    private var idleTimer = DeadlineTimer()
+    /// When the connection last became idle (no request in flight); nil while busy.
+    private var idleSince: NIODeadline?
     private(set) var inputClosed = false
     private(set) var clientAddress = ""
 
@@ -53,12 +56,48 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = context
         self.pool = services.pools.pool(for: context.eventLoop)
         if let remote = context.channel.remoteAddress, let ip = remote.ipAddress, let port = remote.port {
-            clientAddress = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+            clientAddress = ip.utf8.contains(UInt8(ascii: ":")) ? "[\(ip)]:\(port)" : "\(ip):\(port)"
         }
+        becameIdle()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        idleTimer.cancel()
         self.context = nil
+    }
+
+    // MARK: idle timeout
+
+    private func becameIdle() {
+        guard let context else { return }
+        let now = context.eventLoop.now
+        idleSince = now
+        if !idleTimerArmed {
+            idleTimerArmed = true
+            idleTimer.schedule(at: now + services.configuration.clientIdleTimeout, on: context.eventLoop) { [weak self] in
+                self?.idleTimerFired()
+            }
+        }
+    }
+
+    private var idleTimerArmed = false
+
+    /// Closes the connection if it has been idle for the whole timeout, else looks again when
+    /// it could be.
+    private func idleTimerFired() {
+        idleTimerArmed = false
+        guard let context else { return }
+        let timeout = services.configuration.clientIdleTimeout
+        let now = context.eventLoop.now
+        if case .idle = state, let idleSince, now - idleSince >= timeout {
+            state = .done
+            context.close(promise: nil)
+            return
+        }
+        idleTimerArmed = true
+        idleTimer.schedule(at: (idleSince ?? now) + timeout, on: context.eventLoop) { [weak self] in
+            self?.idleTimerFired()
+        }
     }
 
     // MARK: inbound
@@ -79,6 +118,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 tunnel.clientRequestEnded()
             case .draining:
                 state = .idle
+                becameIdle()
                 if inputClosed { context.close(promise: nil) }
             case .idle, .done:
                 break
@@ -99,6 +139,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        idleTimer.cancel()
         let previous = state
         state = .done
         switch previous {
@@ -111,11 +152,6 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
-        case let idle as IdleStateHandler.IdleStateEvent where idle == .all:
-            if case .idle = state {
-                state = .done
-                context.close(promise: nil)
-            }
         case ChannelEvent.inputClosed:
             inputClosed = true
             if case .idle = state {
@@ -173,7 +209,13 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: dispatch
 
     private func startRequest(_ head: HTTPRequestHead) {
-        guard case .idle = state, let pool else { return }
+        guard case .idle = state, let pool else {
+            // HTTPServerPipelineHandler hands over one request at a time; anything else is a bug
+            // here, and a hang would hide it: close instead.
+            abortConnection()
+            return
+        }
+        idleSince = nil
         let target: RequestTarget
         do {
             target = try RequestTarget.parse(method: head.method.rawValue, uri: head.uri)
@@ -223,12 +265,20 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// been read to its end and whether the connection must close.
     func completeResponse(trailers: HTTPHeaders?, close: Bool, requestEnded: Bool) {
         guard let context else { return }
-        let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
-        if close || inputClosed {
+        // The state must be final before the write: writing `.end` lets the pipelining handler
+        // deliver the next queued request right away, re-entering `channelRead`.
+        let closing = close || inputClosed
+        if closing {
             state = .done
-            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else if requestEnded {
+            state = .idle
+            becameIdle()
         } else {
-            state = requestEnded ? .idle : .draining
+            state = .draining
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
+        if closing {
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }
 

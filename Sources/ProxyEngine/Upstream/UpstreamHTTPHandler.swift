@@ -18,27 +18,44 @@ protocol UpstreamHTTPHandlerDelegate: AnyObject {
 ///
 /// While the connection sits idle in the pool it has no delegate; anything that happens then
 /// (the origin closes it, it times out) just closes it and tells the pool.
+///
+/// The upstream timeout only runs while a response is awaited and reading is not paused: a
+/// client that reads slowly (back-pressure) or is still uploading is never blamed on the origin.
 final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
 
-    weak var delegate: (any UpstreamHTTPHandlerDelegate)?
+    weak var delegate: (any UpstreamHTTPHandlerDelegate)? {
+        didSet {
+            if delegate == nil, let context {
+                lastActivity = context.eventLoop.now  // idle in the pool from now on
+            }
+        }
+    }
     /// Called once when the connection closes while idle in the pool.
     var onIdleClose: (() -> Void)?
 
     private var readsPaused = false
     private var readPending = false
     private var context: ChannelHandlerContext?
+    private let timeout: TimeAmount
+    private var timer = DeadlineTimer()
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    /// The request is fully written and its response has not ended.
+    private var awaitingResponse = false
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
 
     /// Adds the HTTP client codec (informational responses forwarded, leftover bytes after an
-    /// upgrade forwarded to whatever replaces the decoder), an idle timer and this handler.
+    /// upgrade forwarded to whatever replaces the decoder) and this handler.
     static func installPipeline(on pipeline: ChannelPipeline.SynchronousOperations, timeout: TimeAmount) throws {
-        try pipeline.addHandler(IdleStateHandler(allTimeout: timeout))
         try pipeline.addHandler(HTTPRequestEncoder())
         try pipeline.addHandler(
             ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .forward)))
-        try pipeline.addHandler(UpstreamHTTPHandler())
+        try pipeline.addHandler(UpstreamHTTPHandler(timeout: timeout))
     }
 
     /// Takes the HTTP handlers off an upgraded connection and puts `replacement` in their place;
@@ -47,7 +64,6 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(replacement)
         pipeline.removeHandler(try pipeline.handler(type: UpstreamHTTPHandler.self), promise: nil)
-        pipeline.removeHandler(try pipeline.handler(type: IdleStateHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPRequestEncoder.self), promise: nil)
         // The decoder leaves on the next loop tick, handing over the bytes it read past the 101.
         let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
@@ -61,14 +77,27 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if context.channel.isActive {
+            startTimer(context: context)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        timer.cancel()
         self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startTimer(context: context)
+        context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        lastActivity = context.eventLoop.now
+        if case .end = part {
+            awaitingResponse = false
+        }
         if let delegate {
             delegate.upstreamReceived(part)
         } else {
@@ -93,6 +122,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        timer.cancel()
         if let delegate {
             self.delegate = nil
             delegate.upstreamFailed(ChannelError.eof)
@@ -104,16 +134,37 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            if let delegate {
-                self.delegate = nil
-                delegate.upstreamFailed(UpstreamTimeoutError())
-            }
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
+    // MARK: timeout
+
+    private func startTimer(context: ChannelHandlerContext) {
+        lastActivity = context.eventLoop.now
+        armTimer(at: lastActivity + timeout)
+    }
+
+    private func armTimer(at deadline: NIODeadline) {
+        guard let context else { return }
+        timer.schedule(at: deadline, on: context.eventLoop) { [weak self] in self?.timerFired() }
+    }
+
+    /// Idle in the pool for the timeout: close. Awaiting a response that does not come: fail
+    /// the exchange with a timeout. Otherwise look again later.
+    private func timerFired() {
+        guard let context else { return }
+        let now = context.eventLoop.now
+        let watched = delegate == nil || (awaitingResponse && !readsPaused)
+        guard watched else {
+            armTimer(at: now + timeout)
+            return
         }
+        guard now - lastActivity >= timeout else {
+            armTimer(at: lastActivity + timeout)
+            return
+        }
+        if let delegate {
+            self.delegate = nil
+            delegate.upstreamFailed(UpstreamTimeoutError())
+        }
+        context.close(promise: nil)
     }
 
     func read(context: ChannelHandlerContext) {
@@ -126,7 +177,12 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes a request part towards the origin (not flushed).
     func send(_ part: HTTPClientRequestPart) {
-        context?.write(wrapOutboundOut(part), promise: nil)
+        guard let context else { return }
+        if case .end = part {
+            awaitingResponse = true
+            lastActivity = context.eventLoop.now
+        }
+        context.write(wrapOutboundOut(part), promise: nil)
     }
 
     func flush() {
@@ -141,6 +197,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func resumeReads() {
         guard readsPaused else { return }
         readsPaused = false
+        if let context { lastActivity = context.eventLoop.now }
         if readPending, let context {
             readPending = false
             context.read()

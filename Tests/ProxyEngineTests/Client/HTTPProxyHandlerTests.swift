@@ -209,17 +209,65 @@ final class HTTPProxyHandlerTests: XCTestCase {
         XCTAssertTrue(try harness.clientReceived().hasSuffix("xyzw"))
     }
 
-    /// A connection idle between requests is closed when the idle timer fires; a busy one is
-    /// not. (NIO's timer reads the wall clock, so the event is fired by hand here; the
-    /// end-to-end suite checks the real timer.)
+    /// A connection idle between requests for the idle timeout is closed; a busy one is not,
+    /// and the clock restarts when it becomes idle again.
     func testIdleClientConnectionIsClosed() throws {
-        let harness = try EngineHarness()
+        let harness = try EngineHarness { $0.clientIdleTimeout = .seconds(5) }
+        harness.loop.advanceTime(by: .seconds(3))
         try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
-        harness.client.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
+        harness.loop.advanceTime(by: .seconds(6))
         XCTAssertTrue(harness.client.isActive, "an exchange in flight is not idle")
         try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-        harness.client.pipeline.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
+        harness.loop.advanceTime(by: .seconds(4))
+        XCTAssertTrue(harness.client.isActive, "idle for 4 s only")
+        harness.loop.advanceTime(by: .seconds(2))
         XCTAssertFalse(harness.client.isActive)
+    }
+
+    /// Pipelined requests behind a forwarded response and behind a local error are all answered,
+    /// in order.
+    func testPipelinedRequestsAreAnsweredInOrder() throws {
+        let harness = try EngineHarness()
+        harness.connector.failure = nil
+        try harness.clientSends(
+            "GET http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\nGET /nope HTTP/1.1\r\nHost: p\r\n\r\n"
+                + "GET http://a.test/3 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        XCTAssertEqual(try harness.originReceived(), "GET /1 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n1")
+        XCTAssertEqual(try harness.originReceived(), "GET /3 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n3")
+        let answers = try harness.clientReceived()
+        let statuses = answers.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+        XCTAssertEqual(statuses, ["200", "404", "200"])
+        XCTAssertTrue(answers.hasSuffix("\r\n\r\n3"))
+    }
+
+    /// The origin timeout runs only while a response is awaited: not while the client reads
+    /// slowly.
+    func testUpstreamTimeoutSparesSlowClients() throws {
+        let harness = try EngineHarness { $0.upstreamTimeout = .seconds(5) }
+        try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nab")
+        harness.client.isWritable = false
+        try harness.originSends("c")  // pauses reading from the origin
+        harness.loop.advanceTime(by: .seconds(20))
+        XCTAssertTrue(harness.upstream!.isActive)
+        harness.client.isWritable = true
+        harness.client.pipeline.fireChannelWritabilityChanged()
+        harness.loop.advanceTime(by: .seconds(6))
+        let answer = try harness.clientReceived()
+        XCTAssertFalse(harness.client.isActive, "the origin went silent with reading allowed: \(answer)")
+        XCTAssertEqual(harness.sink.flows.first?.error, "a.test:80 sent nothing for 5s (response incomplete)")
+    }
+
+    /// An origin that never answers gets a 504.
+    func testSilentOriginAnswers504() throws {
+        let harness = try EngineHarness { $0.upstreamTimeout = .seconds(5) }
+        try harness.clientSends("GET http://a.test/ HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        harness.loop.advanceTime(by: .seconds(6))
+        let answer = try harness.clientReceived()
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"), answer)
+        XCTAssertTrue(answer.hasSuffix("a.test:80 sent nothing for 5s\n"))
     }
 
     /// https:// in absolute-form is refused with a pointer to CONNECT.

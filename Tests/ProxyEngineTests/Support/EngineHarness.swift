@@ -18,6 +18,7 @@ final class CollectingSink: FlowSink {
 final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
     let loop: EmbeddedEventLoop
     var failure: (any Error)?
+    var upstreamTimeout: TimeAmount = .seconds(30)
     private(set) var connects: [(host: String, port: Int, kind: UpstreamPipelineKind)] = []
     private(set) var channels: [EmbeddedChannel] = []
 
@@ -34,7 +35,7 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
         }
         let channel = EmbeddedChannel(loop: loop)
         if kind == .http {
-            try! UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: .seconds(30))
+            try! UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)
         }
         try! channel.pipeline.syncOperations.addHandler(ReadCounter(), position: .first)
         _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: port))
@@ -65,6 +66,7 @@ final class EngineHarness {
         var configuration = ProxyConfiguration()
         configure(&configuration)
         connector = FakeConnector(loop: loop)
+        connector.upstreamTimeout = configuration.upstreamTimeout
         let services = ProxyServices(configuration: configuration, sink: sink, connector: connector,
                                      logger: Logger(label: "test"))
         client = EmbeddedChannel(loop: loop)
