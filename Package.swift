@@ -25,10 +25,12 @@ let package = Package(
         .target(name: "ProxyModel"),
         // Protocol decisions without I/O: request targets, hop-by-hop rules, failure mapping.
         .target(name: "ProxyCore", dependencies: ["ProxyModel"]),
+        // SQLite's C API (Debian's libsqlite3-dev), for binding the capture insert directly.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SQLite capture: migrations, records, the TrafficRepository and the batching writer.
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.

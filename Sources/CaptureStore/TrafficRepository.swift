@@ -23,19 +23,19 @@ public struct TrafficRepository: Sendable {
     public func insert(_ flows: [Flow]) throws -> [Int64] {
         if flows.isEmpty { return [] }
         return try database.pool.write { db in
-            let statement = try db.cachedStatement(sql: Self.insertSQL)
+            guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
+            let statement = try FlowInsertStatement(connection: connection, sql: Self.insertSQL)
+            defer { statement.finalize() }
             var ids: [Int64] = []
             ids.reserveCapacity(flows.count)
             for flow in flows {
-                statement.setUncheckedArguments(StatementArguments(FlowRecord(flow).insertValues))
-                try statement.execute()
-                ids.append(db.lastInsertedRowID)
+                ids.append(try statement.insert(flow))
             }
             return ids
         }
     }
 
-    /// One positional INSERT of every column but `id`, prepared once per connection.
+    /// One positional INSERT of every column but `id`, prepared once per batch.
     private static let insertSQL: String = {
         let columns = FlowRecord.insertColumns.map(\.name)
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")

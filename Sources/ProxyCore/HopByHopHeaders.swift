@@ -11,6 +11,9 @@ public struct HopByHopHeaders: Sendable {
         "proxy-authorization", "proxy-authenticate",
     ]
 
+    /// The fixed list alone, for a quick "is anything hop-by-hop here" scan.
+    public static let standard = HopByHopHeaders(connectionValues: [], forwardUpgrade: false)
+
     /// Lowercased names to drop, given the values of the message's `Connection` headers. A short
     /// array: compared by length first, it beats hashing every header name.
     private let names: [String]

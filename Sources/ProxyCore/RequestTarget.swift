@@ -14,112 +14,115 @@ public enum RequestTarget: Sendable, Hashable {
 
     /// Classifies a request-target.
     ///
+    /// Works on UTF-8 bytes: String's Character-level slicing (grapheme breaking, index rounding)
+    /// was a visible share of a request's cost.
+    ///
     /// - Throws: `RequestTargetError` with a one-line reason the client can be shown.
     public static func parse(method: String, uri: String) throws(RequestTargetError) -> RequestTarget {
+        let bytes = uri.utf8
         if method == "CONNECT" {
-            let (host, port) = try parseAuthority(Substring(uri), defaultPort: nil)
+            let (host, port) = try parseAuthority(bytes[...], defaultPort: nil)
             return .authority(host: host, port: port)
         }
-        if uri.hasPrefix("/") {
+        if bytes.first == UInt8(ascii: "/") || uri == "*" {
             return .origin(pathAndQuery: uri)
         }
-        if uri == "*" {
-            return .origin(pathAndQuery: "*")
-        }
-        guard let schemeEnd = Self.schemeSeparator(in: uri) else {
+        guard let separator = schemeSeparator(in: bytes) else {
             throw .invalid("request target '\(uri.prefix(200))' is neither an absolute URL nor a path")
         }
-        let scheme = String(uri[..<schemeEnd.lowerBound]).asciiLowercased
+        let scheme = String(Substring(bytes[..<separator.lowerBound])).asciiLowercased
         let defaultPort: Int
         switch scheme {
         case "http", "ws": defaultPort = 80
         case "https", "wss": defaultPort = 443
         default: throw .invalid("unsupported URL scheme '\(scheme.prefix(40))'")
         }
-        let rest = uri[schemeEnd.upperBound...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        let rest = bytes[separator.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+            ?? rest.endIndex
         var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") {  // userinfo is not forwarded (RFC 9110 §4.2.4)
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {  // userinfo is not forwarded (RFC 9110 §4.2.4)
             authority = authority[authority.index(after: at)...]
         }
         let (host, port) = try parseAuthority(authority, defaultPort: defaultPort)
         var pathAndQuery = rest[authorityEnd...]
-        if let hash = pathAndQuery.firstIndex(of: "#") {
+        if let hash = pathAndQuery.firstIndex(of: UInt8(ascii: "#")) {
             pathAndQuery = pathAndQuery[..<hash]
         }
         let path: String
         if pathAndQuery.isEmpty {
             path = "/"
-        } else if pathAndQuery.first == "?" {
-            path = "/" + pathAndQuery
+        } else if pathAndQuery.first == UInt8(ascii: "?") {
+            path = "/" + Substring(pathAndQuery)
         } else {
-            path = String(pathAndQuery)
+            path = String(Substring(pathAndQuery))
         }
         return .absolute(scheme: scheme, host: host, port: port, pathAndQuery: path)
     }
 
     /// Splits `host[:port]` or `[v6]:port`. The host comes back lowercased, without brackets.
     static func parseAuthority(
-        _ authority: Substring, defaultPort: Int?
+        _ authority: Substring.UTF8View, defaultPort: Int?
     ) throws(RequestTargetError) -> (host: String, port: Int) {
-        var host: Substring
-        var portText: Substring?
-        if authority.first == "[" {
-            guard let close = authority.firstIndex(of: "]") else {
-                throw .invalid("unterminated IPv6 literal in '\(authority.prefix(200))'")
+        var host: Substring.UTF8View
+        var portText: Substring.UTF8View?
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
+                throw .invalid("unterminated IPv6 literal in '\(Substring(authority).prefix(200))'")
             }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
-            if after.first == ":" {
+            if after.first == UInt8(ascii: ":") {
                 portText = after.dropFirst()
             } else if !after.isEmpty {
-                throw .invalid("unexpected text after IPv6 literal in '\(authority.prefix(200))'")
+                throw .invalid("unexpected text after IPv6 literal in '\(Substring(authority).prefix(200))'")
             }
-        } else if let colon = authority.lastIndex(of: ":") {
+        } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
             host = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
         } else {
             host = authority
         }
         guard !host.isEmpty else {
-            throw .invalid("missing host in '\(authority.prefix(200))'")
+            throw .invalid("missing host in '\(Substring(authority).prefix(200))'")
         }
-        guard host.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "/" }) else {
-            throw .invalid("invalid host '\(host.prefix(200))'")
+        guard host.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
+            throw .invalid("invalid host '\(Substring(host).prefix(200))'")
         }
         let port: Int
         if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else {
-                throw .invalid("invalid port '\(portText.prefix(20))'")
+            guard let value = Self.decimal(portText), (1...65535).contains(value) else {
+                throw .invalid("invalid port '\(Substring(portText).prefix(20))'")
             }
             port = value
         } else if let defaultPort {
             port = defaultPort
         } else {
-            throw .invalid("CONNECT target '\(authority.prefix(200))' needs a port (host:port)")
+            throw .invalid("CONNECT target '\(Substring(authority).prefix(200))' needs a port (host:port)")
         }
-        return (String(host).asciiLowercased, port)
+        return (String(Substring(host)).asciiLowercased, port)
     }
 
-    /// The range of the first `://`, found on UTF-8 bytes (Foundation's `range(of:)` was a
-    /// measurable share of a request's cost).
-    private static func schemeSeparator(in uri: String) -> Range<String.Index>? {
-        let utf8 = uri.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == UInt8(ascii: ":") {
-                let slash1 = utf8.index(after: index)
-                if slash1 != utf8.endIndex, utf8[slash1] == UInt8(ascii: "/") {
-                    let slash2 = utf8.index(after: slash1)
-                    if slash2 != utf8.endIndex, utf8[slash2] == UInt8(ascii: "/") {
-                        return index..<utf8.index(after: slash2)
-                    }
-                }
-                return nil  // a scheme ends at its first colon
-            }
-            index = utf8.index(after: index)
+    /// A short run of ASCII digits as a number; nil for anything else.
+    private static func decimal(_ digits: Substring.UTF8View) -> Int? {
+        guard !digits.isEmpty, digits.count <= 5 else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
         }
-        return nil
+        return value
+    }
+
+    /// The range of the first `://`; nil when the scheme (up to the first colon) is not
+    /// followed by `//`.
+    private static func schemeSeparator(in bytes: String.UTF8View) -> Range<String.Index>? {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let slash1 = bytes.index(after: colon)
+        guard slash1 != bytes.endIndex, bytes[slash1] == UInt8(ascii: "/") else { return nil }
+        let slash2 = bytes.index(after: slash1)
+        guard slash2 != bytes.endIndex, bytes[slash2] == UInt8(ascii: "/") else { return nil }
+        return colon..<bytes.index(after: slash2)
     }
 }
 

@@ -256,16 +256,16 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private func makeClientHead(from head: HTTPResponseHead) -> HTTPResponseHead {
         switchingProtocols = head.status == .switchingProtocols && wantsUpgrade
         upstreamKeepAlive = head.isKeepAlive
-        let hop = HopByHopHeaders(connectionValues: head.headers[canonicalForm: "connection"].map(String.init),
-                                  forwardUpgrade: switchingProtocols)
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(head.headers.count + 1)
-        for (name, value) in head.headers where hop.forwards(name) {
-            headers.add(name: name, value: value)
+        var headers = head.headers
+        if Self.hasHopByHopHeader(headers) {
+            let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
+                                      forwardUpgrade: switchingProtocols)
+            headers = Self.filtered(headers, keeping: hop)
         }
         // A failed upgrade leaves the client's request parser stopped: this connection is done.
         var close = !clientKeepAlive || client.inputClosed || (wantsUpgrade && !switchingProtocols)
-        if clientVersion.major == 1 && clientVersion.minor == 0 {
+        let http10 = clientVersion.major == 1 && clientVersion.minor == 0
+        if http10 {
             let hasLength = headers.contains(name: "content-length")
             headers.remove(name: "transfer-encoding")
             let bodyless = isHeadRequest || head.status == .noContent || head.status == .notModified
@@ -277,16 +277,40 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             headers.add(name: "Connection", value: "upgrade")
         } else if close {
             headers.add(name: "Connection", value: "close")
-        } else if clientVersion.major == 1 && clientVersion.minor == 0 {
+        } else if http10 {
             headers.add(name: "Connection", value: "keep-alive")
         }
         closeClientAfterResponse = close
         return HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)
     }
 
+    /// Whether any header could be hop-by-hop; most messages have none, and then the headers
+    /// are forwarded as they are, without a copy.
+    static func hasHopByHopHeader(_ headers: HTTPHeaders) -> Bool {
+        for (name, _) in headers where !HopByHopHeaders.standard.forwards(name) {
+            return true
+        }
+        return false
+    }
+
+    private static func filtered(_ headers: HTTPHeaders, keeping hop: HopByHopHeaders) -> HTTPHeaders {
+        var kept = HTTPHeaders()
+        kept.reserveCapacity(headers.count + 1)
+        for (name, value) in headers where hop.forwards(name) {
+            kept.add(name: name, value: value)
+        }
+        return kept
+    }
+
     /// The client's headers minus hop-by-hop ones, with `Host` set to the target's authority
     /// (RFC 9112 §3.2.2); the second value tells whether an upgrade is forwarded.
     static func upstreamHeaders(from original: HTTPHeaders, authority: String) -> (HTTPHeaders, Bool) {
+        // The common case: one Host header that already names the target and nothing
+        // hop-by-hop. Forward the headers as they are.
+        if !hasHopByHopHeader(original), original.first(name: "host") == authority,
+           original[canonicalForm: "host"].count == 1 {
+            return (original, false)
+        }
         var connectionValues = original[canonicalForm: "connection"].map(String.init)
         connectionValues += original[canonicalForm: "proxy-connection"].map(String.init)
         let hop = HopByHopHeaders(connectionValues: connectionValues, forwardUpgrade: original.contains(name: "upgrade"))
@@ -314,7 +338,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     }
 
     static func authority(host: String, port: Int, scheme: String) -> String {
-        let hostPart = host.contains(":") ? "[\(host)]" : host
+        let hostPart = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         let defaultPort = (scheme == "https" || scheme == "wss") ? 443 : 80
         return port == defaultPort ? hostPart : "\(hostPart):\(port)"
     }

@@ -24,8 +24,9 @@ final class UpstreamConnectionPool {
 
     /// An idle, still-open connection to `key`, most recently used first.
     func checkout(_ key: Key) -> (any Channel, UpstreamHTTPHandler)? {
-        while var entries = idle[key], let entry = entries.popLast() {
-            idle[key] = entries.isEmpty ? nil : entries
+        // Mutate in place (no copy of the array, and an emptied list keeps its storage for the
+        // next check-in: origins are reused constantly under load).
+        while let entry = idle[key]?.popLast() {
             entry.handler.onIdleClose = nil
             if entry.channel.isActive {
                 return (entry.channel, entry.handler)
@@ -43,6 +44,9 @@ final class UpstreamConnectionPool {
             channel.close(promise: nil)
             return
         }
+        if idle.count > 1024 {
+            idle = idle.filter { !$0.value.isEmpty }  // forget origins with nothing pooled
+        }
         handler.onIdleClose = { [weak self] in
             self?.remove(key, channel: channel)
         }
@@ -55,8 +59,6 @@ final class UpstreamConnectionPool {
     }
 
     private func remove(_ key: Key, channel: any Channel) {
-        guard var entries = idle[key] else { return }
-        entries.removeAll { $0.channel === channel }
-        idle[key] = entries.isEmpty ? nil : entries
+        idle[key]?.removeAll { $0.channel === channel }
     }
 }

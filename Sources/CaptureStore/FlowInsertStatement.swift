@@ -1,0 +1,120 @@
+import CSQLite
+import Foundation
+import GRDB
+import ProxyModel
+
+/// The capture insert, bound column by column through SQLite's C API.
+///
+/// The writer must keep up with tens of thousands of flows per second on the same cores as the
+/// proxy. GRDB's argument types (existentials, `DatabaseValue`, `StatementArguments`) cost more
+/// per row than SQLite's own insert did; binding straight into the prepared statement removes
+/// that layer. It lives beside `TrafficRepository`, which prepares it inside its write
+/// transaction: the SQL still belongs to the repository.
+struct FlowInsertStatement {
+    private let connection: OpaquePointer
+    private let handle: OpaquePointer
+
+    /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order.
+    init(connection: OpaquePointer, sql: String) throws {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw Self.error(code, connection, sql: sql)
+        }
+        self.connection = connection
+        self.handle = statement
+    }
+
+    func finalize() {
+        sqlite3_finalize(handle)
+    }
+
+    /// Inserts one flow and returns its new row id.
+    func insert(_ flow: Flow) throws -> Int64 {
+        var column: Int32 = 0
+        func next() -> Int32 {
+            column += 1
+            return column
+        }
+        bind(text: flow.kind.rawValue, at: next())
+        bind(text: flow.clientAddress, at: next())
+        sqlite3_bind_int64(handle, next(), FlowRecord.milliseconds(flow.startedAt))
+        if let finished = flow.finishedAt {
+            sqlite3_bind_int64(handle, next(), FlowRecord.milliseconds(finished))
+        } else {
+            sqlite3_bind_null(handle, next())
+        }
+        for value in [flow.timings.dns, flow.timings.connect, flow.timings.tls, flow.timings.send,
+                      flow.timings.wait, flow.timings.receive] {
+            sqlite3_bind_double(handle, next(), value)
+        }
+        bind(text: flow.method, at: next())
+        bind(text: flow.scheme, at: next())
+        bind(text: flow.host, at: next())
+        sqlite3_bind_int64(handle, next(), Int64(flow.port))
+        bind(text: flow.path, at: next())
+        bind(text: flow.httpVersion, at: next())
+        if let status = flow.status {
+            sqlite3_bind_int64(handle, next(), Int64(status))
+        } else {
+            sqlite3_bind_null(handle, next())
+        }
+        bind(text: flow.reason, at: next())
+        bind(text: flow.error, at: next())
+        sqlite3_bind_int64(handle, next(), flow.bytesUp)
+        sqlite3_bind_int64(handle, next(), flow.bytesDown)
+        sqlite3_bind_int64(handle, next(), flow.marked ? 1 : 0)
+        sqlite3_bind_int64(handle, next(), flow.requestBody.size)
+        sqlite3_bind_int64(handle, next(), flow.requestBody.truncated ? 1 : 0)
+        sqlite3_bind_int64(handle, next(), flow.responseBody.size)
+        sqlite3_bind_int64(handle, next(), flow.responseBody.truncated ? 1 : 0)
+        bind(text: HeaderFieldsJSON.encode(flow.requestHeaders), at: next())
+        bind(text: HeaderFieldsJSON.encode(flow.responseHeaders), at: next())
+        bind(blob: flow.requestBody.bytes, at: next())
+        bind(blob: flow.responseBody.bytes, at: next())
+        assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
+
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else {
+            throw Self.error(code, connection, sql: nil)
+        }
+        return sqlite3_last_insert_rowid(connection)
+    }
+
+    private func bind(text: String?, at index: Int32) {
+        guard var text else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        text.withUTF8 { bytes in
+            if let base = bytes.baseAddress, bytes.count > 0 {
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
+                }
+            } else {
+                // An empty buffer may have no address, which SQLite would store as NULL.
+                sqlite3_bind_text(handle, index, "", 0, Self.transient)
+            }
+        }
+    }
+
+    /// Empty bodies are stored as NULL (as GRDB stored them before).
+    private func bind(blob: Data, at index: Int32) {
+        guard !blob.isEmpty else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        blob.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
+    }
+
+    /// SQLITE_TRANSIENT (a C macro Swift cannot import): SQLite copies the bytes.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    private static func error(_ code: Int32, _ connection: OpaquePointer, sql: String?) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
+                      sql: sql)
+    }
+}
