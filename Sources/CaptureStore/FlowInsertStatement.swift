@@ -70,16 +70,54 @@ struct FlowInsertStatement {
         sqlite3_bind_int64(handle, next(), flow.responseBody.truncated ? 1 : 0)
         bind(text: HeaderFieldsJSON.encode(flow.requestHeaders), at: next())
         bind(text: HeaderFieldsJSON.encode(flow.responseHeaders), at: next())
-        bind(blob: flow.requestBody.bytes, at: next())
-        bind(blob: flow.responseBody.bytes, at: next())
+        let requestBodyIndex = next()
+        let responseBodyIndex = next()
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        guard code == SQLITE_DONE else {
-            throw Self.error(code, connection, sql: nil)
+        // Bodies are bound without a copy (SQLITE_STATIC: a captured body can be 16 MiB), so the
+        // statement runs while their bytes are guaranteed to stay where they are.
+        let result = flow.requestBody.bytes.withUnsafeBytes { requestBody in
+            flow.responseBody.bytes.withUnsafeBytes { responseBody in
+                bind(blob: requestBody, at: requestBodyIndex)
+                bind(blob: responseBody, at: responseBodyIndex)
+                var code = sqlite3_step(handle)
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
+                let rowID = sqlite3_last_insert_rowid(connection)
+                if code == SQLITE_DONE {
+                    code = writeLargeBlob(requestBody, column: "request_body", rowID: rowID)
+                }
+                if code == SQLITE_DONE || code == SQLITE_OK {
+                    code = writeLargeBlob(responseBody, column: "response_body", rowID: rowID)
+                }
+                return (code, rowID)
+            }
         }
-        return sqlite3_last_insert_rowid(connection)
+        guard result.0 == SQLITE_DONE || result.0 == SQLITE_OK else {
+            throw Self.error(result.0, connection, sql: nil)
+        }
+        return result.1
+    }
+
+    /// Bodies from this size on are inserted as zero-filled blobs and written in chunks
+    /// afterwards, so SQLite never builds a record as large as the body in memory.
+    static let largeBlobThreshold = 256 << 10
+    private static let blobChunk = 1 << 20
+
+    /// Fills a zero blob inserted for a large body, chunk by chunk (incremental blob I/O).
+    private func writeLargeBlob(_ bytes: UnsafeRawBufferPointer, column: String, rowID: Int64) -> Int32 {
+        guard let base = bytes.baseAddress, bytes.count >= Self.largeBlobThreshold else { return SQLITE_DONE }
+        var blob: OpaquePointer?
+        var code = sqlite3_blob_open(connection, "main", "flows", column, rowID, 1, &blob)
+        guard code == SQLITE_OK, let blob else { return code }
+        defer { sqlite3_blob_close(blob) }
+        var offset = 0
+        while offset < bytes.count && code == SQLITE_OK {
+            let length = min(Self.blobChunk, bytes.count - offset)
+            code = sqlite3_blob_write(blob, base + offset, Int32(length), Int32(offset))
+            offset += length
+        }
+        return code
     }
 
     private func bind(text: String?, at index: Int32) {
@@ -99,14 +137,17 @@ struct FlowInsertStatement {
         }
     }
 
-    /// Empty bodies are stored as NULL (as GRDB stored them before).
-    private func bind(blob: Data, at index: Int32) {
-        guard !blob.isEmpty else {
+    /// Empty bodies are stored as NULL (as GRDB stored them before); small ones are bound
+    /// without a copy; large ones as a zero blob that `writeLargeBlob` fills after the insert.
+    private func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
             sqlite3_bind_null(handle, index)
             return
         }
-        blob.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        if bytes.count >= Self.largeBlobThreshold {
+            sqlite3_bind_zeroblob(handle, index, Int32(bytes.count))
+        } else {
+            sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil)
         }
     }
 

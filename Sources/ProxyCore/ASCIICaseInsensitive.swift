@@ -9,10 +9,19 @@ extension String {
         let lhs = self.utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
-        for (a, b) in zip(lhs, rhs) where a != b {
-            guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
-                return false
+        var left = lhs.startIndex
+        var right = rhs.startIndex
+        while left != lhs.endIndex {
+            let a = lhs[left]
+            let b = rhs[right]
+            if a != b {
+                let folded = a | 0x20
+                guard folded == b | 0x20, folded >= UInt8(ascii: "a"), folded <= UInt8(ascii: "z") else {
+                    return false
+                }
             }
+            lhs.formIndex(after: &left)
+            rhs.formIndex(after: &right)
         }
         return true
     }

@@ -48,6 +48,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        MemoryTuning.apply()
 
         let logger = Logger(label: "proxyapp")
         let directory = data.directory

@@ -26,7 +26,9 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
 
-    weak var delegate: (any UpstreamHTTPHandlerDelegate)? {
+    /// The exchange using this connection. A strong reference on purpose (a weak one puts both
+    /// objects on the slow reference-counting path); every exchange clears it when it ends.
+    var delegate: (any UpstreamHTTPHandlerDelegate)? {
         didSet {
             if delegate == nil, let context {
                 lastActivity = context.eventLoop.now  // idle in the pool from now on
