@@ -55,13 +55,13 @@ struct RunCommand: AsyncParsableCommand {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw ValidationError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
+            throw CLIError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
         }
         let database: TrafficDatabase
         do {
             database = try TrafficDatabase(path: data.databasePath)
         } catch {
-            throw ValidationError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
+            throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
         }
         var onCommitted: (@Sendable ([Flow]) -> Void)?
         if !quiet {
@@ -92,7 +92,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             writer.close()
             try? await group.shutdownGracefully()
-            throw ValidationError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
+            throw CLIError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
         }
         let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
         var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
@@ -116,7 +116,7 @@ struct RunCommand: AsyncParsableCommand {
         try? await threadPool.shutdownGracefully()
         writer.close()
         let statistics = writer.statistics
-        Console.write("Stored \(statistics.flowsWritten) flows in \(data.databasePath)"
+        Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in \(data.databasePath)"
               + (statistics.flowsDropped > 0 ? " (\(statistics.flowsDropped) dropped under load)" : "") + "\n")
     }
 }
