@@ -44,6 +44,16 @@ public struct HopByHopHeaders: Sendable {
         self.names = names
     }
 
+    /// Whether `name` could be one of the fixed hop-by-hop names, judged by its length alone
+    /// (2, 7, 10, 16, 18 or 19 bytes): a scan over a message's headers usually stops here.
+    @inlinable
+    public static func mayBeHopByHop(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 2, 7, 10, 16, 18, 19: return true
+        default: return false
+        }
+    }
+
     /// Whether a header called `name` stays on the forwarded message.
     ///
     /// `Transfer-Encoding` is hop-by-hop too, but it is kept here on purpose: NIO's encoders frame

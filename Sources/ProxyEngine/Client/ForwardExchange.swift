@@ -287,7 +287,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     /// Whether any header could be hop-by-hop; most messages have none, and then the headers
     /// are forwarded as they are, without a copy.
     static func hasHopByHopHeader(_ headers: HTTPHeaders) -> Bool {
-        for (name, _) in headers where !HopByHopHeaders.standard.forwards(name) {
+        for (name, _) in headers where HopByHopHeaders.mayBeHopByHop(name) && !HopByHopHeaders.standard.forwards(name) {
             return true
         }
         return false

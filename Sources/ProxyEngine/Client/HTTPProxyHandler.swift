@@ -74,9 +74,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         idleSince = now
         if !idleTimerArmed {
             idleTimerArmed = true
-            idleTimer.schedule(at: now + services.configuration.clientIdleTimeout, on: context.eventLoop) { [weak self] in
-                self?.idleTimerFired()
-            }
+            idleTimer.schedule(at: now + services.configuration.clientIdleTimeout, on: context.eventLoop) { self.idleTimerFired() }
         }
     }
 
@@ -95,9 +93,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         idleTimerArmed = true
-        idleTimer.schedule(at: (idleSince ?? now) + timeout, on: context.eventLoop) { [weak self] in
-            self?.idleTimerFired()
-        }
+        idleTimer.schedule(at: (idleSince ?? now) + timeout, on: context.eventLoop) { self.idleTimerFired() }
     }
 
     // MARK: inbound

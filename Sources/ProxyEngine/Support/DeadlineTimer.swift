@@ -6,6 +6,10 @@ import NIOCore
 /// NIO's `IdleStateHandler` wraps every write in a promise to learn when it completed; across
 /// both sides of an exchange that was a measurable share of a request's cost. Here a handler
 /// notes activity as a plain timestamp and a check runs once per timeout period.
+///
+/// The scheduled closure may capture its owner strongly (no `[weak self]`: weak references put
+/// an object on the slow reference-counting path); the owner must `cancel()` when it leaves the
+/// pipeline, which also releases the closure.
 struct DeadlineTimer {
     private var scheduled: Scheduled<Void>?
 

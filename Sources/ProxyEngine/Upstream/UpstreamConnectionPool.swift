@@ -47,9 +47,8 @@ final class UpstreamConnectionPool {
         if idle.count > 1024 {
             idle = idle.filter { !$0.value.isEmpty }  // forget origins with nothing pooled
         }
-        handler.onIdleClose = { [weak self] in
-            self?.remove(key, channel: channel)
-        }
+        // Strong on purpose: the pool outlives its connections (weak references are slow).
+        handler.onIdleClose = { self.remove(key, channel: channel) }
         idle[key, default: []].append(Entry(channel: channel, handler: handler))
     }
 

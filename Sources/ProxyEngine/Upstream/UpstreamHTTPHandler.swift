@@ -145,7 +145,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func armTimer(at deadline: NIODeadline) {
         guard let context else { return }
-        timer.schedule(at: deadline, on: context.eventLoop) { [weak self] in self?.timerFired() }
+        timer.schedule(at: deadline, on: context.eventLoop) { self.timerFired() }
     }
 
     /// Idle in the pool for the timeout: close. Awaiting a response that does not come: fail
