@@ -14,6 +14,10 @@ final class CaptureWriterState: @unchecked Sendable {
     private let logger: Logger
     private let onCommitted: (@Sendable ([Flow]) -> Void)?
     private let maxBatchSize: Int
+    /// Queued body bytes that make a batch due at once, whatever its age: a few large captured
+    /// bodies (downloads of up to the 16 MiB cap) must not sit in memory for the batch delay
+    /// while more arrive.
+    static let bodyBytesDue = 4 << 20
     private let maxBatchDelay: TimeInterval
 
     private let condition = NSCondition()
@@ -82,6 +86,9 @@ final class CaptureWriterState: @unchecked Sendable {
         } else if queue.count == maxBatchSize {
             condition.broadcast()  // a full batch is due now
         }
+        if queue.queuedBodyBytes >= Self.bodyBytesDue {
+            condition.broadcast()  // big bodies are waiting: write them now rather than hold them
+        }
     }
 
     func flush() {
@@ -133,23 +140,33 @@ final class CaptureWriterState: @unchecked Sendable {
     // MARK: - Writer thread
 
     func run() {
-        while let (batch, dropped, stripped) = nextBatch() {
-            logDrops(dropped: dropped, stripped: stripped)
-            let committed = commit(batch)
-            if let committed, let onCommitted {
-                onCommitted(committed)
-            }
-            condition.lock()
-            if committed != nil {
-                flowsWritten += batch.count
-            } else {
-                batchesFailed += 1
-                flowsFailed += batch.count
-            }
-            finishedTotal += batch.count
-            condition.broadcast()
-            condition.unlock()
+        while let written = writeNextBatch() {
+            // The batch (and its bodies) is gone by now: checkpointing does not hold it.
+            checkpointIfDue(adding: written)
         }
+    }
+
+    /// Waits for the next batch, commits it and counts it; returns the bytes written, or nil
+    /// once closing and drained.
+    private func writeNextBatch() -> Int? {
+        guard let (batch, dropped, stripped) = nextBatch() else { return nil }
+        logDrops(dropped: dropped, stripped: stripped)
+        var written = 0
+        let committed = commit(batch, bytes: &written)
+        if let committed, let onCommitted {
+            onCommitted(committed)
+        }
+        condition.lock()
+        if committed != nil {
+            flowsWritten += batch.count
+        } else {
+            batchesFailed += 1
+            flowsFailed += batch.count
+        }
+        finishedTotal += batch.count
+        condition.broadcast()
+        condition.unlock()
+        return written
     }
 
     /// Waits until a batch is due and takes it, with the drop counters at that moment; nil once
@@ -168,6 +185,7 @@ final class CaptureWriterState: @unchecked Sendable {
                 continue
             }
             if queue.count >= maxBatchSize || closing || flushTarget > dequeuedTotal { break }
+            if queue.queuedBodyBytes >= Self.bodyBytesDue { break }
             let deadline = batchOpenedAt.addingTimeInterval(maxBatchDelay)
             if Date() >= deadline { break }
             _ = condition.wait(until: deadline)
@@ -179,12 +197,35 @@ final class CaptureWriterState: @unchecked Sendable {
     }
 
     /// Writes one batch; the flows with their ids, or nil when the batch was lost.
-    private func commit(_ batch: [Flow]) -> [Flow]? {
+    /// Bytes committed since the last checkpoint (bodies plus a rough per-row overhead).
+    private var bytesSinceCheckpoint = 0
+    /// A checkpoint is due once this much has gone into the write-ahead log (SQLite's own
+    /// default is 1000 pages, about 4 MiB).
+    static let checkpointBytes = 4 << 20
+
+    /// Runs a passive checkpoint once enough has been written, after the batch that made it due
+    /// has been let go. A failing checkpoint is not a lost flow: the log just keeps growing until
+    /// the next one succeeds.
+    private func checkpointIfDue(adding bytes: Int) {
+        bytesSinceCheckpoint += bytes
+        guard bytesSinceCheckpoint >= Self.checkpointBytes else { return }
+        bytesSinceCheckpoint = 0
+        do {
+            try repository.checkpoint()
+        } catch {
+            logger.debug("capture database checkpoint failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func commit(_ batch: [Flow], bytes: inout Int) -> [Flow]? {
         do {
             guard repository.database.fileIsInPlace else {
                 throw CaptureStoreError.databaseFileGone(path: repository.database.path)
             }
             let ids = try repository.insert(batch)
+            for flow in batch {
+                bytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count + 512
+            }
             if failing {
                 logger.notice("capture database writes work again", metadata: [
                     "path": "\(repository.database.path)", "failedBatches": "\(failuresInOutage)",

@@ -109,6 +109,12 @@ public final class TrafficDatabase: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = false  // no foreign keys in the schema
+        configuration.prepareDatabase { db in
+            // The capture writer checkpoints itself, between batches (`TrafficRepository
+            // .checkpoint`): an automatic checkpoint would run inside a commit, while the batch
+            // and its bodies (up to 16 MiB each) are still held in memory.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        }
         return configuration
     }
 

@@ -42,6 +42,15 @@ public struct TrafficRepository: Sendable {
         return "INSERT INTO flows (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
     }()
 
+    /// Copies what the write-ahead log holds into the database file without waiting for
+    /// readers (a passive checkpoint). The capture writer calls it between batches; automatic
+    /// checkpoints are off (see `TrafficDatabase`).
+    public func checkpoint() throws {
+        try database.pool.writeWithoutTransaction { db in
+            _ = try db.checkpoint(.passive)
+        }
+    }
+
     /// Sets or clears the `marked` flag of a flow. Returns false when no flow has that id.
     @discardableResult
     public func setMarked(_ marked: Bool, id: Int64) throws -> Bool {

@@ -83,6 +83,22 @@ final class CaptureWriterTests: XCTestCase {
         writer.close()
     }
 
+    /// Large bodies are written at once instead of waiting (in memory) for the batch delay.
+    func testLargeBodiesAreWrittenWithoutWaitingForTheDelay() throws {
+        let repository = try makeRepository()
+        let committed = expectation(description: "large body committed")
+        let writer = CaptureWriter(
+            repository: repository, limits: .init(maxBatchSize: 512, maxBatchDelay: .seconds(600)),
+            logger: CapturingLogHandler().logger,
+            onCommitted: { _ in committed.fulfill() })
+        var flow = Samples.flow(1)
+        flow.responseBody = CapturedBody(bytes: Data(count: CaptureWriterState.bodyBytesDue), size: Int64(CaptureWriterState.bodyBytesDue))
+        writer.record(flow)
+        wait(for: [committed], timeout: 10)
+        XCTAssertEqual(try repository.count(), 1)
+        writer.close()
+    }
+
     /// When the writer falls behind, the queue strips bodies first and drops whole flows only at
     /// the flow limit; the statistics count both exactly and one warning is logged per kind.
     func testBackloggedWriterStripsBodiesThenDropsFlows() throws {
