@@ -275,6 +275,10 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
         if closing {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            // Whatever held reads for the exchange (a busy origin that then failed, say) is over:
+            // the rest of the request must still be read, and the next one.
+            setReadsPaused(false, by: [.connecting, .upstreamBusy])
         }
     }
 

@@ -209,6 +209,26 @@ final class HTTPProxyHandlerTests: XCTestCase {
         XCTAssertTrue(try harness.clientReceived().hasSuffix("xyzw"))
     }
 
+    /// An origin that fails while it was holding the client back (mid-upload) gets a 502, and
+    /// the client connection reads again: the rest of the body is drained and the next request
+    /// is served.
+    func testFailureDuringBackPressureResumesClientReads() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("POST http://a.test/ HTTP/1.1\r\nHost: a.test\r\nContent-Length: 4\r\n\r\nab")
+        let upstream = try XCTUnwrap(harness.upstream)
+        upstream.isWritable = false
+        upstream.pipeline.fireChannelWritabilityChanged()
+        try harness.clientSends("c")  // holds client reads: the origin is not writable
+        upstream.pipeline.fireChannelInactive()  // ... and then goes away
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 502 Bad Gateway\r\n"))
+        let before = harness.clientReads.reads
+        harness.client.read()
+        XCTAssertEqual(harness.clientReads.reads, before + 1, "client reads must not stay paused")
+        try harness.clientSends("d")
+        try harness.clientSends("GET / HTTP/1.1\r\nHost: p\r\n\r\n")
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 200 OK\r\n"))
+    }
+
     /// A connection idle between requests for the idle timeout is closed; a busy one is not,
     /// and the clock restarts when it becomes idle again.
     func testIdleClientConnectionIsClosed() throws {
