@@ -72,13 +72,19 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         services.connector.connect(host: key.host, port: key.port, kind: .http, on: eventLoop)
             .assumeIsolated()
             .whenComplete { result in
+                // The client may have left while connecting (`clientClosed` finished us); its
+                // handler can be gone by now, so nothing may touch `client` then.
+                guard !self.finished else {
+                    if case .success(let (channel, _)) = result { channel.close(promise: nil) }
+                    return
+                }
                 self.client.setReadsPaused(false, by: .connecting)
                 switch result {
                 case .success(let (channel, timings)):
-                    guard !self.finished,
-                          let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
+                    guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
                     else {
                         channel.close(promise: nil)
+                        self.fail(.connectFailed(host: self.key.host, port: self.key.port, reason: "no HTTP pipeline"))
                         return
                     }
                     self.attach(channel: channel, handler: handler, timings: timings)

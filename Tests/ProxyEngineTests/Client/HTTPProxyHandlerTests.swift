@@ -209,6 +209,27 @@ final class HTTPProxyHandlerTests: XCTestCase {
         XCTAssertTrue(try harness.clientReceived().hasSuffix("xyzw"))
     }
 
+    /// A client that leaves while its upstream connection is still being opened: when the
+    /// connect completes later, the new connection is closed and nothing touches the gone client.
+    func testClientLeavingDuringConnectIsSafe() throws {
+        var harness: EngineHarness? = try EngineHarness()
+        let connector = harness!.connector
+        connector.holdConnects = true
+        try harness!.clientSends("GET http://slow.test/ HTTP/1.1\r\nHost: slow.test\r\n\r\n")
+        weak let handler = try harness!.client.pipeline.syncOperations.handler(type: HTTPProxyHandler.self)
+        XCTAssertNotNil(handler)
+        try harness!.client.close().wait()
+        let sink = harness!.sink
+        let loop = harness!.loop
+        harness = nil  // the client channel and its handlers can be deallocated now
+        loop.run()  // drops the cancelled idle timer (it holds its handler)
+        XCTAssertNil(handler, "the client's handler is gone before the connect completes")
+        let upstream = connector.completePendingConnect()
+        loop.run()
+        XCTAssertFalse(upstream.isActive, "a connection nobody will use is closed")
+        XCTAssertEqual(sink.flows.first?.error, "client closed the connection before the exchange completed")
+    }
+
     /// An origin that fails while it was holding the client back (mid-upload) gets a 502, and
     /// the client connection reads again: the rest of the body is drained and the next request
     /// is served.

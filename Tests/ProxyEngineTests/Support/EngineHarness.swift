@@ -19,6 +19,9 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
     let loop: EmbeddedEventLoop
     var failure: (any Error)?
     var upstreamTimeout: TimeAmount = .seconds(30)
+    /// When set, connects stay pending until the test calls `completePendingConnect()`.
+    var holdConnects = false
+    private var pending: [(EventLoopPromise<(any Channel, UpstreamConnectTimings)>, UpstreamPipelineKind, Int)] = []
     private(set) var connects: [(host: String, port: Int, kind: UpstreamPipelineKind)] = []
     private(set) var channels: [EmbeddedChannel] = []
 
@@ -33,6 +36,24 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
         if let failure {
             return loop.makeFailedFuture(failure)
         }
+        if holdConnects {
+            let promise = loop.makePromise(of: (any Channel, UpstreamConnectTimings).self)
+            pending.append((promise, kind, port))
+            return promise.futureResult
+        }
+        return loop.makeSucceededFuture(makeChannel(kind: kind, port: port))
+    }
+
+    /// Completes the oldest held connect with a new in-memory channel, and returns it.
+    @discardableResult
+    func completePendingConnect() -> EmbeddedChannel {
+        let (promise, kind, port) = pending.removeFirst()
+        let (channel, timings) = makeChannel(kind: kind, port: port)
+        promise.succeed((channel, timings))
+        return channel as! EmbeddedChannel
+    }
+
+    private func makeChannel(kind: UpstreamPipelineKind, port: Int) -> (any Channel, UpstreamConnectTimings) {
         let channel = EmbeddedChannel(loop: loop)
         if kind == .http {
             try! UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)
@@ -40,7 +61,7 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
         try! channel.pipeline.syncOperations.addHandler(ReadCounter(), position: .first)
         _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: port))
         channels.append(channel)
-        return loop.makeSucceededFuture((channel, UpstreamConnectTimings(dns: 1.5, connect: 0.5)))
+        return (channel, UpstreamConnectTimings(dns: 1.5, connect: 0.5))
     }
 }
 
