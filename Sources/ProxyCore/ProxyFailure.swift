@@ -16,6 +16,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     case connectTimeout(host: String, port: Int, seconds: Int64)
     /// The origin sent nothing for longer than the upstream timeout.
     case upstreamTimeout(host: String, port: Int, seconds: Int64)
+    /// The origin stopped taking the request body (it is not reading) for the timeout.
+    case upstreamStalledReading(host: String, port: Int, seconds: Int64)
+    /// The client stopped sending its request body for the timeout.
+    case requestBodyTimeout(seconds: Int64)
     /// The origin closed the connection before a complete response.
     case upstreamClosed(host: String, port: Int)
     /// The origin's response could not be parsed.
@@ -31,8 +35,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         switch self {
         case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError:
             return 502
-        case .connectTimeout, .upstreamTimeout:
+        case .connectTimeout, .upstreamTimeout, .upstreamStalledReading:
             return 504
+        case .requestBodyTimeout:
+            return 408
         case .badRequest:
             return 400
         case .headersTooLarge:
@@ -50,7 +56,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .connectionRefused: return "connection_refused"
         case .connectFailed: return "destination_unavailable"
         case .connectTimeout: return "connection_timeout"
-        case .upstreamTimeout: return "http_response_timeout"
+        case .upstreamTimeout, .upstreamStalledReading: return "http_response_timeout"
+        case .requestBodyTimeout: return "http_request_error"
         case .upstreamClosed: return "connection_terminated"
         case .upstreamProtocolError: return "http_protocol_error"
         case .badRequest, .headersTooLarge, .notImplemented: return "http_request_error"
@@ -76,6 +83,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
             return "timed out after \(seconds)s connecting to \(Self.endpoint(host, port))"
         case .upstreamTimeout(let host, let port, let seconds):
             return "\(Self.endpoint(host, port)) sent nothing for \(seconds)s"
+        case .upstreamStalledReading(let host, let port, let seconds):
+            return "\(Self.endpoint(host, port)) stopped reading the request body for \(seconds)s"
+        case .requestBodyTimeout(let seconds):
+            return "the request body stalled for \(seconds)s"
         case .upstreamClosed(let host, let port):
             return "\(Self.endpoint(host, port)) closed the connection before a complete response"
         case .upstreamProtocolError(let host, let reason):

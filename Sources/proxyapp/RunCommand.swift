@@ -39,7 +39,14 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print nothing per flow.")
     var quiet = false
 
+    /// SQLite refuses a value over 1e9 bytes; far below that, one body per message in memory
+    /// stays affordable.
+    static let maxBodySizeLimit = 512 << 20
+
     func validate() throws {
+        guard maxBodySize.bytes <= Self.maxBodySizeLimit else {
+            throw ValidationError("--max-body-size must be at most 512MiB (got \(maxBodySize)).")
+        }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
                               ("--upstream-timeout", upstreamTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")

@@ -28,6 +28,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private var pendingParts: [HTTPClientRequestPart] = []
     private var requestHadBody = false
     private var requestEnded = false
+    /// The request's trailers, kept so a retried request can be ended again.
+    private var requestTrailers: HTTPHeaders?
     private var requestFullyWritten = false
     private var responseHeadReceived = false
     private var responseHeadWritten = false
@@ -104,6 +106,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         pendingParts.removeAll()
         if requestEnded {
+            handler.send(.end(requestTrailers))
             markRequestWritten()
         }
         handler.flush()
@@ -133,13 +136,12 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     func clientEnd(_ trailers: HTTPHeaders?) {
         guard !finished else { return }
         requestEnded = true
+        requestTrailers = trailers
         if let upstream {
             upstream.handler.send(.end(trailers))
             upstream.handler.flush()
             markRequestWritten()
-        } else {
-            pendingParts.append(.end(trailers))
-        }
+        }  // else `attach` ends the request once connected
     }
 
     func clientReadComplete() {
@@ -152,8 +154,22 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
     }
 
+    /// Whether the client has sent its whole request.
+    var isRequestComplete: Bool { requestEnded }
+
+    /// The request body stopped moving for the client idle timeout: the client stopped
+    /// sending (408) or, with reads held because the origin took nothing, the origin stopped
+    /// reading (504). Either way the connection closes: the rest of the body is not coming.
+    func requestStalled(originNotReading: Bool, seconds: Int64) {
+        guard !finished else { return }
+        fail(originNotReading
+                ? .upstreamStalledReading(host: key.host, port: key.port, seconds: seconds)
+                : .requestBodyTimeout(seconds: seconds),
+             closeClient: true)
+    }
+
     /// The client went away before the exchange completed.
-    func clientClosed() {
+    func clientClosed(reason: String = "client closed the connection before the exchange completed") {
         guard !finished else { return }
         finished = true
         if let upstream {
@@ -161,7 +177,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             upstream.channel.close(promise: nil)
             self.upstream = nil
         }
-        services.sink.record(recorder.finish(error: "client closed the connection before the exchange completed"))
+        services.sink.record(recorder.finish(error: reason))
     }
 
     // MARK: from the origin
@@ -176,6 +192,15 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                     client.write(.head(HTTPResponseHead(version: clientVersion, status: head.status, headers: head.headers)))
                     client.flush()
                 }
+                return
+            }
+            if head.status == .switchingProtocols && (!wantsUpgrade || !requestEnded) {
+                // An upgrade nobody asked for, or one that cuts off a request body still being
+                // sent: neither side could be relayed as bytes safely.
+                fail(.upstreamProtocolError(
+                    host: key.host,
+                    reason: wantsUpgrade ? "switched protocols before the request body ended"
+                        : "101 Switching Protocols for a request that did not ask to upgrade"))
                 return
             }
             responseHeadReceived = true
@@ -240,7 +265,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             trailers: trailers, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
     }
 
-    private func fail(_ failure: ProxyFailure) {
+    private func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
         finished = true
         if let upstream {
             upstream.handler.delegate = nil
@@ -253,7 +278,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             client.abortConnection()
         } else {
             services.sink.record(recorder.finish(error: failure.message))
-            client.answer(failure, version: clientVersion, keepAlive: clientKeepAlive && !wantsUpgrade, requestEnded: requestEnded)
+            client.answer(failure, version: clientVersion, keepAlive: clientKeepAlive && !wantsUpgrade && !closeClient,
+                          requestEnded: requestEnded)
         }
     }
 

@@ -42,6 +42,8 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var idleTimer = DeadlineTimer()
     /// When the connection last became idle (no request in flight); nil while busy.
     private var idleSince: NIODeadline?
+    /// When the client last sent anything: a request body that stops arriving times out.
+    private var lastClientActivity = NIODeadline.uptimeNanoseconds(0)
     private(set) var inputClosed = false
     private(set) var clientAddress = ""
 
@@ -80,25 +82,50 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private var idleTimerArmed = false
 
-    /// Closes the connection if it has been idle for the whole timeout, else looks again when
-    /// it could be.
+    /// Closes a connection idle for the whole timeout (no request, or only the rest of an
+    /// answered request's body trickling in), fails an exchange whose request body stopped
+    /// moving, and otherwise looks again when one of those could be due.
     private func idleTimerFired() {
         idleTimerArmed = false
         guard let context else { return }
         let timeout = services.configuration.clientIdleTimeout
         let now = context.eventLoop.now
-        if case .idle = state, let idleSince, now - idleSince >= timeout {
-            state = .done
-            context.close(promise: nil)
-            return
+        var next = now + timeout
+        switch state {
+        case .idle:
+            if let idleSince {
+                if now - idleSince >= timeout {
+                    state = .done
+                    context.close(promise: nil)
+                    return
+                }
+                next = idleSince + timeout
+            }
+        case .draining:
+            if now - lastClientActivity >= timeout {
+                abortConnection()
+                return
+            }
+            next = lastClientActivity + timeout
+        case .forwarding(let exchange) where !exchange.isRequestComplete && !pauseReasons.contains(.connecting):
+            if now - lastClientActivity >= timeout {
+                exchange.requestStalled(originNotReading: pauseReasons.contains(.upstreamBusy),
+                                        seconds: timeout.nanoseconds / 1_000_000_000)
+                if self.context == nil { return }
+            } else {
+                next = lastClientActivity + timeout
+            }
+        case .forwarding, .tunnelling, .done:
+            break
         }
         idleTimerArmed = true
-        idleTimer.schedule(at: (idleSince ?? now) + timeout, on: context.eventLoop) { self.idleTimerFired() }
+        idleTimer.schedule(at: next, on: context.eventLoop) { self.idleTimerFired() }
     }
 
     // MARK: inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastClientActivity = context.eventLoop.now
         switch unwrapInboundIn(data) {
         case .head(let head):
             startRequest(head)
@@ -176,7 +203,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
         case .forwarding, .tunnelling, .done:
             // Mid-exchange the stream cannot be trusted any more.
-            abortConnection()
+            abortConnection(reason: "the client sent a malformed request (\(parserError))")
         }
     }
 
@@ -271,14 +298,20 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             becameIdle()
         } else {
             state = .draining
+            lastClientActivity = context.eventLoop.now
+        }
+        // Whatever held reads for this exchange (a busy origin that then failed, say) is over.
+        // Cleared before the write: the write may start the next pipelined exchange, whose own
+        // pauses must stand.
+        if !closing {
+            pauseReasons.subtract([.connecting, .upstreamBusy])
         }
         let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
         if closing {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-        } else {
-            // Whatever held reads for the exchange (a busy origin that then failed, say) is over:
-            // the rest of the request must still be read, and the next one.
-            setReadsPaused(false, by: [.connecting, .upstreamBusy])
+        } else if pauseReasons.isEmpty && readPending, self.context != nil {
+            readPending = false
+            context.read()
         }
     }
 
@@ -307,8 +340,16 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Closes the client connection at once; used when a response cannot be completed.
-    func abortConnection() {
+    func abortConnection(reason: String = "the client connection was closed before the exchange completed") {
+        let previous = state
         state = .done
+        // Whatever was running must learn that the client is gone (both are no-ops when they
+        // already finished): otherwise it would outlive this handler and still call it.
+        switch previous {
+        case .forwarding(let exchange): exchange.clientClosed(reason: reason)
+        case .tunnelling(let tunnel): tunnel.clientClosed()
+        case .idle, .draining, .done: break
+        }
         context?.close(promise: nil)
     }
 
