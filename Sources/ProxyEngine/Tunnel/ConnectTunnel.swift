@@ -105,7 +105,13 @@ final class ConnectTunnel {
             client.abortConnection()
             return
         }
+        let clientInputClosed = client.inputClosed
         client.switchToRawBytes(glue: clientGlue)
+        if clientInputClosed {
+            // The client finished sending before the tunnel was up: the glue will never see that
+            // event, so pass the end of input on now.
+            upstream.close(mode: .output, promise: nil)
+        }
         // Raw upstream channels start without auto-read so no byte arrives before the glue.
         upstream.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in
             upstream.read()

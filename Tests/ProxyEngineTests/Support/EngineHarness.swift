@@ -21,6 +21,8 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
     var upstreamTimeout: TimeAmount = .seconds(30)
     /// When set, connects stay pending until the test calls `completePendingConnect()`.
     var holdConnects = false
+    /// Called with each new upstream channel before the proxy sees it.
+    var onNewChannel: ((EmbeddedChannel) -> Void)?
     private var pending: [(EventLoopPromise<(any Channel, UpstreamConnectTimings)>, UpstreamPipelineKind, Int)] = []
     private(set) var connects: [(host: String, port: Int, kind: UpstreamPipelineKind)] = []
     private(set) var channels: [EmbeddedChannel] = []
@@ -59,6 +61,7 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
             try! UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)
         }
         try! channel.pipeline.syncOperations.addHandler(ReadCounter(), position: .first)
+        onNewChannel?(channel)
         _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: port))
         channels.append(channel)
         return (channel, UpstreamConnectTimings(dns: 1.5, connect: 0.5))

@@ -40,6 +40,20 @@ final class ConnectTunnelTests: XCTestCase {
         XCTAssertEqual(try EngineHarness.drainRaw(try XCTUnwrap(harness.upstream)), "early-bytes")
     }
 
+    /// A client that half-closes before the tunnel is up: the target sees the end of input too.
+    func testHalfCloseBeforeEstablishedReachesTheTarget() throws {
+        let harness = try EngineHarness()
+        harness.connector.holdConnects = true
+        try harness.clientSends("CONNECT db.test:5432 HTTP/1.1\r\n\r\n")
+        harness.client.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        let closes = CloseModeRecorder()
+        harness.connector.onNewChannel = { try! $0.pipeline.syncOperations.addHandler(closes, position: .first) }
+        harness.connector.completePendingConnect()
+        harness.loop.run()
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 200 Connection established"))
+        XCTAssertEqual(closes.modes, [.output])
+    }
+
     /// A refused CONNECT is a 502 that closes the connection and names the reason in Proxy-Status.
     func testRefusedConnectAnswers502() throws {
         let harness = try EngineHarness()
