@@ -63,6 +63,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
+        .testTarget(
+            name: "proxyappTests",
+            dependencies: ["proxyapp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
         .testTarget(
             name: "CaptureStoreTests",

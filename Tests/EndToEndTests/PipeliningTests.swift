@@ -5,20 +5,15 @@ import XCTest
 /// Pipelined requests (several sent before the first answer) are answered in order, each with
 /// its own response, on one client connection.
 ///
-/// KNOWN BUG (Sources/ProxyEngine/Client/HTTPProxyHandler.swift, `completeResponse`): the tests
-/// that pipeline behind a request whose answer completes after that request was fully read
-/// (a forwarded response, or a 502 for a refused connection) fail. NIO's
-/// `HTTPServerPipelineHandler` hands the buffered next request to `HTTPProxyHandler` from inside
-/// the `write(.end)` of the previous response, while the handler's state is still
-/// `.forwarding`; `startRequest` then returns at `guard case .idle = state` and the request is
-/// dropped: no response, connection left open. Answers given while the request is still being
-/// read (built-in pages, an `.invalid` host) are not affected. A correct proxy answers within
-/// milliseconds on loopback, so the reads here wait at most `responseTimeout`.
+/// Regression guard: NIO's `HTTPServerPipelineHandler` hands the buffered next request to
+/// `HTTPProxyHandler` from inside the `write(.end)` of the previous response, so the handler's
+/// state must be final before that write (`completeResponse`), or the next request is dropped
+/// with the connection left open. A correct proxy answers within milliseconds on loopback, so
+/// the reads here wait at most `responseTimeout`.
 final class PipeliningTests: XCTestCase {
     static let responseTimeout: TimeInterval = 5
 
     /// Three GETs in one write: three responses, in request order, bodies intact.
-    /// Fails because of the known bug above (the second request is dropped).
     func testThreePipelinedGetsAreAnsweredInOrder() async throws {
         try await Fixture.run { proxy, origin in
             let client = try RawClient(port: proxy.port)
@@ -39,7 +34,6 @@ final class PipeliningTests: XCTestCase {
     }
 
     /// A pipeline mixing a HEAD, a POST with a body and a chunked response keeps its framing.
-    /// Fails because of the known bug above.
     func testPipelineWithHeadPostAndChunkedResponse() async throws {
         try await Fixture.run { proxy, origin in
             let client = try RawClient(port: proxy.port)
@@ -65,33 +59,33 @@ final class PipeliningTests: XCTestCase {
     /// answered.
     func testRequestPipelinedAfterImmediateErrorAnswerIsAnswered() async throws {
         try await Fixture.run { proxy, origin in
-            let client = try RawClient(port: proxy.port)
-            try client.send("GET http://no-such-host.invalid/ HTTP/1.1\r\nHost: no-such-host.invalid\r\n\r\n"
-                            + "GET \(origin.url("/bytes/7")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
-            let failure = try client.readResponse(timeout: Self.responseTimeout)
-            XCTAssertEqual(failure.status, 502)
-            let next = try client.readResponse(timeout: Self.responseTimeout)
-            XCTAssertEqual(next.status, 200)
-            XCTAssertEqual(next.body, PatternBytes.data(count: 7))
+            try self.assertAnsweredAfter502(
+                "GET http://no-such-host.invalid/ HTTP/1.1\r\nHost: no-such-host.invalid\r\n\r\n",
+                proxy: proxy, origin: origin)
         }
     }
 
     /// A request pipelined behind one answered with an error found later (a refused upstream
     /// connection, reported after the first request was read completely) is answered.
-    /// Fails because of the known bug above (same path: `answer` → `completeResponse`).
     func testRequestPipelinedAfterRefusedConnectionIsAnswered() async throws {
         try await Fixture.run { proxy, origin in
             let closed = try ListeningSocket.refusing()
             defer { closed.close() }
-            let client = try RawClient(port: proxy.port)
-            try client.send("GET http://127.0.0.1:\(closed.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(closed.port)\r\n\r\n"
-                            + "GET \(origin.url("/bytes/7")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
-            let failure = try client.readResponse(timeout: Self.responseTimeout)
-            XCTAssertEqual(failure.status, 502)
-            let next = try client.readResponse(timeout: Self.responseTimeout)
-            XCTAssertEqual(next.status, 200)
-            XCTAssertEqual(next.body, PatternBytes.data(count: 7))
+            try self.assertAnsweredAfter502(
+                "GET http://127.0.0.1:\(closed.port)/ HTTP/1.1\r\nHost: 127.0.0.1:\(closed.port)\r\n\r\n",
+                proxy: proxy, origin: origin)
         }
+    }
+
+    /// Sends `failing` and a good request in one write: the first gets a 502, the second its body.
+    private func assertAnsweredAfter502(_ failing: String, proxy: ProxyHarness, origin: TestOrigin) throws {
+        let client = try RawClient(port: proxy.port)
+        try client.send(failing + "GET \(origin.url("/bytes/7")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+        let failure = try client.readResponse(timeout: Self.responseTimeout)
+        XCTAssertEqual(failure.status, 502)
+        let next = try client.readResponse(timeout: Self.responseTimeout)
+        XCTAssertEqual(next.status, 200)
+        XCTAssertEqual(next.body, PatternBytes.data(count: 7))
     }
 
     /// Pipelined requests for the proxy's own pages (answered without an upstream) come back

@@ -52,9 +52,8 @@ final class TunnelTests: XCTestCase {
 
     /// The CONNECT answer is `200 Connection established`, on the wire and in the flow.
     ///
-    /// KNOWN BUG (Sources/ProxyEngine/Tunnel/ConnectTunnel.swift:82): NIO's
-    /// `HTTPResponseStatus(statusCode: 200, reasonPhrase:)` maps 200 to `.ok` and drops the
-    /// phrase, so the client reads `200 OK` and the flow's reason is "OK".
+    /// Regression guard: NIO's `HTTPResponseStatus(statusCode: 200, reasonPhrase:)` maps 200 to
+    /// `.ok` and drops the phrase, which once made the answer read `200 OK`.
     func testConnectAnswerSaysConnectionEstablished() async throws {
         try await withTunnelTarget { proxy, echo in
             let client = try RawClient(port: proxy.port)
@@ -69,13 +68,10 @@ final class TunnelTests: XCTestCase {
 
     /// Bytes sent in the same write as the CONNECT request are relayed, not held back.
     ///
-    /// KNOWN BUG (Sources/ProxyEngine/Client/ClientPipelineSetup.swift, `replaceHTTPHandlers`):
-    /// removing the request decoder hands its leftover bytes to the glue as a `channelRead`
-    /// without a `channelReadComplete`, and `GlueHandler` only flushes the other side on
-    /// `channelReadComplete`. When the tunnel is established from the upstream connect
-    /// completion (outside a client read), the bytes sit unflushed in the upstream channel
-    /// until the client sends something else. A correct relay delivers them within
-    /// milliseconds; the wait is bounded at 5 s.
+    /// Regression guard: removing the request decoder hands its leftover bytes to the glue
+    /// without a `channelReadComplete`; unless the glue's partner is flushed after the removal
+    /// (`ClientPipelineSetup.replaceHTTPHandlers`), they wait until the client sends more. A
+    /// correct relay delivers them within milliseconds; the wait is bounded at 5 s.
     func testBytesSentWithConnectRequestAreRelayed() async throws {
         try await withTunnelTarget { proxy, echo in
             let client = try RawClient(port: proxy.port)

@@ -39,11 +39,9 @@ final class UpgradeTests: XCTestCase {
     /// A server that speaks first: bytes the origin sends in the same segment as its 101 reach
     /// the client.
     ///
-    /// KNOWN BUG (Sources/ProxyEngine/Upstream/UpstreamHTTPHandler.swift, `removePipeline`, and
-    /// GlueHandler): the response decoder hands its leftover bytes to the glue as a
-    /// `channelRead` after the read cycle's `channelReadComplete`, and `GlueHandler` flushes
-    /// the client side only on `channelReadComplete`, so the greeting waits in the client
-    /// channel until the origin sends more. Same cause as
+    /// Regression guard: the response decoder hands its leftover bytes to the glue after the
+    /// read cycle ended; `UpstreamHTTPHandler.removePipeline` must flush them, or the greeting
+    /// waits until the origin sends more. Same mechanism as
     /// `TunnelTests.testBytesSentWithConnectRequestAreRelayed`; the wait is bounded at 5 s.
     func testBytesSentByOriginWithThe101AreRelayed() async throws {
         try await Fixture.run { proxy, origin in

@@ -269,7 +269,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
-        let page = BuiltInPages.page(for: pathAndQuery, method: head.method)
+        let page = BuiltInPages.page(for: pathAndQuery)
         writeComplete(status: page.status, contentType: page.contentType, body: page.body,
                       version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
     }

@@ -11,7 +11,7 @@ enum BuiltInPages {
         var body: String
     }
 
-    static func page(for pathAndQuery: String, method: HTTPMethod) -> Page {
+    static func page(for pathAndQuery: String) -> Page {
         let path = pathAndQuery.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         switch path {
         case "/", "/index.html":

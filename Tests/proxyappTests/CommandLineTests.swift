@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import XCTest
+@testable import proxyapp
+
+/// The CLI's own inputs: addresses, sizes, limits, and the message each bad one gets.
+final class CommandLineTests: XCTestCase {
+    func testListenAddressForms() throws {
+        let v4 = try XCTUnwrap(ListenAddress(argument: "127.0.0.1:9090"))
+        XCTAssertEqual([v4.host, String(v4.port)], ["127.0.0.1", "9090"])
+        XCTAssertTrue(v4.isLoopback)
+        let v6 = try XCTUnwrap(ListenAddress(argument: "[::1]:8080"))
+        XCTAssertEqual(v6.host, "::1")
+        XCTAssertEqual(v6.description, "[::1]:8080")
+        let bare = try XCTUnwrap(ListenAddress(argument: "7000"))
+        XCTAssertEqual(bare.description, "127.0.0.1:7000")
+        XCTAssertFalse(try XCTUnwrap(ListenAddress(argument: "0.0.0.0:8080")).isLoopback)
+        for bad in ["nonsense", ":8080", "127.0.0.1:", "127.0.0.1:70000", "[::1", "[::1]8080", "host:port"] {
+            XCTAssertNil(ListenAddress(argument: bad), bad)
+        }
+    }
+
+    func testByteCounts() {
+        XCTAssertEqual(ByteCount(argument: "16MiB")?.bytes, 16 << 20)
+        XCTAssertEqual(ByteCount(argument: "512k")?.bytes, 512 << 10)
+        XCTAssertEqual(ByteCount(argument: "1024")?.bytes, 1024)
+        XCTAssertEqual(ByteCount(argument: "2G")?.bytes, 2 << 30)
+        XCTAssertNil(ByteCount(argument: "lots"))
+        XCTAssertNil(ByteCount(argument: "5 parsecs"))
+        XCTAssertEqual(ByteCount.format(1536), "1.5 KiB")
+    }
+
+    /// Bad flags are refused before anything starts, with a message naming the flag.
+    func testRunRejectsBadFlags() {
+        assertRejected(["--max-body-size", "1g"], mentioning: "--max-body-size must be at most 512MiB")
+        assertRejected(["--idle-timeout", "0"], mentioning: "--idle-timeout must be a positive number")
+        assertRejected(["--listen", "nonsense"], mentioning: "--listen")
+        XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
+    }
+
+    /// `flows` on a directory without a capture says where it looked and what to do.
+    func testFlowsWithoutDatabaseNamesTheFix() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
+        let command = try FlowsCommand.parse(["--data-dir", directory.path])
+        XCTAssertThrowsError(try command.run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("no capture database at \(directory.path)/traffic.sqlite"), text)
+            XCTAssertTrue(text.contains("proxyapp run"), text)
+        }
+    }
+
+    private func assertRejected(_ arguments: [String], mentioning expected: String,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try RunCommand.parse(arguments), file: file, line: line) { error in
+            let message = RunCommand.message(for: error)
+            XCTAssertTrue(message.contains(expected), message, file: file, line: line)
+        }
+    }
+}
