@@ -23,6 +23,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // Flows, headers, timings: value types with no I/O and no NIO.
@@ -37,6 +41,18 @@ let package = Package(
             dependencies: ["ProxyModel", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
+        ),
+        // The root CA, leaf minting and the TLS contexts: everything that knows about certificates.
+        .target(
+            name: "ProxyTLS",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
         .target(

@@ -1,0 +1,1 @@
+// The ProxyTLS module: the root CA, leaf minting and TLS contexts (see CLAUDE.md, "HTTPS").
