@@ -58,10 +58,12 @@ let package = Package(
         .target(
             name: "ProxyEngine",
             dependencies: [
-                "ProxyModel", "ProxyCore",
+                "ProxyModel", "ProxyCore", "ProxyTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

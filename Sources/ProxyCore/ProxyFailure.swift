@@ -24,6 +24,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     case upstreamClosed(host: String, port: Int)
     /// The origin's response could not be parsed.
     case upstreamProtocolError(host: String, reason: String)
+    /// The origin's TLS certificate failed verification (untrusted, expired, wrong name).
+    case upstreamCertificateInvalid(host: String, port: Int, reason: String)
+    /// The TLS handshake with the origin failed for a reason other than its certificate.
+    case upstreamTLSFailed(host: String, port: Int, reason: String)
     /// The client's request could not be parsed or used.
     case badRequest(reason: String)
     /// The request's header section is larger than the limit.
@@ -33,7 +37,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
 
     public var statusCode: Int {
         switch self {
-        case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError:
+        case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError,
+             .upstreamCertificateInvalid, .upstreamTLSFailed:
             return 502
         case .connectTimeout, .upstreamTimeout, .upstreamStalledReading:
             return 504
@@ -60,6 +65,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .requestBodyTimeout: return "http_request_error"
         case .upstreamClosed: return "connection_terminated"
         case .upstreamProtocolError: return "http_protocol_error"
+        case .upstreamCertificateInvalid: return "tls_certificate_error"
+        case .upstreamTLSFailed: return "tls_protocol_error"
         case .badRequest, .headersTooLarge, .notImplemented: return "http_request_error"
         }
     }
@@ -91,6 +98,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
             return "\(Self.endpoint(host, port)) closed the connection before a complete response"
         case .upstreamProtocolError(let host, let reason):
             return "invalid response from '\(host)': \(reason)"
+        case .upstreamCertificateInvalid(let host, let port, let reason):
+            return "the certificate of \(Self.endpoint(host, port)) is not trusted: \(reason)"
+        case .upstreamTLSFailed(let host, let port, let reason):
+            return "TLS handshake with \(Self.endpoint(host, port)) failed: \(reason)"
         case .badRequest(let reason):
             return "bad request: \(reason)"
         case .headersTooLarge(let limit):

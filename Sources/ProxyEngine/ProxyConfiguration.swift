@@ -20,6 +20,8 @@ public struct ProxyConfiguration: Sendable {
     public var upstreamTimeout: TimeAmount = .seconds(60)
     /// Idle upstream connections kept per origin and event loop for reuse.
     public var maxIdleUpstreamConnectionsPerOrigin: Int = 32
+    /// The root CA the built-in pages offer for download (nil: HTTPS interception is off).
+    public var rootCertificate: RootCertificateDownload?
 
     public init() {}
 }

@@ -46,6 +46,8 @@ public struct Flow: Sendable, Hashable {
     public var bytesUp: Int64
     public var bytesDown: Int64
     public var marked: Bool
+    public var tls: TLSDetails? = nil
+    public var note: String? = nil
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),

@@ -14,6 +14,10 @@ final class ProxyFailureTests: XCTestCase {
             (.upstreamTimeout(host: "a.test", port: 80, seconds: 60), 504, "a.test:80 sent nothing for 60s"),
             (.upstreamClosed(host: "a.test", port: 80), 502, "a.test:80 closed the connection before a complete response"),
             (.upstreamProtocolError(host: "a.test", reason: "invalid status"), 502, "invalid response from 'a.test': invalid status"),
+            (.upstreamCertificateInvalid(host: "a.test", port: 443, reason: "certificate has expired"), 502,
+             "the certificate of a.test:443 is not trusted: certificate has expired"),
+            (.upstreamTLSFailed(host: "a.test", port: 443, reason: "protocol version"), 502,
+             "TLS handshake with a.test:443 failed: protocol version"),
             (.badRequest(reason: "nope"), 400, "bad request: nope"),
             (.headersTooLarge(limit: 65536), 431, "request header section is larger than 64 KiB"),
             (.notImplemented(reason: "later"), 501, "later"),
@@ -32,5 +36,8 @@ final class ProxyFailureTests: XCTestCase {
                        #"ProxyApp; error=http_request_error; details="bad request: bad \"quote\" and \\ slash""#)
         XCTAssertEqual(ProxyFailure.dnsFailure(host: "x", reason: "y").proxyStatusError, "dns_error")
         XCTAssertEqual(ProxyFailure.connectTimeout(host: "x", port: 1, seconds: 1).proxyStatusError, "connection_timeout")
+        XCTAssertEqual(ProxyFailure.upstreamCertificateInvalid(host: "x", port: 1, reason: "r").proxyStatusError,
+                       "tls_certificate_error")
+        XCTAssertEqual(ProxyFailure.upstreamTLSFailed(host: "x", port: 1, reason: "r").proxyStatusError, "tls_protocol_error")
     }
 }

@@ -45,9 +45,21 @@ struct ExchangeRecorder {
         return fields
     }
 
-    mutating func upstreamConnected(_ timings: UpstreamConnectTimings) {
+    /// The client side's TLS (a decrypted exchange); the origin's side comes with the connection.
+    mutating func clientTLS(_ details: TLSDetails) {
+        flow.tls = details
+    }
+
+    mutating func upstreamConnected(_ timings: UpstreamConnectTimings, tls: UpstreamTLSSession? = nil) {
         flow.timings.dns = timings.dns
         flow.timings.connect = timings.connect
+        flow.timings.tls = timings.tls
+        if let tls, flow.tls != nil {
+            flow.tls?.upstreamVersion = tls.version
+            flow.tls?.upstreamSubject = tls.certificate?.subject
+            flow.tls?.upstreamIssuer = tls.certificate?.issuer
+            flow.tls?.upstreamNotAfter = tls.certificate?.notAfter
+        }
         connected = .now()
     }
 

@@ -12,7 +12,10 @@ import NIOHTTP1
 /// HTTPProxyHandler            decides and carries out each request; closes idle connections
 /// ```
 enum ClientPipelineSetup {
-    static func configure(_ channel: any Channel, services: ProxyServices) throws {
+    /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
+    /// the requests when the connection is a CONNECT tunnel carrying HTTP (decrypted or plain).
+    static func configure(_ channel: any Channel, services: ProxyServices,
+                          tunnel: HTTPProxyHandler.TunnelOrigin? = nil) throws {
         let pipeline = channel.pipeline.syncOperations
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
@@ -24,14 +27,16 @@ enum ClientPipelineSetup {
             withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try pipeline.addHandler(HTTPProxyHandler(services: services))
+        try pipeline.addHandler(HTTPProxyHandler(services: services, tunnel: tunnel))
     }
 
-    /// Puts `glue` at the end of the client pipeline and removes every HTTP handler, the
-    /// decoder last so the bytes it holds flow into `glue`.
-    static func replaceHTTPHandlers(in context: ChannelHandlerContext, with glue: GlueHandler) throws {
+    /// Puts `replacement` at the end of the client pipeline and removes every HTTP handler,
+    /// the decoder last so the bytes it holds flow into `replacement`; `handedOver` runs once
+    /// they have.
+    static func replaceHTTPHandlers(in context: ChannelHandlerContext, with replacement: any ChannelHandler,
+                                    handedOver: @escaping () -> Void) throws {
         let pipeline = context.pipeline.syncOperations
-        try pipeline.addHandler(glue)
+        try pipeline.addHandler(replacement)
         if let upgrade = try? pipeline.handler(type: HTTPServerUpgradeHandler.self) {
             pipeline.removeHandler(upgrade, promise: nil)
         }
@@ -44,7 +49,7 @@ enum ClientPipelineSetup {
         let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
         pipeline.removeHandler(decoder, promise: decoderRemoved)
         decoderRemoved.futureResult.assumeIsolated().whenComplete { _ in
-            glue.flushPartner()
+            handedOver()
             channel.read()
         }
     }

@@ -21,6 +21,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private let isHeadRequest: Bool
     /// The request asks for a protocol upgrade (WebSocket) and the upgrade headers are forwarded.
     private let wantsUpgrade: Bool
+    /// How to reach the origin over TLS (nil: plain HTTP).
+    private let upstreamTLS: UpstreamTLSTarget?
 
     private var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
     private var usingPooledConnection = false
@@ -39,11 +41,13 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private var finished = false
 
     init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, head: HTTPRequestHead,
-         scheme: String, host: String, port: Int, pathAndQuery: String, clientAddress: String) {
+         scheme: String, host: String, port: Int, pathAndQuery: String, clientAddress: String,
+         upstreamTLS: UpstreamTLSTarget? = nil, clientTLS: TLSDetails? = nil) {
         self.client = client
         self.services = services
         self.pool = pool
-        self.key = .init(host: host, port: port)
+        self.upstreamTLS = upstreamTLS
+        self.key = .init(host: host, port: port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName)
         self.clientVersion = head.version
         self.clientKeepAlive = head.isKeepAlive
         self.isHeadRequest = head.method == .HEAD
@@ -51,6 +55,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
             path: pathAndQuery, version: head.version, headers: head.headers,
             cap: services.configuration.maxCapturedBodyBytes)
+        if upstreamTLS != nil {
+            recorder.clientTLS(clientTLS ?? TLSDetails())
+        }
         let (headers, upgrade) = Self.upstreamHeaders(
             from: head.headers, authority: Self.authority(host: host, port: port, scheme: scheme))
         self.wantsUpgrade = upgrade
@@ -71,7 +78,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private func connectFresh() {
         client.setReadsPaused(true, by: .connecting)
         let eventLoop = client.eventLoop
-        services.connector.connect(host: key.host, port: key.port, kind: .http, on: eventLoop)
+        services.connector.connect(host: key.host, port: key.port, kind: .http, tls: upstreamTLS, on: eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 // The client may have left while connecting (`clientClosed` finished us); its
@@ -99,7 +106,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private func attach(channel: any Channel, handler: UpstreamHTTPHandler, timings: UpstreamConnectTimings) {
         upstream = (channel, handler)
         handler.delegate = self
-        recorder.upstreamConnected(timings)
+        recorder.upstreamConnected(timings, tls: handler.tlsSession)
         handler.send(.head(upstreamHead))
         for part in pendingParts {
             handler.send(part)

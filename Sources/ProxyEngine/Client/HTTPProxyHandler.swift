@@ -33,7 +33,18 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case done
     }
 
+    /// Where the requests of a CONNECT tunnel carrying HTTP go: the tunnel's target, over TLS
+    /// when the client's TLS was terminated here.
+    struct TunnelOrigin {
+        var scheme: String
+        var host: String
+        var port: Int
+        /// The client side's TLS (nil for plain HTTP inside the tunnel).
+        var tls: ClientTLSState?
+    }
+
     private let services: ProxyServices
+    private let tunnel: TunnelOrigin?
     private var state: State = .idle
     private var context: ChannelHandlerContext?
     private var pool: UpstreamConnectionPool?
@@ -47,11 +58,13 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var inputClosed = false
     private(set) var clientAddress = ""
 
-    init(services: ProxyServices) {
+    init(services: ProxyServices, tunnel: TunnelOrigin? = nil) {
         self.services = services
+        self.tunnel = tunnel
     }
 
     var eventLoop: any EventLoop { context!.eventLoop }
+    var channel: (any Channel)? { context?.channel }
     var isWritable: Bool { context?.channel.isWritable ?? false }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -246,6 +259,10 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             answer(.badRequest(reason: error.description), version: head.version, keepAlive: false, requestEnded: false)
             return
         }
+        if let tunnel {
+            startTunnelledRequest(head, target: target, tunnel: tunnel, pool: pool)
+            return
+        }
         switch target {
         case .origin(let pathAndQuery):
             answerBuiltInPage(pathAndQuery, head: head)
@@ -260,18 +277,56 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                        version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
                 return
             }
-            let exchange = ForwardExchange(
-                client: self, services: services, pool: pool, head: head, scheme: scheme == "ws" ? "http" : scheme,
-                host: host, port: port, pathAndQuery: pathAndQuery, clientAddress: clientAddress)
-            state = .forwarding(exchange)
-            exchange.start()
+            if BuiltInPages.isReservedHost(host) {
+                answerBuiltInPage(pathAndQuery, head: head)
+                return
+            }
+            forward(head, scheme: "http", host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: nil, pool: pool)
         }
     }
 
+    /// A request read inside a CONNECT tunnel: it goes to the tunnel's target (an absolute-form
+    /// request may name another host; the tunnel's scheme applies either way).
+    private func startTunnelledRequest(_ head: HTTPRequestHead, target: RequestTarget, tunnel: TunnelOrigin,
+                                       pool: UpstreamConnectionPool) {
+        switch target {
+        case .origin(let pathAndQuery):
+            forward(head, scheme: tunnel.scheme, host: tunnel.host, port: tunnel.port, pathAndQuery: pathAndQuery,
+                    clientTLS: tunnel.tls?.details, pool: pool)
+        case .absolute(_, let host, let port, let pathAndQuery):
+            forward(head, scheme: tunnel.scheme, host: host, port: port, pathAndQuery: pathAndQuery,
+                    clientTLS: tunnel.tls?.details, pool: pool)
+        case .authority:
+            answer(.notImplemented(reason: "CONNECT inside a CONNECT tunnel is not supported"),
+                   version: head.version, keepAlive: false, requestEnded: false)
+        }
+    }
+
+    private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
+                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool) {
+        var upstreamTLS: UpstreamTLSTarget?
+        if scheme == "https" {
+            guard let interception = services.interception else {
+                answer(.notImplemented(reason: "HTTPS interception is off"), version: head.version, keepAlive: false,
+                       requestEnded: false)
+                return
+            }
+            let isIP = (try? SocketAddress(ipAddress: host, port: port)) != nil
+            upstreamTLS = UpstreamTLSTarget(context: interception.upstreamContext,
+                                            serverName: clientTLS?.sni ?? (isIP ? nil : host))
+        }
+        let exchange = ForwardExchange(
+            client: self, services: services, pool: pool, head: head, scheme: scheme, host: host, port: port,
+            pathAndQuery: pathAndQuery, clientAddress: clientAddress, upstreamTLS: upstreamTLS, clientTLS: clientTLS)
+        state = .forwarding(exchange)
+        exchange.start()
+    }
+
     private func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
-        let page = BuiltInPages.page(for: pathAndQuery)
+        let page = BuiltInPages.page(for: pathAndQuery, rootCertificate: services.configuration.rootCertificate)
         writeComplete(status: page.status, contentType: page.contentType, body: page.body,
-                      version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
+                      version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
+                      extraHeaders: page.extraHeaders)
     }
 
     // MARK: answering (called by exchanges and tunnels)
@@ -318,24 +373,24 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers with a failure the proxy produced itself: its status and one-line reason.
     func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool) {
         writeComplete(status: HTTPResponseStatus(statusCode: failure.statusCode),
-                      contentType: "text/plain; charset=utf-8", body: failure.message + "\n",
+                      contentType: "text/plain; charset=utf-8", body: Array((failure.message + "\n").utf8),
                       version: version, keepAlive: keepAlive, requestEnded: requestEnded,
                       extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
     }
 
-    private func writeComplete(status: HTTPResponseStatus, contentType: String, body: String,
+    private func writeComplete(status: HTTPResponseStatus, contentType: String, body: [UInt8],
                                version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
                                extraHeaders: [(String, String)] = []) {
         guard let context else { return }
         var headers = HTTPHeaders(extraHeaders)
         headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        headers.add(name: "Content-Length", value: String(body.count))
         let close = !keepAlive || inputClosed
         headers.add(name: "Connection", value: close ? "close" : "keep-alive")
         let responseVersion = version.major == 1 && version.minor == 0 ? HTTPVersion.http1_0 : .http1_1
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: responseVersion, status: status, headers: headers))),
                       promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         completeResponse(trailers: nil, close: close, requestEnded: requestEnded)
     }
 
@@ -371,10 +426,15 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Replaces the client's HTTP handlers with `glue`; bytes the HTTP decoder had already read
     /// past the request are handed on to it, never dropped.
     func switchToRawBytes(glue: GlueHandler) {
+        switchToHandler(glue) { glue.flushPartner() }
+    }
+
+    /// Replaces the client's HTTP handlers with `handler` (bytes the decoder holds go to it).
+    func switchToHandler(_ handler: any ChannelHandler, handedOver: @escaping () -> Void = {}) {
         state = .done
         guard let context else { return }
         do {
-            try ClientPipelineSetup.replaceHTTPHandlers(in: context, with: glue)
+            try ClientPipelineSetup.replaceHTTPHandlers(in: context, with: handler, handedOver: handedOver)
         } catch {
             context.close(promise: nil)
         }

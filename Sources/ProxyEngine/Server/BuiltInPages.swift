@@ -1,27 +1,65 @@
 import NIOHTTP1
 
-/// What the proxy answers when it is asked for a page itself (an origin-form request such as
-/// `GET / HTTP/1.1` sent straight to the listening port) rather than asked to forward one.
-///
-/// The HTTPS issue adds the root CA downloads here.
+/// The root CA certificate as the built-in pages serve it, so devices can fetch and trust it.
+public struct RootCertificateDownload: Sendable {
+    public var der: [UInt8]
+    public var pem: String
+    /// Colon-separated upper-case hex, as certificate viewers show it.
+    public var sha256Fingerprint: String
+    /// The CA's name, as a user sees it in a trust store.
+    public var name: String
+
+    public init(der: [UInt8], pem: String, sha256Fingerprint: String, name: String) {
+        self.der = der
+        self.pem = pem
+        self.sha256Fingerprint = sha256Fingerprint
+        self.name = name
+    }
+}
+
+/// What the proxy answers when it is asked for a page itself: an origin-form request such as
+/// `GET / HTTP/1.1` sent straight to the listening port, or any request for the reserved host
+/// `proxyapp.cert` sent through the proxy (so a phone already using the proxy can get the CA).
 enum BuiltInPages {
     struct Page {
         var status: HTTPResponseStatus
         var contentType: String
-        var body: String
+        var body: [UInt8]
+        var extraHeaders: [(String, String)] = []
     }
 
-    static func page(for pathAndQuery: String) -> Page {
+    /// The host name answered by the proxy itself, like mitmproxy's `mitm.it`.
+    static let reservedHost = "proxyapp.cert"
+
+    static func isReservedHost(_ host: String) -> Bool {
+        host.equalsReservedHost
+    }
+
+    static func page(for pathAndQuery: String, rootCertificate: RootCertificateDownload?) -> Page {
         let path = pathAndQuery.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
-        switch path {
-        case "/", "/index.html":
-            return Page(status: .ok, contentType: "text/html; charset=utf-8", body: indexHTML)
+        switch (path, rootCertificate) {
+        case ("/", let root?), ("/index.html", let root?):
+            return html(CertificateInstallPage.html(certificateFingerprintSHA256: root.sha256Fingerprint,
+                                                    caName: root.name))
+        case ("/", nil), ("/index.html", nil):
+            return html(indexHTML)
+        case ("/ProxyCA.cer", let root?):
+            return Page(status: .ok, contentType: "application/x-x509-ca-cert", body: root.der,
+                        extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.cer\"")])
+        case ("/ProxyCA.pem", let root?):
+            return Page(status: .ok, contentType: "application/x-pem-file", body: Array(root.pem.utf8),
+                        extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.pem\"")])
         default:
             return Page(status: .notFound, contentType: "text/plain; charset=utf-8",
-                        body: "ProxyApp has no page at \(path.prefix(200)); this address is an HTTP proxy.\n")
+                        body: Array("ProxyApp has no page at \(path.prefix(200)); this address is an HTTP proxy.\n".utf8))
         }
     }
 
+    private static func html(_ text: String) -> Page {
+        Page(status: .ok, contentType: "text/html; charset=utf-8", body: Array(text.utf8))
+    }
+
+    /// The page when HTTPS interception is off (no CA to offer).
     static let indexHTML = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><title>ProxyApp</title></head>
@@ -33,4 +71,11 @@ enum BuiltInPages {
         </body></html>
 
         """
+}
+
+private extension String {
+    var equalsReservedHost: Bool {
+        utf8.count == BuiltInPages.reservedHost.utf8.count
+            && lowercased() == BuiltInPages.reservedHost
+    }
 }

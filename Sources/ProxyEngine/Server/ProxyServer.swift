@@ -16,12 +16,15 @@ public final class ProxyServer: Sendable {
 
     /// - Parameters:
     ///   - resolver: resolves upstream host names; defaults to the system resolver on `threadPool`.
+    ///   - interception: HTTPS interception (root CA leaves, upstream TLS, pins); nil keeps
+    ///     every CONNECT a byte tunnel.
     public init(configuration: ProxyConfiguration, sink: any FlowSink, group: any EventLoopGroup,
-                resolver: any HostResolver, logger: Logger) {
+                resolver: any HostResolver, interception: TLSInterception? = nil, logger: Logger) {
         self.group = group
         self.services = ProxyServices(
             configuration: configuration, sink: sink,
-            connector: UpstreamConnector(resolver: resolver, configuration: configuration), logger: logger)
+            connector: UpstreamConnector(resolver: resolver, configuration: configuration),
+            interception: interception, logger: logger)
     }
 
     /// Binds and starts accepting; returns the bound address (useful with port 0).

@@ -12,12 +12,16 @@ final class ProxyServices: Sendable {
     let sink: any FlowSink
     let connector: any UpstreamConnecting
     let pools: UpstreamPools
+    /// HTTPS interception; nil means CONNECT is always a byte tunnel.
+    let interception: TLSInterception?
     let logger: Logger
 
-    init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting, logger: Logger) {
+    init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
+         interception: TLSInterception? = nil, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector
+        self.interception = interception
         self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin)
         self.logger = logger
     }
@@ -26,7 +30,7 @@ final class ProxyServices: Sendable {
 /// Opens upstream connections; a protocol so handler tests can hand out in-memory channels.
 protocol UpstreamConnecting: Sendable {
     func connect(
-        host: String, port: Int, kind: UpstreamPipelineKind, on eventLoop: any EventLoop
+        host: String, port: Int, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
 }
 

@@ -4,12 +4,13 @@ import NIOHTTP1
 import ProxyCore
 import ProxyModel
 
-/// Carries out one CONNECT request: opens the TCP connection to the target, answers
-/// `200 Connection established`, then turns both connections into a byte relay and records the
-/// tunnel as a flow when it closes.
+/// Carries out one CONNECT request.
 ///
-/// This is the switch point the HTTPS-interception work plugs into: instead of gluing right
-/// away, it will peek at the client's first bytes and decide between relaying and decrypting.
+/// With HTTPS interception on (and the host not pinned) it answers `200 Connection established`
+/// at once and hands the connection to an `InterceptedTunnel`, which looks at the client's
+/// first bytes before deciding between decrypting, plain HTTP and a byte relay. Otherwise it
+/// opens the TCP connection to the target first (so a failure is still a 502), answers 200,
+/// turns both connections into a byte relay and records the tunnel as a flow when it closes.
 final class ConnectTunnel {
     private unowned let client: HTTPProxyHandler
     private let services: ProxyServices
@@ -20,6 +21,8 @@ final class ConnectTunnel {
     private var upstream: (any Channel)?
     private var requestEnded = false
     private var finished = false
+    /// Interception decides after the 200, from the first bytes; no upstream connection yet.
+    private var interception: TLSInterception?
 
     init(client: HTTPProxyHandler, services: ProxyServices, head: HTTPRequestHead, host: String, port: Int,
          clientAddress: String) {
@@ -35,7 +38,16 @@ final class ConnectTunnel {
     }
 
     func start() {
-        services.connector.connect(host: host, port: port, kind: .raw, on: client.eventLoop)
+        if let interception = services.interception {
+            if let pin = interception.pins?.pin(for: host) {
+                flow.note = "pinned: \(pin.reason)"
+            } else {
+                self.interception = interception
+                establishIfReady()
+                return
+            }
+        }
+        services.connector.connect(host: host, port: port, kind: .raw, tls: nil, on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 switch result {
@@ -77,27 +89,25 @@ final class ConnectTunnel {
     }
 
     private func establishIfReady() {
-        guard requestEnded, let upstream, !finished else { return }
+        guard requestEnded, upstream != nil || interception != nil, !finished else { return }
         finished = true
         let established = HTTPResponseStatus.custom(code: 200, reasonPhrase: "Connection established")
         client.write(.head(HTTPResponseHead(version: clientVersion, status: established)))
         client.write(.end(nil))
         client.flush()
-
-        var flow = self.flow
         flow.status = 200
         flow.reason = established.reasonPhrase
-        let sink = services.sink
-        let meter = TunnelMeter { meter in
-            flow.bytesUp = meter.bytesUp
-            flow.bytesDown = meter.bytesDown
-            flow.finishedAt = Date()
-            if let error = meter.firstError {
-                flow.error = "tunnel closed with an error: \(error)"
+
+        guard let upstream else {
+            if let interception, let channel = client.channel {
+                let tunnel = InterceptedTunnel(
+                    services: services, interception: interception, channel: channel, host: host, port: port,
+                    clientAddress: flow.clientAddress, flow: flow)
+                client.switchToHandler(tunnel.makeSniffer())
             }
-            sink.record(flow)
+            return
         }
-        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: meter)
+        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: TunnelMeter.recording(flow, to: services.sink))
         do {
             try upstream.pipeline.syncOperations.addHandler(serverGlue)
         } catch {

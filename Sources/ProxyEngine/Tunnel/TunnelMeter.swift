@@ -1,4 +1,6 @@
+import Foundation
 import NIOCore
+import ProxyModel
 
 /// Counts the bytes a relay carries each way and reports once when both sides have closed.
 ///
@@ -37,6 +39,21 @@ final class TunnelMeter {
         if openSides == 0, let onFinished {
             self.onFinished = nil
             onFinished(self)
+        }
+    }
+
+    /// A meter that finishes `flow` with the byte counts (and the first error) and hands it to
+    /// `sink` when the relay is over.
+    static func recording(_ flow: Flow, to sink: any FlowSink) -> TunnelMeter {
+        TunnelMeter { meter in
+            var flow = flow
+            flow.bytesUp = meter.bytesUp
+            flow.bytesDown = meter.bytesDown
+            flow.finishedAt = Date()
+            if let error = meter.firstError {
+                flow.error = "tunnel closed with an error: \(error)"
+            }
+            sink.record(flow)
         }
     }
 }

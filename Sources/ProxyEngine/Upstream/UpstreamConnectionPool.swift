@@ -8,6 +8,9 @@ final class UpstreamConnectionPool {
     struct Key: Hashable {
         var host: String
         var port: Int
+        /// TLS connections are kept apart from plain ones, and per SNI name.
+        var tls: Bool = false
+        var serverName: String?
     }
 
     private struct Entry {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import NIOHTTP1
+import NIOSSL
 import ProxyCore
 #if canImport(Glibc)
 import Glibc
@@ -8,12 +9,14 @@ import Glibc
 import Darwin
 #endif
 
-/// How long the two phases of opening an upstream connection took, in milliseconds (-1: skipped).
+/// How long the phases of opening an upstream connection took, in milliseconds (-1: skipped),
+/// and what its TLS handshake established.
 struct UpstreamConnectTimings: Sendable {
     var dns: Double
     var connect: Double
+    var tls: Double = -1
 
-    /// A pooled connection: neither phase happened for this exchange.
+    /// A pooled connection: no phase happened for this exchange.
     static let reused = UpstreamConnectTimings(dns: -1, connect: -1)
 }
 
@@ -25,10 +28,12 @@ enum UpstreamPipelineKind: Sendable {
     case raw
 }
 
-/// Resolves a host and opens a TCP connection to it on a given event loop, turning every failure
-/// into a `ProxyFailure` the client can be answered with.
+/// Resolves a host and opens a TCP connection to it on a given event loop (then, for TLS
+/// targets, completes the TLS handshake), turning every failure into a `ProxyFailure` the
+/// client can be answered with.
 ///
-/// Addresses are tried in the order the resolver returns them, each with the connect timeout.
+/// Addresses are tried in the order the resolver returns them, each with the connect timeout;
+/// the TLS handshake gets the same timeout again.
 /// The channel lives on the caller's event loop so the two halves of an exchange never hop
 /// threads.
 final class UpstreamConnector: Sendable {
@@ -43,7 +48,7 @@ final class UpstreamConnector: Sendable {
     }
 
     func connect(
-        host: String, port: Int, kind: UpstreamPipelineKind, on eventLoop: any EventLoop
+        host: String, port: Int, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         let started = NIODeadline.now()
         let isLiteral = (try? SocketAddress(ipAddress: host, port: port)) != nil
@@ -55,16 +60,49 @@ final class UpstreamConnector: Sendable {
             .flatMap { addresses in
                 let resolved = NIODeadline.now()
                 let dns = isLiteral ? -1 : Self.milliseconds(from: started, to: resolved)
-                return self.connect(to: addresses[...], host: host, port: port, kind: kind, on: eventLoop, lastError: nil)
-                    .map { channel in
-                        (channel, UpstreamConnectTimings(dns: dns, connect: Self.milliseconds(from: resolved, to: .now())))
+                return self.connect(to: addresses[...], host: host, port: port, kind: kind, tls: tls, on: eventLoop,
+                                    lastError: nil)
+                    .flatMap { channel in
+                        let connected = NIODeadline.now()
+                        let timings = UpstreamConnectTimings(dns: dns, connect: Self.milliseconds(from: resolved, to: connected))
+                        guard tls != nil else { return eventLoop.makeSucceededFuture((channel, timings)) }
+                        return self.awaitHandshake(on: channel, host: host, port: port).map { session in
+                            var timings = timings
+                            timings.tls = Self.milliseconds(from: connected, to: .now())
+                            if let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self) {
+                                handler.tlsSession = session
+                            }
+                            return (channel, timings)
+                        }
                     }
+            }
+    }
+
+    /// The handshake's outcome, bounded by the connect timeout; the channel is closed on failure.
+    private func awaitHandshake(on channel: any Channel, host: String, port: Int) -> EventLoopFuture<UpstreamTLSSession> {
+        guard let waiter = try? channel.pipeline.syncOperations.handler(type: UpstreamTLSHandshakeHandler.self) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(
+                ProxyFailure.upstreamTLSFailed(host: host, port: port, reason: "no TLS handler"))
+        }
+        let seconds = connectTimeout.nanoseconds / 1_000_000_000
+        let timeout = channel.eventLoop.assumeIsolated().scheduleTask(in: connectTimeout) {
+            waiter.timeOut()
+        }
+        return waiter.outcome
+            .always { _ in timeout.cancel() }
+            .flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                if error is UpstreamTLSHandshakeHandler.TimedOut {
+                    throw ProxyFailure.connectTimeout(host: host, port: port, seconds: seconds)
+                }
+                throw UpstreamTLSHandshakeHandler.failure(for: error, host: host, port: port)
             }
     }
 
     private func connect(
         to addresses: ArraySlice<SocketAddress>, host: String, port: Int, kind: UpstreamPipelineKind,
-        on eventLoop: any EventLoop, lastError: ProxyFailure?
+        tls: UpstreamTLSTarget?, on eventLoop: any EventLoop, lastError: ProxyFailure?
     ) -> EventLoopFuture<any Channel> {
         guard let address = addresses.first else {
             return eventLoop.makeFailedFuture(lastError ?? .connectFailed(host: host, port: port, reason: "no address"))
@@ -81,6 +119,12 @@ final class UpstreamConnector: Sendable {
             .channelOption(.autoRead, value: kind == .http)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        let pipeline = channel.pipeline.syncOperations
+                        try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName))
+                        try pipeline.addHandler(
+                            UpstreamTLSHandshakeHandler(promise: channel.eventLoop.makePromise(of: UpstreamTLSSession.self)))
+                    }
                     if kind == .http {
                         try UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)
                     }
@@ -90,7 +134,8 @@ final class UpstreamConnector: Sendable {
             .flatMapError { error in
                 let failure = self.failure(for: error, host: host, port: port)
                 return self.connect(
-                    to: addresses.dropFirst(), host: host, port: port, kind: kind, on: eventLoop, lastError: failure)
+                    to: addresses.dropFirst(), host: host, port: port, kind: kind, tls: tls, on: eventLoop,
+                    lastError: failure)
             }
     }
 

@@ -37,6 +37,8 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
     /// Called once when the connection closes while idle in the pool.
     var onIdleClose: (() -> Void)?
+    /// What the TLS handshake established (nil for plain HTTP); set once when connected.
+    var tlsSession: UpstreamTLSSession?
 
     private var readsPaused = false
     private var readPending = false

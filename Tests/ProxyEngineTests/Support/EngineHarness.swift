@@ -31,7 +31,7 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
         self.loop = loop
     }
 
-    func connect(host: String, port: Int, kind: UpstreamPipelineKind, on eventLoop: any EventLoop)
+    func connect(host: String, port: Int, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?, on eventLoop: any EventLoop)
         -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
     {
         connects.append((host, port, kind))

@@ -1,0 +1,95 @@
+import Foundation
+import NIOCore
+import NIOSSL
+import NIOTLS
+import ProxyModel
+import ProxyTLS
+
+/// What the client side of one decrypted connection negotiated; filled in when its handshake
+/// completes and copied onto every flow of the connection.
+final class ClientTLSState {
+    var details: TLSDetails
+
+    init(serverName: String?) {
+        details = TLSDetails(sni: serverName)
+    }
+}
+
+/// Watches the handshake between a client and the proxy's minted certificate, right after
+/// `NIOSSLServerHandler`: a completed handshake fills in the connection's TLS details, and a
+/// failed one is classified for auto-pinning (the client may pin, or not trust the CA),
+/// recorded as a flow and closes the connection. It leaves once the handshake completes.
+final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let state: ClientTLSState
+    /// The host the certificate was minted for (SNI, else the CONNECT target).
+    private let host: String
+    private let pins: (any PinRegistry)?
+    private let sink: any FlowSink
+    /// The CONNECT's flow, finished and recorded when the handshake fails.
+    private var failureFlow: Flow
+    private var finished = false
+
+    init(state: ClientTLSState, host: String, pins: (any PinRegistry)?, sink: any FlowSink, flow: Flow) {
+        self.state = state
+        self.host = host
+        self.pins = pins
+        self.sink = sink
+        self.failureFlow = flow
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event, !finished {
+            finished = true
+            let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
+            state.details.clientVersion = UpstreamTLSSession.versionText(tls?.tlsVersion)
+            state.details.alpn = negotiated
+            pins?.record(.completed, host: host)
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !finished else {
+            context.fireErrorCaught(error)
+            return
+        }
+        handshakeFailed(HandshakeFailureClassifier.classify(error, handshakeCompleted: false), error: error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !finished {
+            handshakeFailed(.ambiguousEOF(evidence: "the client closed the connection during the TLS handshake"),
+                            error: nil)
+        }
+        context.fireChannelInactive()
+    }
+
+    private func handshakeFailed(_ classification: HandshakeFailureClassifier.Classification, error: (any Error)?) {
+        finished = true
+        let outcome: HandshakeOutcome
+        let reason: String
+        switch classification {
+        case .rejected(let why, let evidence):
+            outcome = .rejected(reason: why, evidence: evidence)
+            reason = why
+        case .ambiguousEOF(let evidence):
+            outcome = .ambiguousEOF(evidence: evidence)
+            reason = "the client closed the connection during the TLS handshake"
+        case .notAPinSignal:
+            outcome = .notAPinSignal
+            reason = error.map { "\($0)" } ?? "unknown error"
+        }
+        pins?.record(outcome, host: host)
+        var flow = failureFlow
+        flow.finishedAt = Date()
+        flow.error = "TLS handshake with the client failed: \(reason)"
+        if let pin = pins?.pin(for: host) {
+            flow.note = "pinned from now on: \(pin.reason)"
+        }
+        sink.record(flow)
+    }
+}

@@ -1,0 +1,64 @@
+import NIOCore
+import NIOSSL
+import ProxyModel
+
+/// A certificate chain and key the proxy presents to a client for one host.
+public struct ServerIdentity: Sendable {
+    public let certificateChain: [NIOSSLCertificate]
+    public let privateKey: NIOSSLPrivateKey
+
+    public init(certificateChain: [NIOSSLCertificate], privateKey: NIOSSLPrivateKey) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
+}
+
+/// Where the engine gets the identity it presents for a host. Called on event loops: a miss
+/// must be minted elsewhere and reported through `completion`, on any thread.
+public protocol ServerIdentityProvider: Sendable {
+    func identity(forHost host: String, completion: @escaping @Sendable (Result<ServerIdentity, any Error>) -> Void)
+}
+
+/// Everything HTTPS interception needs, built once per run by the composition root. Without
+/// one, CONNECT is always a byte tunnel.
+public struct TLSInterception: Sendable {
+    /// Leaf certificates per host, minted from the root CA.
+    public var identities: any ServerIdentityProvider
+    /// The one TLS client context for every origin (building one costs milliseconds).
+    public var upstreamContext: NIOSSLContext
+    /// Hosts whose clients pin their certificates: passed through untouched.
+    public var pins: (any PinRegistry)?
+    /// How long to wait for a client's first bytes after CONNECT before treating the tunnel as
+    /// a server-speaks-first protocol (SMTP, IMAP) and relaying it untouched.
+    public var firstBytesTimeout: TimeAmount = .seconds(1)
+
+    public init(identities: any ServerIdentityProvider, upstreamContext: NIOSSLContext, pins: (any PinRegistry)?) {
+        self.identities = identities
+        self.upstreamContext = upstreamContext
+        self.pins = pins
+    }
+
+    /// The client context for origins: the system's trust store plus `additionalRootsPEMFile`
+    /// (`--upstream-ca`), or no verification at all (`--insecure-upstream`).
+    public static func makeUpstreamContext(additionalRootsPEMFile: String?, verify: Bool) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.applicationProtocols = ["http/1.1"]
+        if let additionalRootsPEMFile {
+            configuration.additionalTrustRoots = [.file(additionalRootsPEMFile)]
+        }
+        if !verify {
+            configuration.certificateVerification = .none
+        }
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// A server context presenting `identity`; cheap enough (microseconds) to build per
+    /// connection. Offers only HTTP/1.1: a client that also offers h2 falls back to it.
+    static func serverContext(for identity: ServerIdentity) throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: identity.certificateChain.map { .certificate($0) },
+            privateKey: .privateKey(identity.privateKey))
+        configuration.applicationProtocols = ["http/1.1"]
+        return try NIOSSLContext(configuration: configuration)
+    }
+}

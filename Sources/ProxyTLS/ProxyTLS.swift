@@ -1,1 +1,0 @@
-// The ProxyTLS module: the root CA, leaf minting and TLS contexts (see CLAUDE.md, "HTTPS").
