@@ -38,7 +38,10 @@ final class ProxyHarness: Sendable {
 
     /// Starts a proxy; `configure` adjusts the configuration (timeouts, capture cap) after the
     /// listen address has been set to 127.0.0.1:0.
-    static func start(_ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+    /// - Parameter interception: builds HTTPS interception over the harness's repository (the
+    ///   pin registry lives there); nil keeps CONNECT a byte tunnel.
+    static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
+                      _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -47,6 +50,13 @@ final class ProxyHarness: Sendable {
         do {
             repository = TrafficRepository(
                 database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+        let interception: TLSInterception?
+        do {
+            interception = try makeInterception?(repository)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
@@ -63,7 +73,8 @@ final class ProxyHarness: Sendable {
         let threadPool = NIOThreadPool(numberOfThreads: 1)
         threadPool.start()
         let server = ProxyServer(configuration: configuration, sink: writer, group: group,
-                                 resolver: SystemHostResolver(threadPool: threadPool), logger: logger)
+                                 resolver: SystemHostResolver(threadPool: threadPool), interception: interception,
+                                 logger: logger)
         do {
             let address = try await server.start()
             guard let port = address.port else { throw ChannelError.unknownLocalAddress }

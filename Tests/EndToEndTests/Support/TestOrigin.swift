@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// A real HTTP/1.1 origin server on 127.0.0.1 with an ephemeral port, on its own event loop.
 ///
@@ -24,8 +25,8 @@ final class TestOrigin: Sendable {
         self.channel = channel
     }
 
-    /// Listens on `host` (`127.0.0.1` or `::1`), port 0.
-    static func start(host: String = "127.0.0.1") async throws -> TestOrigin {
+    /// Listens on `host` (`127.0.0.1` or `::1`), port 0; speaks TLS first when `tls` is given.
+    static func start(host: String = "127.0.0.1", tls: NIOSSLContext? = nil) async throws -> TestOrigin {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = OriginLog()
         do {
@@ -37,6 +38,9 @@ final class TestOrigin: Sendable {
                     channel.closeFuture.whenComplete { _ in log.connectionClosed() }
                     return channel.eventLoop.makeCompletedFuture {
                         let pipeline = channel.pipeline.syncOperations
+                        if let tls {
+                            try pipeline.addHandler(NIOSSLServerHandler(context: tls))
+                        }
                         try pipeline.configureHTTPServerPipeline(
                             withPipeliningAssistance: true,
                             // No upgraders: this only makes the decoder keep the bytes after an
