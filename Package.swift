@@ -35,10 +35,11 @@ let package = Package(
         .target(name: "ProxyCore", dependencies: ["ProxyModel"], swiftSettings: hotPathSettings),
         // SQLite's C API (Debian's libsqlite3-dev), for binding the capture insert directly.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // SQLite capture: migrations, records, the TrafficRepository and the batching writer.
+        // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
+        // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "ProxyCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
         ),
@@ -83,7 +84,8 @@ let package = Package(
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["proxyapp", "CaptureStore", "ProxyModel",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
         .testTarget(

@@ -9,6 +9,9 @@ public enum CaptureStoreError: Error, Sendable, Equatable, CustomStringConvertib
     case notACaptureDatabase(path: String)
     /// The file was migrated by a newer version of the store, with migrations this build lacks.
     case schemaTooNew(path: String)
+    /// A read-only opener found a capture database an older store wrote, without the newer
+    /// migrations (only the proxy, which opens it read-write, upgrades it).
+    case schemaTooOld(path: String)
     /// A stored row holds a value the store never writes (a header list that is not a JSON
     /// array of `[name, value]` pairs, an unknown flow kind).
     case malformedRow(String)
@@ -24,6 +27,8 @@ public enum CaptureStoreError: Error, Sendable, Equatable, CustomStringConvertib
             return "\(path) is not a proxyapp capture database (or its schema is incomplete)"
         case .schemaTooNew(let path):
             return "\(path) was written by a newer proxyapp; upgrade to read it"
+        case .schemaTooOld(let path):
+            return "\(path) was written by an older proxyapp; start `proxyapp run` on it once to upgrade it"
         case .malformedRow(let detail):
             return "malformed capture row: \(detail)"
         case .databaseFileGone(let path):

@@ -70,6 +70,27 @@ struct FlowInsertStatement {
         sqlite3_bind_int64(handle, next(), flow.responseBody.truncated ? 1 : 0)
         bind(text: HeaderFieldsJSON.encode(flow.requestHeaders), at: next())
         bind(text: HeaderFieldsJSON.encode(flow.responseHeaders), at: next())
+        bind(text: flow.note, at: next())
+        if let tls = flow.tls {
+            bind(text: tls.clientVersion, at: next())
+            bind(text: tls.clientCipher, at: next())
+            bind(text: tls.alpn, at: next())
+            bind(text: tls.sni, at: next())
+            bind(text: tls.upstreamVersion, at: next())
+            bind(text: tls.upstreamCipher, at: next())
+            bind(text: tls.upstreamSubject, at: next())
+            bind(text: tls.upstreamIssuer, at: next())
+            if let notAfter = tls.upstreamNotAfter {
+                sqlite3_bind_int64(handle, next(), FlowRecord.milliseconds(notAfter))
+            } else {
+                sqlite3_bind_null(handle, next())
+            }
+        } else {
+            // Plain HTTP and tunnels, the common case: every TLS column NULL, nothing to convert.
+            for _ in 0..<Self.tlsColumnCount {
+                sqlite3_bind_null(handle, next())
+            }
+        }
         let requestBodyIndex = next()
         let responseBodyIndex = next()
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
@@ -98,6 +119,9 @@ struct FlowInsertStatement {
         }
         return result.1
     }
+
+    /// The `tls_*` columns, bound together from `Flow.tls`.
+    private static let tlsColumnCount = 9
 
     /// Bodies from this size on are inserted as zero-filled blobs and written in chunks
     /// afterwards, so SQLite never builds a record as large as the body in memory.

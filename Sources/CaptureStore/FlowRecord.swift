@@ -48,6 +48,17 @@ extension FlowRecord {
         static let responseHeaders = Column("response_headers")
         static let requestBody = Column("request_body")
         static let responseBody = Column("response_body")
+        // v2-https
+        static let note = Column("note")
+        static let tlsClientVersion = Column("tls_client_version")
+        static let tlsClientCipher = Column("tls_client_cipher")
+        static let tlsALPN = Column("tls_alpn")
+        static let tlsSNI = Column("tls_sni")
+        static let tlsUpstreamVersion = Column("tls_upstream_version")
+        static let tlsUpstreamCipher = Column("tls_upstream_cipher")
+        static let tlsUpstreamSubject = Column("tls_upstream_subject")
+        static let tlsUpstreamIssuer = Column("tls_upstream_issuer")
+        static let tlsUpstreamNotAfter = Column("tls_upstream_not_after")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond.
@@ -107,7 +118,26 @@ extension FlowRecord: FetchableRecord {
             error: try row.decode(forColumn: Columns.error),
             bytesUp: try row.decode(forColumn: Columns.bytesUp),
             bytesDown: try row.decode(forColumn: Columns.bytesDown),
-            marked: try row.decode(forColumn: Columns.marked))
+            marked: try row.decode(forColumn: Columns.marked),
+            tls: try Self.tlsDetails(row),
+            note: try row.decode(forColumn: Columns.note))
+    }
+
+    /// The `tls_*` columns as `TLSDetails`; nil when all of them are NULL, which is how a flow
+    /// without TLS is stored (so an empty `TLSDetails()` also reads back as nil).
+    private static func tlsDetails(_ row: Row) throws -> TLSDetails? {
+        let notAfter: Int64? = try row.decode(forColumn: Columns.tlsUpstreamNotAfter)
+        let details = TLSDetails(
+            clientVersion: try row.decode(forColumn: Columns.tlsClientVersion),
+            clientCipher: try row.decode(forColumn: Columns.tlsClientCipher),
+            alpn: try row.decode(forColumn: Columns.tlsALPN),
+            sni: try row.decode(forColumn: Columns.tlsSNI),
+            upstreamVersion: try row.decode(forColumn: Columns.tlsUpstreamVersion),
+            upstreamCipher: try row.decode(forColumn: Columns.tlsUpstreamCipher),
+            upstreamSubject: try row.decode(forColumn: Columns.tlsUpstreamSubject),
+            upstreamIssuer: try row.decode(forColumn: Columns.tlsUpstreamIssuer),
+            upstreamNotAfter: notAfter.map(date(milliseconds:)))
+        return details.isEmpty ? nil : details
     }
 }
 
@@ -126,6 +156,9 @@ extension FlowRecord: TableRecord {
         Columns.path, Columns.httpVersion, Columns.status, Columns.reason, Columns.error,
         Columns.bytesUp, Columns.bytesDown, Columns.marked, Columns.requestBodySize,
         Columns.requestBodyTruncated, Columns.responseBodySize, Columns.responseBodyTruncated,
-        Columns.requestHeaders, Columns.responseHeaders, Columns.requestBody, Columns.responseBody,
+        Columns.requestHeaders, Columns.responseHeaders, Columns.note, Columns.tlsClientVersion,
+        Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
+        Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
+        Columns.tlsUpstreamNotAfter, Columns.requestBody, Columns.responseBody,
     ]
 }

@@ -72,7 +72,7 @@ public final class TrafficDatabase: Sendable {
     ///
     /// - Throws: `CaptureStoreError.databaseNotFound` when no file exists at `path`,
     ///   `.notACaptureDatabase` when it holds no complete capture schema, `.schemaTooNew` when a
-    ///   newer store wrote it.
+    ///   newer store wrote it, `.schemaTooOld` when an older one did (the proxy upgrades it).
     public static func openReadOnly(path: String) throws -> TrafficDatabase {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
@@ -91,6 +91,10 @@ public final class TrafficDatabase: Sendable {
                     throw CaptureStoreError.schemaTooNew(path: path)
                 }
                 if try !migrator.hasCompletedMigrations(db) {
+                    let applied = try migrator.appliedIdentifiers(db)
+                    if let first = migrator.migrations.first, applied.contains(first) {
+                        throw CaptureStoreError.schemaTooOld(path: path)
+                    }
                     throw CaptureStoreError.notACaptureDatabase(path: path)
                 }
             }

@@ -10,6 +10,7 @@ enum TrafficMigrations {
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-flows", migrate: createFlows)
+        migrator.registerMigration("v2-https", migrate: addHTTPS)
         return migrator
     }()
 
@@ -63,5 +64,41 @@ enum TrafficMigrations {
         }
         try db.create(index: "flows_on_started_at", on: "flows", columns: ["started_at"])
         try db.create(index: "flows_on_host", on: "flows", columns: ["host"])
+    }
+
+    /// v2: what HTTPS interception adds — TLS details and a note per flow, and the pinned hosts.
+    ///
+    /// - The new `flows` columns are all nullable: plain HTTP flows and tunnels store NULL in
+    ///   every `tls_*` column, and a flow without a note NULL in `note`. `tls_upstream_not_after`
+    ///   is INTEGER milliseconds since the epoch, like every timestamp.
+    /// - `ALTER TABLE` appends them at the end of the row, after the header JSON and the body
+    ///   BLOBs, against v1's "small columns first" rule: reading one of them walks a large body's
+    ///   overflow pages. Accepted: today they are only read with whole flows, bodies included,
+    ///   and a listing query that skips bodies can leave them out too. Rebuilding the table to
+    ///   reorder them would rewrite every captured body.
+    /// - `pinned_domains`: one row per host the proxy stopped intercepting because its clients
+    ///   refuse our certificates; `host` is lowercased, times are epoch milliseconds, `count`
+    ///   is how many handshake failures were seen.
+    private static func addHTTPS(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "note", .text)
+            t.add(column: "tls_client_version", .text)
+            t.add(column: "tls_client_cipher", .text)
+            t.add(column: "tls_alpn", .text)
+            t.add(column: "tls_sni", .text)
+            t.add(column: "tls_upstream_version", .text)
+            t.add(column: "tls_upstream_cipher", .text)
+            t.add(column: "tls_upstream_subject", .text)
+            t.add(column: "tls_upstream_issuer", .text)
+            t.add(column: "tls_upstream_not_after", .integer)  // ms since epoch
+        }
+        try db.create(table: "pinned_domains") { t in
+            t.primaryKey("host", .text)
+            t.column("reason", .text).notNull()
+            t.column("evidence", .text).notNull()
+            t.column("first_seen", .integer).notNull()  // ms since epoch
+            t.column("last_seen", .integer).notNull()  // ms since epoch
+            t.column("count", .integer).notNull()
+        }
     }
 }

@@ -49,6 +49,13 @@ public struct Flow: Sendable, Hashable {
     public var tls: TLSDetails? = nil
     public var note: String? = nil
 
+    /// What was negotiated on both TLS legs of an intercepted exchange; nil for plain HTTP and
+    /// for tunnels that were passed through without interception.
+    public var tls: TLSDetails?
+    /// A short remark shown with the flow (why a tunnel was passed through, say:
+    /// "pinned: client rejected the certificate (unknown_ca alert)"); nil normally.
+    public var note: String?
+
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
         finishedAt: Date? = nil, timings: FlowTimings = FlowTimings(), method: String = "GET",
@@ -56,7 +63,8 @@ public struct Flow: Sendable, Hashable {
         httpVersion: String = "HTTP/1.1", requestHeaders: [HeaderField] = [],
         requestBody: CapturedBody = .empty, status: Int? = nil, reason: String? = nil,
         responseHeaders: [HeaderField] = [], responseBody: CapturedBody = .empty, error: String? = nil,
-        bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false
+        bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
+        note: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -80,6 +88,8 @@ public struct Flow: Sendable, Hashable {
         self.bytesUp = bytesUp
         self.bytesDown = bytesDown
         self.marked = marked
+        self.tls = tls
+        self.note = note
     }
 
     /// Total duration in milliseconds, when the flow has finished.

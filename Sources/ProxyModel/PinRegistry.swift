@@ -1,33 +1,32 @@
-import Foundation
-
-// Placeholder until the capture-store branch (https-b) lands with the real definitions.
-
-public struct PinnedDomain: Sendable, Hashable {
-    public var host: String
-    public var reason: String
-    public var evidence: String
-    public var firstSeen: Date
-    public var lastSeen: Date
-    public var count: Int
-
-    public init(host: String, reason: String, evidence: String, firstSeen: Date, lastSeen: Date, count: Int) {
-        self.host = host
-        self.reason = reason
-        self.evidence = evidence
-        self.firstSeen = firstSeen
-        self.lastSeen = lastSeen
-        self.count = count
-    }
-}
-
+/// What the engine learned from one TLS handshake with a client, as far as pinning goes.
+///
+/// The engine classifies NIOSSL's errors into these (see CLAUDE.md for which error texts mean
+/// what); the pin policy decides what each one means for the host. It exists so that the policy
+/// never sees NIOSSL types and the engine never decides when to pin.
 public enum HandshakeOutcome: Sendable, Hashable {
+    /// The handshake finished: the client accepted our certificate.
     case completed
+    /// The client refused our certificate explicitly (an `unknown_ca` or `bad_certificate`
+    /// alert, or the garbled alert of a TLS 1.3 OpenSSL client). `reason` is one line for the
+    /// user; `evidence` is the raw error text.
     case rejected(reason: String, evidence: String)
+    /// The client closed the connection during the handshake without saying why: a pinning
+    /// client (Node closes this way) or just a client that went away. Pins only when repeated.
     case ambiguousEOF(evidence: String)
+    /// A failure that says nothing about our certificate (a reset after the handshake, a
+    /// protocol error before the certificate was sent, …).
     case notAPinSignal
 }
 
+/// The engine's view of the pinned hosts: asks whether a host is pinned before intercepting it,
+/// and reports each client handshake's outcome.
+///
+/// Both methods are called ON NIO EVENT LOOPS: implementations must answer from memory, never
+/// block, and never touch the disk (persist in the background).
 public protocol PinRegistry: Sendable {
+    /// The live pin for `host` (compared case-insensitively); nil when it is not pinned or the
+    /// pin has expired.
     func pin(for host: String) -> PinnedDomain?
+    /// Takes note of a client handshake's outcome for `host`; may pin the host or update its pin.
     func record(_ outcome: HandshakeOutcome, host: String)
 }

@@ -2,7 +2,8 @@ import Foundation
 import ProxyModel
 
 /// Renders flows as the fixed-width lines `proxyapp flows` prints and `proxyapp run` logs as
-/// each flow is stored.
+/// each flow is stored. The last column holds the path (the full URL for HTTPS), then the
+/// flow's note in brackets and its error after `!`.
 enum FlowTable {
     static let header = row(id: "ID", time: "TIME", method: "METHOD", status: "STATUS", host: "HOST",
                             path: "PATH", size: "SIZE", duration: "DURATION")
@@ -18,7 +19,9 @@ enum FlowTable {
             ? ByteCount.format(flow.bytesUp + flow.bytesDown)
             : ByteCount.format(flow.responseBody.size)
         let duration = flow.durationMilliseconds.map { String(format: "%.0f ms", $0) } ?? "-"
-        var path = flow.kind == .tunnel ? "(tunnel)" : flow.path
+        // Decrypted HTTPS shows its whole URL, so it stands apart from plain HTTP at a glance.
+        var path = flow.kind == .tunnel ? "(tunnel)" : flow.scheme == "https" ? flow.url : flow.path
+        if let note = flow.note { path += "  [" + note + "]" }
         if let error = flow.error { path += "  ! " + error }
         let host = flow.port == (flow.scheme == "https" ? 443 : 80) ? flow.host : "\(flow.host):\(flow.port)"
         return row(id: flow.id.map { "#\($0)" } ?? "-", time: timeFormatter.string(from: flow.startedAt),

@@ -20,12 +20,7 @@ struct FlowsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = data.databasePath
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw CLIError(
-                "no capture database at \(path). Start the proxy with `proxyapp run` first, or point --data-dir / PROXYAPP_HOME at another capture.")
-        }
-        let repository = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: path))
+        let repository = try data.openExistingCapture()
         if count {
             print(try repository.count())
             return

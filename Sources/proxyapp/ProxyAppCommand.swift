@@ -10,7 +10,7 @@ struct ProxyAppCommand: AsyncParsableCommand {
             Every subcommand takes --data-dir (default: $PROXYAPP_HOME, else ~/.proxyapp), so \
             scripts can point all of them at one capture.
             """,
-        subcommands: [RunCommand.self, FlowsCommand.self],
+        subcommands: [RunCommand.self, FlowsCommand.self, PinsCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

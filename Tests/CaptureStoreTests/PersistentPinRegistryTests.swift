@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import Logging
+import ProxyModel
+import XCTest
+
+@testable import CaptureStore
+
+/// The registry the engine talks to: answers from memory, persists in the background, reloads.
+final class PersistentPinRegistryTests: XCTestCase {
+    private let day: TimeInterval = 86_400
+    private let start = Date(timeIntervalSince1970: 1_763_760_000)
+    private let unknownCA = HandshakeOutcome.rejected(reason: "client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)",
+                                                      evidence: "TLSV1_ALERT_UNKNOWN_CA")
+
+    /// A clock the test moves by hand.
+    private final class TestClock: Sendable {
+        private let time: Locked<Date>
+
+        init(_ start: Date) {
+            time = Locked(start)
+        }
+
+        var now: Date {
+            time.withValue { $0 }
+        }
+
+        func advance(by seconds: TimeInterval) {
+            time.withValue { $0 = $0.addingTimeInterval(seconds) }
+        }
+    }
+
+    private func makeRegistry(_ repository: TrafficRepository, clock: TestClock, ttl: TimeInterval? = nil,
+                              logger: Logger = Logger(label: "test.pins")) throws -> PersistentPinRegistry {
+        try PersistentPinRegistry(repository: repository, ttl: ttl ?? 7 * day, logger: logger, refreshInterval: nil,
+                                  now: { clock.now })
+    }
+
+    /// A registry over a new capture file whose log the test reads, with the file's path and a
+    /// repository on it.
+    private func makeLoggedRegistryOverAFile(_ label: String = #function) throws
+        -> (path: String, repository: TrafficRepository, registry: PersistentPinRegistry, log: CapturingLogHandler) {
+        let path = try makeTemporaryDirectory(label).path("capture.sqlite")
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        let log = CapturingLogHandler()
+        return (path, repository, try makeRegistry(repository, clock: TestClock(start), logger: log.logger), log)
+    }
+
+    /// Pins recorded (and updated) in one registry are in the file after `flush`, and a new
+    /// registry over the same file, as after a restart, applies them.
+    func testRecordedPinsPersistAndReload() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        let clock = TestClock(start)
+        do {
+            let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
+            registry.record(unknownCA, host: "Pinned.Example")
+            clock.advance(by: 10)
+            registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "pinned.example")
+            for _ in 0..<3 {
+                registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "node.example")
+            }
+            registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "once.example")
+            registry.record(.completed, host: "fine.example")
+            registry.flush()
+        }
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        let stored = try repository.pinnedDomains()
+        XCTAssertEqual(stored.map(\.host), ["node.example", "pinned.example"])
+        XCTAssertEqual(stored.last?.count, 2)
+        XCTAssertEqual(stored.last?.firstSeen, start)
+        XCTAssertEqual(stored.last?.lastSeen, start.addingTimeInterval(10))
+
+        let restarted = try makeRegistry(repository, clock: clock)
+        XCTAssertEqual(restarted.pin(for: "PINNED.example"), stored.last)
+        XCTAssertEqual(restarted.pin(for: "node.example")?.count, 3)
+        XCTAssertNil(restarted.pin(for: "once.example"))
+        XCTAssertNil(restarted.pin(for: "fine.example"))
+    }
+
+    /// A pin stops applying `ttl` after its last failure; a registry opened later drops the
+    /// expired pins, from the file too.
+    func testPinsExpire() throws {
+        let repository = try makeRepository()
+        let clock = TestClock(start)
+        let registry = try makeRegistry(repository, clock: clock, ttl: 3600)
+        registry.record(unknownCA, host: "a.example")
+        clock.advance(by: 1800)
+        registry.record(unknownCA, host: "b.example")
+        registry.flush()
+        clock.advance(by: 1799)
+        XCTAssertNotNil(registry.pin(for: "a.example"))
+        clock.advance(by: 1)
+        XCTAssertNil(registry.pin(for: "a.example"))
+        XCTAssertNotNil(registry.pin(for: "b.example"))
+
+        let reopened = try makeRegistry(repository, clock: clock, ttl: 3600)
+        XCTAssertNil(reopened.pin(for: "a.example"))
+        XCTAssertNotNil(reopened.pin(for: "b.example"))
+        XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["b.example"])
+    }
+
+    /// The engine's calls answer from memory while another connection holds the database's
+    /// write lock: the pin applies at once, reaches the file only after the lock is released,
+    /// and no error is logged (a synchronous write would have failed with SQLITE_BUSY).
+    func testEngineCallsNeverWaitForTheDatabase() throws {
+        let (path, repository, registry, log) = try makeLoggedRegistryOverAFile()
+
+        let lock = try WriteLockHolder(path: path)
+        registry.record(unknownCA, host: "locked.example")
+        XCTAssertEqual(registry.pin(for: "locked.example")?.count, 1)
+        registry.record(unknownCA, host: "locked.example")
+        XCTAssertEqual(registry.pin(for: "locked.example")?.count, 2)
+        XCTAssertEqual(try repository.pinnedDomains(), [], "saved while the write lock was held")
+        lock.release()
+
+        registry.flush()
+        XCTAssertEqual(try repository.pinnedDomains().map(\.count), [2])
+        XCTAssertEqual(log.entries.map(\.message), [])
+    }
+
+    /// A database error is logged once per outage and never thrown; the pins still apply, and
+    /// are saved with the next save once the database works again.
+    func testDatabaseErrorsAreLoggedOnceAndRetried() throws {
+        let (path, repository, registry, log) = try makeLoggedRegistryOverAFile()
+
+        let other = try DatabaseQueue(path: path)
+        try other.write { db in try db.execute(sql: "ALTER TABLE pinned_domains RENAME TO pinned_domains_away") }
+        registry.record(unknownCA, host: "a.example")
+        registry.flush()
+        registry.record(unknownCA, host: "b.example")
+        registry.flush()
+        XCTAssertEqual(log.entries.count, 1, "\(log.entries.map(\.message))")
+        XCTAssertEqual(log.entries.first?.level, .error)
+        XCTAssertNotNil(registry.pin(for: "a.example"))
+
+        try other.write { db in try db.execute(sql: "ALTER TABLE pinned_domains_away RENAME TO pinned_domains") }
+        registry.record(unknownCA, host: "c.example")
+        registry.flush()
+        XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["a.example", "b.example", "c.example"])
+        XCTAssertEqual(log.entries.count, 1)
+    }
+
+    /// `reload` applies what another process changed in the file (`proxyapp pins remove`, a pin
+    /// saved elsewhere) and keeps changes not saved yet.
+    func testReloadAppliesChangesMadeInTheFile() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        let clock = TestClock(start)
+        let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
+        registry.record(unknownCA, host: "removed.example")
+        registry.record(unknownCA, host: "kept.example")
+        registry.flush()
+
+        let cli = TrafficRepository(database: try TrafficDatabase(path: path))
+        XCTAssertTrue(try cli.removePin(host: "removed.example"))
+        try cli.savePin(PinnedDomain(host: "added.example", reason: "r", evidence: "e", firstSeen: clock.now,
+                                     lastSeen: clock.now, count: 1))
+        XCTAssertNotNil(registry.pin(for: "removed.example"))
+        registry.reload()
+        XCTAssertNil(registry.pin(for: "removed.example"))
+        XCTAssertNotNil(registry.pin(for: "kept.example"))
+        XCTAssertEqual(registry.pin(for: "added.example")?.reason, "r")
+    }
+}
+
+/// Another connection holding the database's write lock (an open IMMEDIATE transaction) on its
+/// own thread, until `release`.
+private final class WriteLockHolder: Sendable {
+    private let locked = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        Thread.detachNewThread { [locked, released, finished] in
+            try? queue.inTransaction(.immediate) { _ in
+                locked.signal()
+                _ = released.wait(timeout: .now() + 60)
+                return .rollback
+            }
+            finished.signal()
+        }
+        guard locked.wait(timeout: .now() + 30) == .success else {
+            throw CaptureStoreError.malformedRow("the lock holder did not take the write lock")
+        }
+    }
+
+    func release() {
+        released.signal()
+        _ = finished.wait(timeout: .now() + 30)
+    }
+}

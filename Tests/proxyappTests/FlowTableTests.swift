@@ -1,0 +1,32 @@
+import Foundation
+import ProxyModel
+import XCTest
+
+@testable import proxyapp
+
+/// The flow lines of `proxyapp flows` and `proxyapp run`: HTTPS URLs and notes.
+final class FlowTableTests: XCTestCase {
+    /// Decrypted HTTPS shows its https URL; plain HTTP keeps showing the path.
+    func testHTTPSFlowsShowTheirURL() {
+        let https = Flow(id: 7, method: "GET", scheme: "https", host: "api.example.com", port: 443, path: "/v1/items?page=2",
+                         status: 200)
+        XCTAssertTrue(FlowTable.line(for: https).hasSuffix(" https://api.example.com/v1/items?page=2"),
+                      FlowTable.line(for: https))
+        let plain = Flow(id: 8, scheme: "http", host: "example.com", port: 80, path: "/index.html", status: 200)
+        XCTAssertTrue(FlowTable.line(for: plain).hasSuffix(" /index.html"), FlowTable.line(for: plain))
+    }
+
+    /// A flow's note follows the path in brackets, before the error; without one nothing is added.
+    func testNoteIsShownAfterThePath() {
+        var tunnel = Flow(id: 9, kind: .tunnel, method: "CONNECT", scheme: "https", host: "pinned.example", port: 443,
+                          path: "", note: "pinned: client rejected the certificate (unknown_ca alert)")
+        XCTAssertTrue(FlowTable.line(for: tunnel)
+            .hasSuffix(" (tunnel)  [pinned: client rejected the certificate (unknown_ca alert)]"),
+            FlowTable.line(for: tunnel))
+        tunnel.error = "connection reset"
+        XCTAssertTrue(FlowTable.line(for: tunnel).hasSuffix("(unknown_ca alert)]  ! connection reset"),
+                      FlowTable.line(for: tunnel))
+        tunnel.note = nil
+        XCTAssertTrue(FlowTable.line(for: tunnel).hasSuffix(" (tunnel)  ! connection reset"), FlowTable.line(for: tunnel))
+    }
+}

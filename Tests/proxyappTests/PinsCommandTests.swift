@@ -1,0 +1,111 @@
+import ArgumentParser
+import CaptureStore
+import Foundation
+import ProxyModel
+import XCTest
+
+@testable import proxyapp
+
+/// `proxyapp pins list|remove|clear` against a capture in a temporary data directory.
+final class PinsCommandTests: XCTestCase {
+    private let firstSeen = Date(timeIntervalSince1970: 1_763_760_000)  // 2025-11-21 21:20 UTC
+
+    private func makeDataDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-pins-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory
+    }
+
+    private func makeCapture(pins: [PinnedDomain]) throws -> (directory: URL, repository: TrafficRepository) {
+        let directory = try makeDataDirectory()
+        let repository = TrafficRepository(
+            database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
+        try repository.savePins(pins)
+        return (directory, repository)
+    }
+
+    private func pin(_ host: String, reason: String = "client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)",
+                     lastSeenAfter seconds: TimeInterval = 3_600, count: Int = 1) -> PinnedDomain {
+        PinnedDomain(host: host, reason: reason, evidence: "e", firstSeen: firstSeen,
+                     lastSeen: firstSeen.addingTimeInterval(seconds), count: count)
+    }
+
+    /// The table lines up its columns, shows the expiry `ttl` after the last failure (or
+    /// "expired") and puts the reason last.
+    func testPinTable() {
+        let pins = [
+            pin("api.example.com", count: 12),
+            pin("node.test", reason: "client closed the connection during the TLS handshake 3 times within 60 s",
+                lastSeenAfter: 60, count: 3),
+        ]
+        let now = firstSeen.addingTimeInterval(7_000)
+        let text = PinTable.render(pins, ttl: 3_600, now: now, timeZone: TimeZone(identifier: "UTC")!)
+        XCTAssertEqual(text, """
+            HOST             COUNT  FIRST SEEN        LAST SEEN         EXPIRES           REASON
+            api.example.com  12     2025-11-21 21:20  2025-11-21 22:20  2025-11-21 23:20  client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)
+            node.test        3      2025-11-21 21:20  2025-11-21 21:21  expired           client closed the connection during the TLS handshake 3 times within 60 s
+
+            """)
+        XCTAssertEqual(PinTable.render([], ttl: 3_600, now: now), "No pinned hosts.\n")
+    }
+
+    /// `--pin-ttl` takes the duration forms and defaults to run's 7 days; a bad value names the option.
+    func testListParsesPinTTL() throws {
+        XCTAssertEqual(try PinsCommand.List.parse([]).pinTTL, PinsCommand.defaultPinTTL)
+        XCTAssertEqual(try PinsCommand.List.parse(["--pin-ttl", "12h"]).pinTTL.seconds, 43_200)
+        XCTAssertThrowsError(try PinsCommand.List.parse(["--pin-ttl", "soon"])) { error in
+            let message = PinsCommand.List.message(for: error)
+            XCTAssertTrue(message.contains("--pin-ttl"), message)
+        }
+        let parsed = try ProxyAppCommand.parseAsRoot(["pins", "list", "--pin-ttl", "30m"])
+        XCTAssertEqual((parsed as? PinsCommand.List)?.pinTTL.seconds, 1_800)
+        XCTAssertTrue(try ProxyAppCommand.parseAsRoot(["pins"]) is PinsCommand.List)
+    }
+
+    /// `pins remove` unpins one host whatever its case and leaves the others.
+    func testRemoveUnpinsOneHost() throws {
+        let capture = try makeCapture(pins: [pin("a.example"), pin("b.example")])
+        try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "A.Example"]).run()
+        XCTAssertEqual(try capture.repository.pinnedDomains().map(\.host), ["b.example"])
+    }
+
+    /// `pins remove` of a host that is not pinned fails, naming the host and where to look.
+    func testRemoveOfAnUnpinnedHostNamesIt() throws {
+        let capture = try makeCapture(pins: [pin("a.example")])
+        let command = try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "nope.example"])
+        XCTAssertThrowsError(try command.run()) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("nope.example is not pinned"), text)
+            XCTAssertTrue(text.contains("proxyapp pins list"), text)
+        }
+        XCTAssertEqual(try capture.repository.pinnedDomains().count, 1)
+    }
+
+    /// `pins clear` unpins everything.
+    func testClearUnpinsEveryHost() throws {
+        let capture = try makeCapture(pins: [pin("a.example"), pin("b.example")])
+        try PinsCommand.Clear.parse(["--data-dir", capture.directory.path]).run()
+        XCTAssertEqual(try capture.repository.pinnedDomains(), [])
+    }
+
+    /// Every pins subcommand on a directory without a capture says where it looked and what to
+    /// do, like `flows`, and creates nothing.
+    func testWithoutDatabaseNamesTheFix() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
+        let commands: [any ParsableCommand] = [
+            try PinsCommand.List.parse(["--data-dir", directory.path]),
+            try PinsCommand.Remove.parse(["--data-dir", directory.path, "a.example"]),
+            try PinsCommand.Clear.parse(["--data-dir", directory.path]),
+        ]
+        for command in commands {
+            var mutable = command
+            XCTAssertThrowsError(try mutable.run()) { error in
+                let text = "\(error)"
+                XCTAssertTrue(text.contains("no capture database at \(directory.path)/traffic.sqlite"), text)
+                XCTAssertTrue(text.contains("proxyapp run"), text)
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path))
+    }
+}
