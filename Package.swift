@@ -103,6 +103,20 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "ProxyTLSTests",
+            dependencies: [
+                "ProxyTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS",

@@ -46,8 +46,6 @@ public struct Flow: Sendable, Hashable {
     public var bytesUp: Int64
     public var bytesDown: Int64
     public var marked: Bool
-    public var tls: TLSDetails? = nil
-    public var note: String? = nil
 
     /// What was negotiated on both TLS legs of an intercepted exchange; nil for plain HTTP and
     /// for tunnels that were passed through without interception.

@@ -4,7 +4,7 @@ import ProxyCore
 /// What a client sent first inside a CONNECT tunnel, which decides how the tunnel is handled.
 enum FirstBytes: Equatable {
     /// A TLS ClientHello: intercept (or pass through a pinned host).
-    case tls(serverName: String?, alpn: [String])
+    case tls(TLSClientHello)
     /// An HTTP/1 request line: proxy it as plain HTTP.
     case http
     /// Anything else: relay the bytes untouched.
@@ -14,17 +14,19 @@ enum FirstBytes: Equatable {
 
     /// Looks at the bytes buffered so far without consuming them.
     static func classify(_ buffer: ByteBuffer) -> FirstBytes {
-        guard let first = buffer.readableBytesView.first else { return .needMore }
+        let bytes = buffer.readableBytesView
+        guard let first = bytes.first else { return .needMore }
         if first == 0x16 {
-            // Placeholder until the ClientHello parser lands: a handshake record is TLS.
-            return buffer.readableBytes >= 5 ? .tls(serverName: nil, alpn: []) : .needMore
+            switch TLSClientHelloParser.parse(bytes) {
+            case .clientHello(let hello): return .tls(hello)
+            case .needMoreData: return .needMore
+            case .notTLS: return .opaque
+            }
         }
-        var length = 0
-        for byte in buffer.readableBytesView.prefix(21) {
-            if byte == UInt8(ascii: " ") { return length > 0 ? .http : .opaque }
-            guard byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") else { return .opaque }
-            length += 1
+        switch TLSClientHelloParser.looksLikeHTTP(bytes) {
+        case true?: return .http
+        case false?: return .opaque
+        case nil: return .needMore
         }
-        return length > 20 ? .opaque : .needMore
     }
 }

@@ -57,7 +57,8 @@ final class InterceptedTunnel {
     private func decided(_ kind: FirstBytes) {
         guard !clientGone, channel.isActive else { return }
         switch kind {
-        case .tls(let serverName, _):
+        case .tls(let hello):
+            let serverName = hello.serverName
             let name = serverName ?? host
             if let pin = interception.pins?.pin(for: name) {
                 relay(note: "pinned: \(pin.reason)")

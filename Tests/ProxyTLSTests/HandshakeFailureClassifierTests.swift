@@ -1,0 +1,157 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ProxyTLS
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Real clients refuse a certificate they do not trust, and the error our NIOSSL server catches
+/// is classified: curl and openssl on TLS 1.2 and 1.3, a NIOSSL client, clients that hang up
+/// before or after the handshake. Loopback only; every wait is bounded by the server's limit.
+final class HandshakeFailureClassifierTests: XCTestCase {
+    private var identity: SelfSignedIdentity!
+    private var server: HandshakeErrorServer!
+    private var scratch: URL!
+    /// A CA file holding an unrelated certificate: what the external clients trust instead of ours.
+    private var unrelatedCAFile: URL!
+
+    override func setUp() async throws {
+        identity = try SelfSignedIdentity()
+        server = try HandshakeErrorServer(identity: identity)
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        unrelatedCAFile = try SelfSignedIdentity(commonName: "Unrelated CA").writeCertificate(to: scratch, name: "unrelated.pem")
+    }
+
+    override func tearDown() async throws {
+        try await server?.shutdown()
+        if let scratch { try? FileManager.default.removeItem(at: scratch) }
+    }
+
+    /// The first error the server caught on its one connection, classified as the engine will.
+    private func classifiedFirstError(file: StaticString = #filePath, line: UInt = #line)
+        async throws -> (HandshakeFailureClassifier.Classification, HandshakeErrorServer.ConnectionOutcome)
+    {
+        let outcome = try await server.firstConnectionOutcome()
+        let first = try XCTUnwrap(outcome.errors.first, "the server caught no error", file: file, line: line)
+        return (HandshakeFailureClassifier.classify(first.error, handshakeCompleted: first.handshakeCompleted), outcome)
+    }
+
+    private func curl(_ arguments: [String]) async throws -> ExternalClient.Outcome {
+        try await ExternalClient.run("/usr/bin/curl", ["-q", "-sS", "--max-time", "10", "--cacert", unrelatedCAFile.path,
+                                                        "--resolve", "localhost:\(server.port):127.0.0.1"]
+                                                       + arguments + ["https://localhost:\(server.port)/"])
+    }
+
+    private func assertRejected(_ classification: HandshakeFailureClassifier.Classification, reason: String,
+                                evidenceContains marker: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard case .rejected(let actualReason, let evidence) = classification else {
+            return XCTFail("expected .rejected, got \(classification)", file: file, line: line)
+        }
+        XCTAssertEqual(actualReason, reason, file: file, line: line)
+        XCTAssertTrue(evidence.contains(marker), "evidence: \(evidence)", file: file, line: line)
+    }
+
+    private let unknownCAReason = "client rejected the certificate (unknown_ca alert)"
+    private let cleartextAlertReason = "client aborted the handshake after our certificate (an alert sent unencrypted "
+        + "after the TLS 1.3 key change, as OpenSSL clients do when they reject it)"
+
+    /// curl (OpenSSL) capped at TLS 1.2 sends an `unknown_ca` alert we can read.
+    func testCurlOverTLS12SendsUnknownCA() async throws {
+        let client = try await curl(["--tlsv1.2", "--tls-max", "1.2"])
+        XCTAssertEqual(client.exitCode, 60, "curl should fail certificate verification: \(client.output)")
+        let (classification, _) = try await classifiedFirstError()
+        assertRejected(classification, reason: unknownCAReason, evidenceContains: "TLSV1_ALERT_UNKNOWN_CA")
+    }
+
+    /// curl over TLS 1.3 sends its alert in clear after we switched keys: a record we cannot decrypt.
+    func testCurlOverTLS13AlertArrivesUnencrypted() async throws {
+        let client = try await curl(["--tlsv1.3"])
+        XCTAssertEqual(client.exitCode, 60, "curl should fail certificate verification: \(client.output)")
+        let (classification, _) = try await classifiedFirstError()
+        assertRejected(classification, reason: cleartextAlertReason, evidenceContains: "BAD_PACKET_LENGTH")
+    }
+
+    /// `openssl s_client -verify_return_error` (TLS 1.3) looks the same as curl on TLS 1.3.
+    func testOpenSSLClientRejects() async throws {
+        let client = try await ExternalClient.run("/usr/bin/openssl", [
+            "s_client", "-connect", "127.0.0.1:\(server.port)", "-servername", "localhost",
+            "-CAfile", unrelatedCAFile.path, "-verify_return_error",
+        ])
+        XCTAssertNotEqual(client.exitCode, 0, client.output)
+        XCTAssertTrue(client.output.contains("verify error"), client.output)
+        let (classification, _) = try await classifiedFirstError()
+        assertRejected(classification, reason: cleartextAlertReason, evidenceContains: "BAD_PACKET_LENGTH")
+    }
+
+    /// A BoringSSL client with the system's trust roots sends `unknown_ca`, encrypted, on TLS 1.3.
+    func testNIOSSLClientWithDefaultTrustSendsUnknownCA() async throws {
+        let client = try await NIOSSLTestClient.connect(port: server.port, trusting: nil)
+        XCTAssertFalse(client.handshakeSucceeded, "the client trusted a self-signed certificate")
+        let (classification, _) = try await classifiedFirstError()
+        assertRejected(classification, reason: unknownCAReason, evidenceContains: "TLSV1_ALERT_UNKNOWN_CA")
+    }
+
+    /// A client that completed the handshake accepted the certificate: its reset says nothing,
+    /// though the same error before the handshake would be an ambiguous end.
+    func testResetAfterCompletedHandshakeIsNoSignal() async throws {
+        let client = try await NIOSSLTestClient.connect(port: server.port, trusting: identity.certificate, resetAfterHandshake: true)
+        XCTAssertTrue(client.handshakeSucceeded)
+        let (classification, outcome) = try await classifiedFirstError()
+        XCTAssertTrue(outcome.handshakeCompleted)
+        let first = try XCTUnwrap(outcome.errors.first)
+        XCTAssertTrue(first.handshakeCompleted, "the error came before the handshake completed: \(first.error)")
+        XCTAssertEqual(classification, .notAPinSignal)
+        guard case .ambiguousEOF = HandshakeFailureClassifier.classify(first.error, handshakeCompleted: false) else {
+            return XCTFail("\(first.error) before a handshake should be an ambiguous end")
+        }
+    }
+
+    /// A client that resets the connection in the middle of its ClientHello gives no reason.
+    func testResetDuringHandshakeIsAmbiguous() async throws {
+        try await RawTCPClient.send([0x16, 3, 1, 0, 200, 1], toPort: server.port, reset: true)
+        let (classification, outcome) = try await classifiedFirstError()
+        XCTAssertFalse(outcome.handshakeCompleted)
+        guard case .ambiguousEOF(let evidence) = classification else { return XCTFail("got \(classification)") }
+        XCTAssertTrue(evidence.contains("Connection reset") || evidence.contains("EOF during handshake"), evidence)
+    }
+
+    /// A client that closes quietly before finishing its ClientHello: `EOF during handshake`.
+    func testQuietCloseDuringHandshakeIsAmbiguous() async throws {
+        try await RawTCPClient.send([0x16, 3, 1, 0, 200, 1], toPort: server.port, reset: false)
+        let (classification, _) = try await classifiedFirstError()
+        guard case .ambiguousEOF(let evidence) = classification else { return XCTFail("got \(classification)") }
+        XCTAssertTrue(evidence.contains("EOF during handshake"), evidence)
+    }
+
+    /// Plain HTTP sent to a TLS port is a protocol mismatch, not a verdict on the certificate.
+    func testPlainHTTPIsNoSignal() async throws {
+        try await RawTCPClient.send(Array("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8), toPort: server.port, reset: false)
+        let (classification, outcome) = try await classifiedFirstError()
+        XCTAssertEqual(classification, .notAPinSignal, "\(outcome.errors.map(\.error))")
+    }
+
+    /// Errors that never come from a handshake, and anything after one.
+    func testErrorsOutsideTheHandshake() {
+        struct Unrelated: Error {}
+        let reset = IOError(errnoCode: ECONNRESET, reason: "read")
+        XCTAssertEqual(HandshakeFailureClassifier.classify(Unrelated(), handshakeCompleted: false), .notAPinSignal)
+        XCTAssertEqual(HandshakeFailureClassifier.classify(IOError(errnoCode: EACCES, reason: "x"), handshakeCompleted: false),
+                       .notAPinSignal)
+        XCTAssertEqual(HandshakeFailureClassifier.classify(reset, handshakeCompleted: true), .notAPinSignal)
+        XCTAssertEqual(HandshakeFailureClassifier.classify(NIOSSLError.uncleanShutdown, handshakeCompleted: true), .notAPinSignal)
+        XCTAssertEqual(HandshakeFailureClassifier.classify(NIOSSLError.uncleanShutdown, handshakeCompleted: false),
+                       .ambiguousEOF(evidence: "uncleanShutdown"))
+        let eof = NIOSSLError.handshakeFailed(.sslError([.eofDuringHandshake]))
+        XCTAssertEqual(HandshakeFailureClassifier.classify(eof, handshakeCompleted: true), .notAPinSignal)
+        guard case .ambiguousEOF = HandshakeFailureClassifier.classify(eof, handshakeCompleted: false) else {
+            return XCTFail("EOF during the handshake should be ambiguous")
+        }
+    }
+}
