@@ -74,7 +74,8 @@ let package = Package(
         .executableTarget(
             name: "proxyapp",
             dependencies: [
-                "ProxyModel", "ProxyEngine", "CaptureStore",
+                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -99,6 +100,8 @@ let package = Package(
                 "ProxyEngine", "ProxyModel", "ProxyCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
