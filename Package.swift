@@ -52,6 +52,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
@@ -71,17 +72,42 @@ let package = Package(
         .executableTarget(
             name: "proxyapp",
             dependencies: [
-                "ProxyModel", "ProxyEngine", "CaptureStore",
+                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Prints the cost of minting a leaf certificate (called by scripts/bench).
+        .executableTarget(
+            name: "proxyapp-bench-mint",
+            dependencies: [
+                "ProxyTLS",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["proxyapp", "ProxyTLS", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
+            name: "ProxyTLSTests",
+            dependencies: [
+                "ProxyTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
         .testTarget(
