@@ -24,6 +24,7 @@ public final class LeafCertificateCache: Sendable {
     private let clock: @Sendable () -> Date
     private let queue = DispatchQueue(label: "ProxyTLS.LeafCertificateCache", qos: .userInitiated, attributes: .concurrent)
 
+    /// `capacity` (at least 1) bounds the leaves kept; each is a few KiB.
     public convenience init(minter: LeafCertificateMinter, capacity: Int = 1024) {
         self.init(capacity: capacity, clock: { Date() }, mint: { host, now in try minter.mint(host: host, now: now) })
     }
