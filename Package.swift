@@ -97,7 +97,8 @@ let package = Package(
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
         .testTarget(
