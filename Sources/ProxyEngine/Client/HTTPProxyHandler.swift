@@ -291,8 +291,10 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                        pool: UpstreamConnectionPool) {
         switch target {
         case .origin(let pathAndQuery):
+            // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
+            let hosts = head.headers[canonicalForm: "host"]
             forward(head, scheme: tunnel.scheme, host: tunnel.host, port: tunnel.port, pathAndQuery: pathAndQuery,
-                    clientTLS: tunnel.tls?.details, pool: pool)
+                    clientTLS: tunnel.tls?.details, pool: pool, clientAuthority: hosts.count == 1 ? String(hosts[0]) : nil)
         case .absolute(_, let host, let port, let pathAndQuery):
             forward(head, scheme: tunnel.scheme, host: host, port: port, pathAndQuery: pathAndQuery,
                     clientTLS: tunnel.tls?.details, pool: pool)
@@ -303,7 +305,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
-                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool) {
+                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
         var upstreamTLS: UpstreamTLSTarget?
         if scheme == "https" {
             guard let interception = services.interception else {
@@ -317,7 +319,8 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let exchange = ForwardExchange(
             client: self, services: services, pool: pool, head: head, scheme: scheme, host: host, port: port,
-            pathAndQuery: pathAndQuery, clientAddress: clientAddress, upstreamTLS: upstreamTLS, clientTLS: clientTLS)
+            pathAndQuery: pathAndQuery, clientAddress: clientAddress, upstreamTLS: upstreamTLS, clientTLS: clientTLS,
+            clientAuthority: clientAuthority)
         state = .forwarding(exchange)
         exchange.start()
     }
