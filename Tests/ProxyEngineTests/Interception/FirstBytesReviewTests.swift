@@ -3,14 +3,13 @@ import NIOEmbedded
 import XCTest
 @testable import ProxyEngine
 
-/// REVIEW (branch review-https): reproductions for the first-bytes decision. They failed on
-/// main at 6010ba6.
+/// Regression guards for the first-bytes decision (from a review; each failed before its fix).
 final class FirstBytesReviewTests: XCTestCase {
     private final class Decisions {
         var kinds: [FirstBytes] = []
     }
 
-    /// REVIEW finding 1 (hang): bytes that are a valid prefix of a ClientHello and then nothing
+    /// Was a hang: bytes that are a valid prefix of a ClientHello and then nothing
     /// were never decided (the timer only decided an empty buffer), so the connection hung.
     func testStalledPrefixIsDecidedOpaqueWhenTheTimeoutPasses() throws {
         let channel = EmbeddedChannel()
@@ -25,7 +24,7 @@ final class FirstBytesReviewTests: XCTestCase {
         XCTAssertEqual(decisions.kinds, [.opaque])
     }
 
-    /// REVIEW finding 2: an upper-case word and a space is not yet an HTTP request line.
+    /// an upper-case word and a space is not yet an HTTP request line.
     func testUpperCaseWordsThatAreNoRequestLineAreOpaque() {
         XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "NICK reviewer\r\n")), .opaque)
         XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "SET key value\r\n")), .opaque)
