@@ -109,6 +109,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if let idleSince {
                 if now - idleSince >= timeout {
                     state = .done
+                    tunnel?.tls?.closeRequested = true
                     context.close(promise: nil)
                     return
                 }
@@ -359,6 +360,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let written = context.writeAndFlush(wrapOutboundOut(.end(trailers)))
         if closing {
+            tunnel?.tls?.closeRequested = true
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         } else if pauseReasons.isEmpty && readPending, self.context != nil {
             readPending = false
@@ -377,6 +379,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .tunnelling(let tunnel): tunnel.clientClosed()
         case .idle, .draining, .done: break
         }
+        tunnel?.tls?.closeRequested = true
         context?.close(promise: nil)
     }
 

@@ -9,6 +9,8 @@ import ProxyTLS
 /// completes and copied onto every flow of the connection.
 final class ClientTLSState {
     var details: TLSDetails
+    /// The proxy has started closing the connection (see `ClientTLSCloseFinisher`).
+    var closeRequested = false
 
     init(serverName: String?) {
         details = TLSDetails(sni: serverName)
@@ -91,5 +93,28 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             flow.note = "pinned from now on: \(pin.reason)"
         }
         sink.record(flow)
+    }
+}
+
+/// Sits in front of `NIOSSLServerHandler` and finishes a close the proxy started when the
+/// client answers it with a bare FIN (no close_notify, as curl does after `Connection: close`).
+///
+/// NIOSSL treats that EOF as a ragged half-close and keeps waiting for a close_notify that never
+/// comes, for its whole shutdown timeout (5 s), holding the socket in CLOSE-WAIT: under load that
+/// is thousands of descriptors. Closing from here bypasses the wait; everything was written.
+final class ClientTLSCloseFinisher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let state: ClientTLSState
+
+    init(state: ClientTLSState) {
+        self.state = state
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        context.fireUserInboundEventTriggered(event)
+        if case ChannelEvent.inputClosed = event, state.closeRequested, context.channel.isActive {
+            context.close(promise: nil)
+        }
     }
 }

@@ -89,6 +89,7 @@ final class InterceptedTunnel {
             let context = try TLSInterception.serverContext(for: identity)
             let state = ClientTLSState(serverName: serverName)
             let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(ClientTLSCloseFinisher(state: state))
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
                 state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow))
