@@ -53,6 +53,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
@@ -74,11 +75,22 @@ let package = Package(
         .executableTarget(
             name: "proxyapp",
             dependencies: [
-                "ProxyModel", "ProxyEngine", "CaptureStore",
+                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Prints the cost of minting a leaf certificate (called by scripts/bench).
+        .executableTarget(
+            name: "proxyapp-bench-mint",
+            dependencies: [
+                "ProxyTLS",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.
@@ -96,8 +108,9 @@ let package = Package(
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", "CaptureStore", "ProxyModel",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
         .testTarget(
@@ -125,6 +138,8 @@ let package = Package(
                 "ProxyEngine", "ProxyModel", "ProxyCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
@@ -140,6 +155,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The `proxyapp` command: runs the proxy by default; other subcommands read its capture.
+/// The `proxyapp` command: runs the proxy by default; other subcommands read its capture or manage its root CA.
 @main
 struct ProxyAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +10,7 @@ struct ProxyAppCommand: AsyncParsableCommand {
             Every subcommand takes --data-dir (default: $PROXYAPP_HOME, else ~/.proxyapp), so \
             scripts can point all of them at one capture.
             """,
-        subcommands: [RunCommand.self, FlowsCommand.self, PinsCommand.self],
+        subcommands: [RunCommand.self, FlowsCommand.self, CACommand.self, PinsCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

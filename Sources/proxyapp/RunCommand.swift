@@ -33,6 +33,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds an origin may stay silent mid-exchange (then 504).")
     var upstreamTimeout: Int = 60
 
+    @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
+
     @Flag(help: "Run without the terminal UI (print one line per flow instead).")
     var headless = false
 
@@ -75,8 +77,9 @@ struct RunCommand: AsyncParsableCommand {
             let printer = FlowLinePrinter()
             onCommitted = { flows in printer.print(flows) }
         }
-        let writer = CaptureWriter(
-            repository: TrafficRepository(database: database), logger: logger, onCommitted: onCommitted)
+        let repository = TrafficRepository(database: database)
+        let https = try self.https.makeSetup(data: data, repository: repository, logger: logger)
+        let writer = CaptureWriter(repository: repository, logger: logger, onCommitted: onCommitted)
 
         var configuration = ProxyConfiguration()
         configuration.listenHost = listen.host
@@ -85,13 +88,14 @@ struct RunCommand: AsyncParsableCommand {
         configuration.clientIdleTimeout = .seconds(Int64(idleTimeout))
         configuration.connectTimeout = .seconds(Int64(connectTimeout))
         configuration.upstreamTimeout = .seconds(Int64(upstreamTimeout))
+        configuration.rootCertificate = https?.rootCertificate
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let threadPool = NIOThreadPool(numberOfThreads: 4)
         threadPool.start()
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
-            resolver: SystemHostResolver(threadPool: threadPool), logger: logger)
+            resolver: SystemHostResolver(threadPool: threadPool), interception: https?.interception, logger: logger)
 
         let address: SocketAddress
         do {
@@ -105,6 +109,7 @@ struct RunCommand: AsyncParsableCommand {
         var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
         banner += "Capture: \(data.databasePath)\n"
+        banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
         }
@@ -121,6 +126,7 @@ struct RunCommand: AsyncParsableCommand {
         try? await server.stop()
         try? await group.shutdownGracefully()
         try? await threadPool.shutdownGracefully()
+        https?.pins.flush()
         writer.close()
         let statistics = writer.statistics
         Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in \(data.databasePath)"

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import CaptureStore
+import Logging
 import XCTest
 @testable import proxyapp
 
@@ -36,6 +38,41 @@ final class CommandLineTests: XCTestCase {
         assertRejected(["--idle-timeout", "0"], mentioning: "--idle-timeout must be a positive number")
         assertRejected(["--listen", "nonsense"], mentioning: "--listen")
         XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
+    }
+
+    /// The HTTPS options: a missing --upstream-ca file and contradictory flags are refused up front.
+    func testRunRejectsBadHTTPSFlags() throws {
+        assertRejected(["--upstream-ca", "/nonexistent/ca.pem"], mentioning: "--upstream-ca /nonexistent/ca.pem: no readable file")
+        assertRejected(["--no-intercept", "--insecure-upstream"], mentioning: "drop --no-intercept")
+        assertRejected(["--pin-ttl", "soon"], mentioning: "--pin-ttl")
+        let parsed = try RunCommand.parse(["--pin-ttl", "12h", "--insecure-upstream"])
+        XCTAssertEqual(parsed.https.pinTTL.seconds, 12 * 3600)
+        XCTAssertTrue(parsed.https.insecureUpstream)
+        XCTAssertFalse(try RunCommand.parse([]).https.noIntercept, "interception is on by default")
+    }
+
+    /// A first run creates the CA and the interception setup; a damaged CA key stops the start
+    /// with a message naming the file and the fix.
+    func testHTTPSSetupCreatesTheCAAndReportsADamagedOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let command = try RunCommand.parse(["--data-dir", directory.path])
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let setup = try XCTUnwrap(try command.https.makeSetup(data: command.data, repository: repository, logger: logger))
+        XCTAssertTrue(setup.banner.contains("created now"), setup.banner)
+        XCTAssertEqual(setup.rootCertificate.pem, try String(contentsOfFile: command.data.certificateAuthorityStore.certificatePEMPath, encoding: .utf8))
+        let again = try XCTUnwrap(try command.https.makeSetup(data: command.data, repository: repository, logger: logger))
+        XCTAssertTrue(again.banner.contains("reused"), again.banner)
+        XCTAssertEqual(again.rootCertificate.der, setup.rootCertificate.der)
+
+        try "garbage".write(toFile: command.data.certificateAuthorityStore.privateKeyPath, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try command.https.makeSetup(data: command.data, repository: repository, logger: logger)) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("ProxyCA-key.pem"), text)
+            XCTAssertTrue(text.contains("proxyapp ca regenerate"), text)
+        }
     }
 
     /// `flows` on a directory without a capture says where it looked and what to do.

@@ -2,6 +2,10 @@ import NIOHTTP1
 
 /// The root CA certificate as the built-in pages serve it, so devices can fetch and trust it.
 public struct RootCertificateDownload: Sendable {
+    /// The host name the proxy answers itself with the CA's download page, like mitmproxy's
+    /// `mitm.it`: a device already using the proxy opens `http://proxyapp.cert/`.
+    public static let pageHost = "proxyapp.cert"
+
     public var der: [UInt8]
     public var pem: String
     /// Colon-separated upper-case hex, as certificate viewers show it.
@@ -29,7 +33,7 @@ enum BuiltInPages {
     }
 
     /// The host name answered by the proxy itself, like mitmproxy's `mitm.it`.
-    static let reservedHost = "proxyapp.cert"
+    static let reservedHost = RootCertificateDownload.pageHost
 
     static func isReservedHost(_ host: String) -> Bool {
         host.equalsReservedHost

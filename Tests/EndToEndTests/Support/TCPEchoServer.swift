@@ -19,7 +19,9 @@ final class TCPEchoServer: Sendable {
         self.counters = counters
     }
 
-    static func start() async throws -> TCPEchoServer {
+    /// - Parameter greeting: written as soon as a connection opens, like an SMTP or IMAP server
+    ///   that speaks first.
+    static func start(greeting: String? = nil) async throws -> TCPEchoServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let counters = NIOLockedValueBox((connections: 0, bytes: 0))
         do {
@@ -32,6 +34,9 @@ final class TCPEchoServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(ByteEchoHandler { count in
                             counters.withLockedValue { $0.bytes += count }
                         })
+                        if let greeting {
+                            channel.writeAndFlush(ByteBuffer(string: greeting), promise: nil)
+                        }
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0)

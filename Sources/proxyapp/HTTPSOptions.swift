@@ -1,0 +1,82 @@
+import ArgumentParser
+import CaptureStore
+import Foundation
+import Logging
+import NIOSSL
+import ProxyEngine
+import ProxyTLS
+
+/// The `run` options for HTTPS interception, and how they become the engine's
+/// `TLSInterception`: the root CA (created on first start), the leaf cache, the upstream TLS
+/// context and the pin registry.
+struct HTTPSOptions: ParsableArguments {
+    @Option(name: .customLong("upstream-ca"),
+            help: "A PEM file of CA certificates to trust for origins, besides the system's.")
+    var upstreamCA: String?
+
+    @Flag(name: .customLong("insecure-upstream"),
+          help: "Do not verify origins' certificates (anyone on the path can then read decrypted traffic).")
+    var insecureUpstream = false
+
+    @Flag(name: .customLong("no-intercept"), help: "Relay every CONNECT as an opaque tunnel (no HTTPS decryption).")
+    var noIntercept = false
+
+    @Option(name: .customLong("pin-ttl"),
+            help: "How long a host whose clients rejected our certificate is passed through (e.g. 7d, 12h).")
+    var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
+
+    func validate() throws {
+        if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
+            throw ValidationError("--upstream-ca \(upstreamCA): no readable file there. Pass a PEM file of CA certificates.")
+        }
+        if noIntercept && (upstreamCA != nil || insecureUpstream) {
+            throw ValidationError("--upstream-ca and --insecure-upstream only apply with interception: drop --no-intercept.")
+        }
+    }
+
+    /// What interception needs at run time, and what the start-up banner says about it.
+    struct Setup {
+        var interception: TLSInterception
+        var rootCertificate: RootCertificateDownload
+        var pins: PersistentPinRegistry
+        var banner: String
+    }
+
+    /// Loads or creates the root CA under `<data-dir>/ca` and builds everything else; nil with
+    /// `--no-intercept`.
+    func makeSetup(data: DataDirectoryOptions, repository: TrafficRepository, logger: Logger) throws -> Setup? {
+        guard !noIntercept else { return nil }
+        let store = data.certificateAuthorityStore
+        let authority: CertificateAuthority
+        let created: Bool
+        do {
+            (authority, created) = try store.loadOrCreateReportingCreation()
+        } catch {
+            throw CLIError("\(error)")
+        }
+        let upstreamContext: NIOSSLContext
+        do {
+            upstreamContext = try TLSInterception.makeUpstreamContext(
+                additionalRootsPEMFile: upstreamCA, verify: !insecureUpstream)
+        } catch {
+            throw CLIError("cannot use --upstream-ca \(upstreamCA ?? "(none)"): \(error). Pass a PEM file of CA certificates.")
+        }
+        let pins: PersistentPinRegistry
+        do {
+            pins = try PersistentPinRegistry(repository: repository, ttl: TimeInterval(pinTTL.seconds), logger: logger)
+        } catch {
+            throw CLIError("cannot read the pinned hosts from the capture database: \(error). Pass another --data-dir.")
+        }
+        let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
+        let interception = TLSInterception(identities: leaves, upstreamContext: upstreamContext, pins: pins)
+        let name = authority.certificate.subject.description
+        let root = RootCertificateDownload(der: authority.certificateDER, pem: authority.certificatePEM,
+                                           sha256Fingerprint: authority.sha256Fingerprint, name: name)
+        var banner = "HTTPS: decrypting with the root CA \(store.certificatePEMPath) (\(created ? "created now" : "reused"))\n"
+        banner += "  trust it on a device: open http://\(RootCertificateDownload.pageHost)/ through the proxy, or see ca/README.md\n"
+        if insecureUpstream {
+            banner += "warning: --insecure-upstream: origins' certificates are not verified.\n"
+        }
+        return Setup(interception: interception, rootCertificate: root, pins: pins, banner: banner)
+    }
+}

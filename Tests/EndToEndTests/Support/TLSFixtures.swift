@@ -1,0 +1,55 @@
+import Foundation
+import NIOSSL
+import ProxyEngine
+import ProxyModel
+import ProxyTLS
+
+/// The certificates of an HTTPS test: the proxy's root CA (what a client must trust to accept
+/// the proxy's leaves) and a separate CA for the test origins (what the proxy trusts through
+/// `--upstream-ca`, and a client trusts only when the proxy passes its TLS through untouched).
+/// Both are written as PEM files into `directory` for curl and for the proxy.
+struct TLSFixtures {
+    let proxyCA: CertificateAuthority
+    let proxyCAFile: URL
+    let originCA: CertificateAuthority
+    let originCAFile: URL
+    private let originMinter: LeafCertificateMinter
+
+    init(directory: URL) throws {
+        proxyCA = try CertificateAuthority.generate(commonName: "ProxyApp Test CA")
+        originCA = try CertificateAuthority.generate(commonName: "Test Origin CA")
+        proxyCAFile = directory.appendingPathComponent("proxy-ca.pem")
+        originCAFile = directory.appendingPathComponent("origin-ca.pem")
+        try proxyCA.certificatePEM.write(to: proxyCAFile, atomically: true, encoding: .utf8)
+        try originCA.certificatePEM.write(to: originCAFile, atomically: true, encoding: .utf8)
+        originMinter = try LeafCertificateMinter(authority: originCA)
+    }
+
+    /// A TLS server context for a test origin, its certificate naming `host` (a name or an IP),
+    /// signed by the origin CA.
+    func originContext(for host: String) throws -> NIOSSLContext {
+        let leaf = try originMinter.mint(host: host)
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: leaf.certificateChain.map { .certificate($0) }, privateKey: .privateKey(leaf.privateKey))
+        configuration.applicationProtocols = ["http/1.1"]
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    /// A self-signed origin context nobody trusts (for the "untrusted upstream" case).
+    static func untrustedOriginContext(for host: String) throws -> NIOSSLContext {
+        let stranger = try CertificateAuthority.generate(commonName: "Stranger CA")
+        let leaf = try LeafCertificateMinter(authority: stranger).mint(host: host)
+        return try NIOSSLContext(configuration: .makeServerConfiguration(
+            certificateChain: leaf.certificateChain.map { .certificate($0) }, privateKey: .privateKey(leaf.privateKey)))
+    }
+
+    /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up.
+    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 1) throws -> TLSInterception {
+        var interception = TLSInterception(
+            identities: LeafCertificateCache(minter: try LeafCertificateMinter(authority: proxyCA)),
+            upstreamContext: try TLSInterception.makeUpstreamContext(additionalRootsPEMFile: originCAFile.path, verify: true),
+            pins: pins)
+        interception.firstBytesTimeout = .milliseconds(Int64(firstBytesTimeout * 1000))
+        return interception
+    }
+}
