@@ -45,11 +45,15 @@ enum ClientPipelineSetup {
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let channel = context.channel
         pipeline.removeHandler(context: context, promise: nil)  // this HTTPProxyHandler
-        // The decoder leaves on the next loop tick, handing over the bytes it holds.
+        // The decoder leaves on the next loop tick, handing over the bytes it holds; an end of
+        // input read before then waits, or the decoder would drop those bytes.
+        let hold = InputClosedHold()
+        try pipeline.addHandler(hold, position: .first)
         let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
         pipeline.removeHandler(decoder, promise: decoderRemoved)
         decoderRemoved.futureResult.assumeIsolated().whenComplete { _ in
             handedOver()
+            hold.release()
             channel.read()
         }
     }

@@ -42,7 +42,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, head: HTTPRequestHead,
          scheme: String, host: String, port: Int, pathAndQuery: String, clientAddress: String,
-         upstreamTLS: UpstreamTLSTarget? = nil, clientTLS: TLSDetails? = nil) {
+         upstreamTLS: UpstreamTLSTarget? = nil, clientTLS: TLSDetails? = nil, clientAuthority: String? = nil) {
         self.client = client
         self.services = services
         self.pool = pool
@@ -59,7 +59,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             recorder.clientTLS(clientTLS ?? TLSDetails())
         }
         let (headers, upgrade) = Self.upstreamHeaders(
-            from: head.headers, authority: Self.authority(host: host, port: port, scheme: scheme))
+            from: head.headers, authority: clientAuthority ?? Self.authority(host: host, port: port, scheme: scheme))
         self.wantsUpgrade = upgrade
         self.upstreamHead = HTTPRequestHead(version: .http1_1, method: head.method, uri: pathAndQuery, headers: headers)
     }

@@ -43,10 +43,10 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         var tls: ClientTLSState?
     }
 
-    private let services: ProxyServices
+    let services: ProxyServices
     private let tunnel: TunnelOrigin?
     private var state: State = .idle
-    private var context: ChannelHandlerContext?
+    private(set) var context: ChannelHandlerContext?
     private var pool: UpstreamConnectionPool?
     private var pauseReasons: PauseReasons = []
     private var readPending = false
@@ -291,8 +291,10 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                                        pool: UpstreamConnectionPool) {
         switch target {
         case .origin(let pathAndQuery):
+            // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
+            let hosts = head.headers[canonicalForm: "host"]
             forward(head, scheme: tunnel.scheme, host: tunnel.host, port: tunnel.port, pathAndQuery: pathAndQuery,
-                    clientTLS: tunnel.tls?.details, pool: pool)
+                    clientTLS: tunnel.tls?.details, pool: pool, clientAuthority: hosts.count == 1 ? String(hosts[0]) : nil)
         case .absolute(_, let host, let port, let pathAndQuery):
             forward(head, scheme: tunnel.scheme, host: host, port: port, pathAndQuery: pathAndQuery,
                     clientTLS: tunnel.tls?.details, pool: pool)
@@ -303,7 +305,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
-                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool) {
+                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
         var upstreamTLS: UpstreamTLSTarget?
         if scheme == "https" {
             guard let interception = services.interception else {
@@ -317,16 +319,10 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let exchange = ForwardExchange(
             client: self, services: services, pool: pool, head: head, scheme: scheme, host: host, port: port,
-            pathAndQuery: pathAndQuery, clientAddress: clientAddress, upstreamTLS: upstreamTLS, clientTLS: clientTLS)
+            pathAndQuery: pathAndQuery, clientAddress: clientAddress, upstreamTLS: upstreamTLS, clientTLS: clientTLS,
+            clientAuthority: clientAuthority)
         state = .forwarding(exchange)
         exchange.start()
-    }
-
-    private func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
-        let page = BuiltInPages.page(for: pathAndQuery, rootCertificate: services.configuration.rootCertificate)
-        writeComplete(status: page.status, contentType: page.contentType, body: page.body,
-                      version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
-                      extraHeaders: page.extraHeaders)
     }
 
     // MARK: answering (called by exchanges and tunnels)
@@ -370,30 +366,6 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Answers with a failure the proxy produced itself: its status and one-line reason.
-    func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool) {
-        writeComplete(status: HTTPResponseStatus(statusCode: failure.statusCode),
-                      contentType: "text/plain; charset=utf-8", body: Array((failure.message + "\n").utf8),
-                      version: version, keepAlive: keepAlive, requestEnded: requestEnded,
-                      extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
-    }
-
-    private func writeComplete(status: HTTPResponseStatus, contentType: String, body: [UInt8],
-                               version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
-                               extraHeaders: [(String, String)] = []) {
-        guard let context else { return }
-        var headers = HTTPHeaders(extraHeaders)
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(body.count))
-        let close = !keepAlive || inputClosed
-        headers.add(name: "Connection", value: close ? "close" : "keep-alive")
-        let responseVersion = version.major == 1 && version.minor == 0 ? HTTPVersion.http1_0 : .http1_1
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: responseVersion, status: status, headers: headers))),
-                      promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-        completeResponse(trailers: nil, close: close, requestEnded: requestEnded)
-    }
-
     /// Closes the client connection at once; used when a response cannot be completed.
     func abortConnection(reason: String = "the client connection was closed before the exchange completed") {
         let previous = state
@@ -408,35 +380,9 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context?.close(promise: nil)
     }
 
-    // MARK: switching to a byte relay
-
-    /// Replaces the HTTP handlers with glue to `upstream` (after `101 Switching Protocols`).
-    func switchToRawBytes(upstream: any Channel) {
-        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: nil)
-        do {
-            try UpstreamHTTPHandler.removePipeline(from: upstream, replacingWith: serverGlue)
-        } catch {
-            upstream.close(promise: nil)
-            abortConnection()
-            return
-        }
-        switchToRawBytes(glue: clientGlue)
-    }
-
-    /// Replaces the client's HTTP handlers with `glue`; bytes the HTTP decoder had already read
-    /// past the request are handed on to it, never dropped.
-    func switchToRawBytes(glue: GlueHandler) {
-        switchToHandler(glue) { glue.flushPartner() }
-    }
-
-    /// Replaces the client's HTTP handlers with `handler` (bytes the decoder holds go to it).
-    func switchToHandler(_ handler: any ChannelHandler, handedOver: @escaping () -> Void = {}) {
+    /// The connection is leaving HTTP (for a relay or a tunnel's sniffer): nothing more is
+    /// dispatched here.
+    func stopDispatching() {
         state = .done
-        guard let context else { return }
-        do {
-            try ClientPipelineSetup.replaceHTTPHandlers(in: context, with: handler, handedOver: handedOver)
-        } catch {
-            context.close(promise: nil)
-        }
     }
 }

@@ -24,9 +24,23 @@ enum FirstBytes: Equatable {
             }
         }
         switch TLSClientHelloParser.looksLikeHTTP(bytes) {
-        case true?: return .http
+        case true?: return requestLine(bytes)
         case false?: return .opaque
         case nil: return .needMore
         }
+    }
+
+    /// A method and a space is not enough (IRC's `NICK x`, Redis's `SET k v`): the first line
+    /// must be `METHOD SP target SP HTTP/1.x`.
+    private static func requestLine(_ bytes: ByteBufferView) -> FirstBytes {
+        guard let end = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return .needMore }
+        var line = bytes[..<end]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        guard let firstSpace = line.firstIndex(of: UInt8(ascii: " ")),
+              let lastSpace = line.lastIndex(of: UInt8(ascii: " ")), lastSpace > firstSpace + 1 else {
+            return .opaque
+        }
+        let version = line[(lastSpace + 1)...]
+        return version.count == 8 && version.starts(with: "HTTP/1.".utf8) ? .http : .opaque
     }
 }

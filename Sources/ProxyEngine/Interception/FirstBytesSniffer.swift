@@ -5,7 +5,8 @@ import NIOCore
 /// then hands them, unconsumed, to whatever the decision installed after it, and leaves.
 ///
 /// No byte for `timeout` means a protocol where the server speaks first (SMTP, IMAP): that is
-/// decided as `.opaque`, and so is a client that half-closes or sends more than `maxBytes`
+/// decided as `.opaque`, and so is a start that is still undecided after `timeout` (a stalled
+/// prefix of a ClientHello or request line), a client that half-closes, or more than `maxBytes`
 /// without a recognisable start.
 final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -39,8 +40,7 @@ final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = context
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleTask(in: timeout) {
-            let sniffer = loopBound.value
-            if sniffer.buffered == nil { sniffer.decide(.opaque) }
+            loopBound.value.decide(.opaque)
         }
     }
 

@@ -1,0 +1,70 @@
+import NIOCore
+import NIOHTTP1
+import ProxyCore
+
+/// The client handler's own answers (built-in pages, failures) and the switch to a byte relay
+/// or a tunnel's sniffer: the parts of `HTTPProxyHandler` that replace forwarding.
+extension HTTPProxyHandler {
+    func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
+        let page = BuiltInPages.page(for: pathAndQuery, rootCertificate: services.configuration.rootCertificate)
+        writeComplete(status: page.status, contentType: page.contentType, body: page.body,
+                      version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
+                      extraHeaders: page.extraHeaders)
+    }
+
+    /// Answers with a failure the proxy produced itself: its status and one-line reason.
+    func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool) {
+        writeComplete(status: HTTPResponseStatus(statusCode: failure.statusCode),
+                      contentType: "text/plain; charset=utf-8", body: Array((failure.message + "\n").utf8),
+                      version: version, keepAlive: keepAlive, requestEnded: requestEnded,
+                      extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
+    }
+
+    private func writeComplete(status: HTTPResponseStatus, contentType: String, body: [UInt8],
+                               version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
+                               extraHeaders: [(String, String)] = []) {
+        guard let context else { return }
+        var headers = HTTPHeaders(extraHeaders)
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(body.count))
+        let close = !keepAlive || inputClosed
+        headers.add(name: "Connection", value: close ? "close" : "keep-alive")
+        let responseVersion = version.major == 1 && version.minor == 0 ? HTTPVersion.http1_0 : .http1_1
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: responseVersion, status: status, headers: headers))),
+                      promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        completeResponse(trailers: nil, close: close, requestEnded: requestEnded)
+    }
+
+    // MARK: switching to a byte relay
+
+    /// Replaces the HTTP handlers with glue to `upstream` (after `101 Switching Protocols`).
+    func switchToRawBytes(upstream: any Channel) {
+        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: nil)
+        do {
+            try UpstreamHTTPHandler.removePipeline(from: upstream, replacingWith: serverGlue)
+        } catch {
+            upstream.close(promise: nil)
+            abortConnection()
+            return
+        }
+        switchToRawBytes(glue: clientGlue)
+    }
+
+    /// Replaces the client's HTTP handlers with `glue`; bytes the HTTP decoder had already read
+    /// past the request are handed on to it, never dropped.
+    func switchToRawBytes(glue: GlueHandler) {
+        switchToHandler(glue) { glue.flushPartner() }
+    }
+
+    /// Replaces the client's HTTP handlers with `handler` (bytes the decoder holds go to it).
+    func switchToHandler(_ handler: any ChannelHandler, handedOver: @escaping () -> Void = {}) {
+        stopDispatching()
+        guard let context else { return }
+        do {
+            try ClientPipelineSetup.replaceHTTPHandlers(in: context, with: handler, handedOver: handedOver)
+        } catch {
+            context.close(promise: nil)
+        }
+    }
+}
