@@ -5,6 +5,7 @@
 #   ensure_debian_packages PKG...   install the packages that are missing (apt-get, root or sudo)
 #   ensure_swift                    make `swift` callable (adds /opt/swift/usr/bin to PATH if needed)
 #   ensure_proxyapp_release         build .build/release/proxyapp (incremental; run from the repo root)
+#   ensure_release_product NAME     build .build/release/NAME, another product of the package, the same way
 #
 # A warm call (everything present) asks dpkg once and never touches apt, so it costs milliseconds.
 # Run directly, it installs its arguments: scripts/lib/deps.sh wrk nginx
@@ -109,12 +110,17 @@ PROXYAPP_RELEASE_FLAGS=(-c release -Xswiftc -enforce-exclusivity=unchecked)
 # Builds (or brings up to date) the release binary .build/release/proxyapp. Call from the repo root.
 # Only errors are printed; a cold release build takes several minutes on 2 cores.
 ensure_proxyapp_release() {
+  ensure_release_product proxyapp
+}
+
+# The same for any product of the package (scripts/bench builds its load generator this way).
+ensure_release_product() {  # NAME
   # shellcheck disable=SC2086  # the package list is meant to split into words
   ensure_debian_packages $PROXYAPP_BUILD_PACKAGES || return 1
   ensure_swift || return 1
-  [[ -x .build/release/proxyapp ]] || deps_note "building proxyapp (release); the first build takes several minutes"
-  if ! swift build "${PROXYAPP_RELEASE_FLAGS[@]}" --product proxyapp --quiet; then
-    deps_error "swift build ${PROXYAPP_RELEASE_FLAGS[*]} --product proxyapp failed"
+  [[ -x .build/release/$1 ]] || deps_note "building $1 (release); the first build takes several minutes"
+  if ! swift build "${PROXYAPP_RELEASE_FLAGS[@]}" --product "$1" --quiet; then
+    deps_error "swift build ${PROXYAPP_RELEASE_FLAGS[*]} --product $1 failed"
     return 1
   fi
 }

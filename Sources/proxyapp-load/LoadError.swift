@@ -1,0 +1,44 @@
+import NIOCore
+import NIOSSL
+
+/// Why one connection or request failed, worded for the person reading the run's summary.
+enum LoadError: Error, CustomStringConvertible {
+    case connect(any Error)
+    case connectRefused(status: Int)
+    case tlsHandshake(any Error)
+    case response(HTTPResponseScanner.ScanError)
+    case unexpectedBytes(stage: LoadConnectionHandler.Stage)
+    case closedByPeer(stage: LoadConnectionHandler.Stage)
+    case timedOut(stage: LoadConnectionHandler.Stage, after: TimeAmount)
+    case channel(any Error, stage: LoadConnectionHandler.Stage)
+
+    var description: String {
+        switch self {
+        case .connect(let error):
+            "connect failed: \(error)"
+        case .connectRefused(let status):
+            "the proxy answered CONNECT with \(status), not 200"
+        case .tlsHandshake(let error):
+            "TLS handshake failed: \(Self.describe(error))"
+        case .response(let error):
+            "bad response: \(error)"
+        case .unexpectedBytes(let stage):
+            "the server sent bytes nobody asked for (\(stage.rawValue))"
+        case .closedByPeer(let stage):
+            "the server closed the connection \(stage == .idle ? "between requests" : stage.rawValue)"
+        case .timedOut(let stage, let after):
+            "no progress for \(format(Double(after.nanoseconds) / 1e9, decimals: 1)) s \(stage.rawValue)"
+        case .channel(let error, let stage):
+            "\(Self.describe(error)) (\(stage.rawValue))"
+        }
+    }
+
+    /// NIOSSL's errors carry BoringSSL's error stack, which names the cause (for instance
+    /// CERTIFICATE_VERIFY_FAILED); print it whole.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOSSLError, case .handshakeFailed(let stack) = error {
+            return "handshakeFailed: \(stack)"
+        }
+        return String(describing: error)
+    }
+}

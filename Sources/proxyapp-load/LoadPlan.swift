@@ -1,0 +1,58 @@
+import NIOCore
+import NIOSSL
+
+/// What every worker does, settled before the first connection: where to connect, the bytes
+/// of the request (and of the CONNECT), the TLS context, the limits. Built once and shared, so
+/// a request costs no formatting and no context set-up.
+final class LoadPlan: Sendable {
+    let target: LoadTarget
+    /// The proxy's address with `--proxy`, else the origin's; resolved once.
+    let connectAddress: SocketAddress
+    let throughProxy: Bool
+    let tlsContext: NIOSSLContext?
+    let newConnectionPerRequest: Bool
+    /// Per step: opening a connection (TCP, CONNECT, TLS) or one request and its response.
+    let timeout: TimeAmount
+    let request: ByteBuffer
+    let connectRequest: ByteBuffer
+    /// The SNI to send: the host name, never an IP address (clients send none for those; the
+    /// certificate is then checked against the address connected to).
+    let serverHostname: String?
+
+    init(target: LoadTarget, connectAddress: SocketAddress, throughProxy: Bool, tlsContext: NIOSSLContext?,
+         newConnectionPerRequest: Bool, timeout: TimeAmount) {
+        self.target = target
+        self.connectAddress = connectAddress
+        self.throughProxy = throughProxy
+        self.tlsContext = tlsContext
+        self.newConnectionPerRequest = newConnectionPerRequest
+        self.timeout = timeout
+        serverHostname = target.hostIsIPAddress ? nil : target.host
+        let requestTarget = throughProxy && target.scheme == .http
+            ? "http://\(target.authority)\(target.path)" : target.path
+        var head = "GET \(requestTarget) HTTP/1.1\r\nHost: \(target.authority)\r\nUser-Agent: proxyapp-load\r\nAccept: */*\r\n"
+        if newConnectionPerRequest { head += "Connection: close\r\n" }
+        request = ByteBuffer(string: head + "\r\n")
+        connectRequest = ByteBuffer(
+            string: "CONNECT \(target.authority) HTTP/1.1\r\nHost: \(target.authority)\r\nUser-Agent: proxyapp-load\r\n\r\n")
+    }
+
+    /// HTTPS through the proxy: CONNECT first, TLS inside the tunnel.
+    var tunnels: Bool { throughProxy && target.scheme == .https }
+
+    /// A TLS client handler for one connection, checking the name or address of the target.
+    func makeTLSHandler() throws -> NIOSSLClientHandler? {
+        guard let tlsContext else { return nil }
+        return try NIOSSLClientHandler(context: tlsContext, serverHostname: serverHostname)
+    }
+}
+
+/// The window of a run: the warm-up ends at `measuredFrom`; no request starts at `end` or later.
+struct LoadSchedule: Sendable {
+    let measuredFrom: NIODeadline
+    let end: NIODeadline
+
+    func isMeasured(_ instant: NIODeadline) -> Bool {
+        instant >= measuredFrom && instant < end
+    }
+}

@@ -1,0 +1,77 @@
+import NIOCore
+
+/// The workers of one event loop with their tally and a watchdog that times out stuck steps
+/// (one timer for all workers rather than one per request). Its future completes with the
+/// loop's figures when every worker finished, or fails when the loop gives up.
+final class LoopLoad {
+    private static let watchdogInterval = TimeAmount.milliseconds(100)
+
+    private let plan: LoadPlan
+    private let schedule: LoadSchedule
+    private let loop: any EventLoop
+    private let workerCount: Int
+    private let tally = LoadTally()
+    private var workers: [LoadWorker] = []
+    private var running = 0
+    private var ended = false
+    private var watchdog: Scheduled<Void>?
+    private let promise: EventLoopPromise<LoadFigures>
+
+    init(plan: LoadPlan, schedule: LoadSchedule, workerCount: Int, loop: any EventLoop) {
+        self.plan = plan
+        self.schedule = schedule
+        self.workerCount = workerCount
+        self.loop = loop
+        promise = loop.makePromise()
+    }
+
+    /// Starts the workers; call on `loop`.
+    func start() -> EventLoopFuture<LoadFigures> {
+        workers = (0..<workerCount).map { _ in
+            LoadWorker(plan: plan, schedule: schedule, tally: tally, loop: loop, owner: self)
+        }
+        running = workers.count
+        armWatchdog()
+        for worker in workers { worker.start() }
+        return promise.futureResult
+    }
+
+    func workerFinished() {
+        running -= 1
+        if running == 0 { end(.success(tally.figures)) }
+    }
+
+    /// True when nothing ever succeeded on this loop and every worker failed twice over: the
+    /// target is unreachable or refuses us, and waiting out the duration would only hide it.
+    func shouldGiveUp() -> Bool {
+        tally.figures.responses == 0 && tally.figures.errors >= max(8, 2 * workerCount)
+    }
+
+    func giveUp() {
+        end(.failure(GiveUp(figures: tally.figures)))
+    }
+
+    /// The run stopped early because every attempt failed; carries the errors seen.
+    struct GiveUp: Error {
+        let figures: LoadFigures
+    }
+
+    private func end(_ result: Result<LoadFigures, any Error>) {
+        guard !ended else { return }
+        ended = true
+        watchdog?.cancel()
+        watchdog = nil
+        let workers = self.workers
+        self.workers = []  // the workers hold this object: break the cycle
+        for worker in workers where !worker.finished { worker.stop() }
+        promise.completeWith(result)
+    }
+
+    private func armWatchdog() {
+        watchdog = loop.assumeIsolated().scheduleTask(in: Self.watchdogInterval) {
+            let now = NIODeadline.now()
+            for worker in self.workers { worker.checkTimeout(now: now) }
+            if !self.workers.isEmpty { self.armWatchdog() }
+        }
+    }
+}

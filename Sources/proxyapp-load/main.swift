@@ -1,0 +1,2 @@
+// proxyapp-load: see LoadCommand for what it does and prints.
+LoadCommand.main()
