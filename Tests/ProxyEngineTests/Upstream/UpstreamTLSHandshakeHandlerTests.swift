@@ -19,7 +19,7 @@ final class UpstreamTLSHandshakeHandlerTests: XCTestCase {
     func testCompletedHandshakeSucceedsAndLeavesThePipeline() throws {
         let (channel, handler) = try makeChannel()
         var session: UpstreamTLSSession?
-        handler.outcome.whenSuccess { session = $0 }
+        handler.outcome.assumeIsolated().whenSuccess { session = $0 }
         channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: "http/1.1"))
         XCTAssertNotNil(session)
         XCTAssertThrowsError(try channel.pipeline.syncOperations.handler(type: UpstreamTLSHandshakeHandler.self))
@@ -28,7 +28,7 @@ final class UpstreamTLSHandshakeHandlerTests: XCTestCase {
     func testErrorBeforeCompletionFails() throws {
         let (channel, handler) = try makeChannel()
         var failure: (any Error)?
-        handler.outcome.whenFailure { failure = $0 }
+        handler.outcome.assumeIsolated().whenFailure { failure = $0 }
         channel.pipeline.fireErrorCaught(NIOSSLExtraError.failedToValidateHostname)
         XCTAssertNotNil(failure)
         _ = try? channel.finish()
@@ -37,7 +37,7 @@ final class UpstreamTLSHandshakeHandlerTests: XCTestCase {
     func testCloseBeforeCompletionFails() throws {
         let (channel, handler) = try makeChannel()
         var failure: (any Error)?
-        handler.outcome.whenFailure { failure = $0 }
+        handler.outcome.assumeIsolated().whenFailure { failure = $0 }
         _ = try channel.finish()
         XCTAssertNotNil(failure)
     }
@@ -45,7 +45,7 @@ final class UpstreamTLSHandshakeHandlerTests: XCTestCase {
     func testTimeOutFailsWithTimedOut() throws {
         let (channel, handler) = try makeChannel()
         var failure: (any Error)?
-        handler.outcome.whenFailure { failure = $0 }
+        handler.outcome.assumeIsolated().whenFailure { failure = $0 }
         handler.timeOut()
         XCTAssertTrue(failure is UpstreamTLSHandshakeHandler.TimedOut)
         _ = try? channel.finish()
