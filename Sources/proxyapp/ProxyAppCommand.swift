@@ -5,7 +5,7 @@ import ArgumentParser
 struct ProxyAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxyapp",
-        abstract: "An intercepting HTTP proxy that captures every exchange.",
+        abstract: "An intercepting HTTP and HTTPS proxy that captures every exchange.",
         discussion: """
             Every subcommand takes --data-dir (default: $PROXYAPP_HOME, else ~/.proxyapp), so \
             scripts can point all of them at one capture.
