@@ -64,7 +64,10 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         if !finished {
-            handshakeFailed(.ambiguousEOF(evidence: "the client closed the connection during the TLS handshake"),
+            // A close the proxy started itself (idle timeout, shutdown) says nothing about pinning.
+            handshakeFailed(state.closeRequested
+                                ? .notAPinSignal
+                                : .ambiguousEOF(evidence: "the client closed the connection during the TLS handshake"),
                             error: nil)
         }
         context.fireChannelInactive()
@@ -83,7 +86,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             reason = "the client closed the connection during the TLS handshake"
         case .notAPinSignal:
             outcome = .notAPinSignal
-            reason = error.map { "\($0)" } ?? "unknown error"
+            reason = error.map { "\($0)" } ?? "the proxy closed the connection during the TLS handshake"
         }
         pins?.record(outcome, host: host)
         var flow = failureFlow
