@@ -35,6 +35,12 @@ let package = Package(
         .target(name: "ProxyCore", dependencies: ["ProxyModel"], swiftSettings: hotPathSettings),
         // SQLite's C API (Debian's libsqlite3-dev), for binding the capture insert directly.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The C decompressors behind BodyDecoding (Debian's -dev packages; scripts/lib/deps.sh).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // Content-Encoding decoding (gzip, deflate, br, zstd), bounded: one module for export, TUI, rules.
+        .target(name: "BodyDecoding", dependencies: ["CZlib", "CBrotli", "CZstd"]),
         // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
         // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
         .target(
@@ -106,6 +112,7 @@ let package = Package(
             swiftSettings: hotPathSettings
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
+        .testTarget(name: "BodyDecodingTests", dependencies: ["BodyDecoding", "CZlib", "CBrotli", "CZstd"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS",

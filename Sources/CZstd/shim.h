@@ -1,0 +1,2 @@
+// Zstandard (Debian libzstd-dev): zstd bodies.
+#include <zstd.h>
