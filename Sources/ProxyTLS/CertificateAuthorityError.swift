@@ -44,8 +44,7 @@ public indirect enum CertificateAuthorityError: Error, CustomStringConvertible, 
         case .noCertificate:
             return "no certificate found (expected a PEM block starting with -----BEGIN CERTIFICATE-----)"
         case .noPrivateKey:
-            return "no private key found (expected a PEM block such as -----BEGIN PRIVATE KEY-----, "
-                + "-----BEGIN EC PRIVATE KEY----- or -----BEGIN RSA PRIVATE KEY-----)"
+            return "no private key found (expected an unencrypted PEM key block: PKCS#8, SEC1 EC or PKCS#1 RSA)"
         case .multiplePrivateKeys:
             return "more than one private key found: give exactly one"
         case .encryptedPrivateKey:
