@@ -10,24 +10,6 @@ final class InputClosedHold: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     private var held = false
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event {
-            held = true
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    /// Leaves the pipeline, passing on an end of input that arrived meanwhile.
-    func release(context: ChannelHandlerContext) {
-        if held {
-            held = false
-            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-        }
-        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-    }
-
     private var context: ChannelHandlerContext?
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -38,8 +20,21 @@ final class InputClosedHold: ChannelInboundHandler, RemovableChannelHandler {
         self.context = nil
     }
 
-    /// `release(context:)` with the context it was added with (no-op once removed).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            held = true
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Leaves the pipeline, passing on an end of input that arrived meanwhile (no-op once gone).
     func release() {
-        if let context { release(context: context) }
+        guard let context else { return }
+        if held {
+            held = false
+            context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        }
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }

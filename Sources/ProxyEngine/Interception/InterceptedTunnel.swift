@@ -22,7 +22,6 @@ final class InterceptedTunnel {
     private let channel: any Channel
     private let host: String
     private let port: Int
-    private let clientAddress: String
     /// The CONNECT's flow (status 200 already): recorded for relayed tunnels and failed
     /// handshakes; decrypted exchanges are flows of their own.
     private var flow: Flow
@@ -30,13 +29,12 @@ final class InterceptedTunnel {
     private var clientGone = false
 
     init(services: ProxyServices, interception: TLSInterception, channel: any Channel, host: String, port: Int,
-         clientAddress: String, flow: Flow) {
+         flow: Flow) {
         self.services = services
         self.interception = interception
         self.channel = channel
         self.host = host
         self.port = port
-        self.clientAddress = clientAddress
         self.flow = flow
     }
 

@@ -102,7 +102,7 @@ final class ConnectTunnel {
             if let interception, let channel = client.channel {
                 let tunnel = InterceptedTunnel(
                     services: services, interception: interception, channel: channel, host: host, port: port,
-                    clientAddress: flow.clientAddress, flow: flow)
+                    flow: flow)
                 client.switchToHandler(tunnel.makeSniffer())
             }
             return
