@@ -111,6 +111,12 @@ let package = Package(
             ],
             swiftSettings: hotPathSettings
         ),
+        // Test support: runs client programs (curl, openssl) for the test targets that need them.
+        .target(
+            name: "ChildProcess",
+            dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Tests/Support/ChildProcess"
+        ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(name: "BodyDecodingTests", dependencies: ["BodyDecoding", "CZlib", "CBrotli", "CZstd"]),
         .testTarget(
@@ -153,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "ProxyTLSTests",
             dependencies: [
-                "ProxyTLS",
+                "ProxyTLS", "ChildProcess",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -169,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS",
+                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -75,6 +75,24 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// An --upstream-ca file that exists but holds no certificate stops the start with a message
+    /// naming the flag and what it needs.
+    func testUpstreamCAThatIsNotPEMIsAClearError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let garbage = directory.appendingPathComponent("not-a-ca.pem")
+        try "hello, not a certificate\n".write(to: garbage, atomically: true, encoding: .utf8)
+        let command = try RunCommand.parse(["--data-dir", directory.path, "--upstream-ca", garbage.path])
+        let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        XCTAssertThrowsError(try command.https.makeSetup(data: command.data, repository: repository, logger: logger)) {
+            let text = "\($0)"
+            XCTAssertTrue(text.contains("cannot use --upstream-ca \(garbage.path)"), text)
+            XCTAssertTrue(text.contains("Pass a PEM file of CA certificates"), text)
+        }
+    }
+
     /// `flows` on a directory without a capture says where it looked and what to do.
     func testFlowsWithoutDatabaseNamesTheFix() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")

@@ -1,11 +1,6 @@
+import ChildProcess
 import Foundation
-import NIOConcurrencyHelpers
 import ProxyModel
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs `/usr/bin/curl`, the real-world client of the end-to-end tests, with a clean
 /// environment and a hard time limit.
@@ -88,55 +83,9 @@ enum Curl {
     /// Runs `curl -q -sS --max-time T` followed by `arguments`; the process is killed after
     /// `timeout` + 5 seconds if curl's own limit did not end it.
     static func run(_ arguments: [String], timeout: TimeInterval = 20) async throws -> Result {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-e2e-curl-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let stdoutURL = scratch.appendingPathComponent("stdout")
-        let stderrURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
-        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
-        defer {
-            try? stdoutHandle.close()
-            try? stderrHandle.close()
-        }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-q", "-sS", "--max-time", String(Int(timeout.rounded(.up)))] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": scratch.path]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = stdoutHandle
-        process.standardError = stderrHandle
-
-        let exited = NIOLockedValueBox(false)
-        let killed = NIOLockedValueBox(false)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in
-                exited.withLockedValue { $0 = true }
-                continuation.resume(returning: process.terminationStatus)
-            }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-                return
-            }
-            let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout + 5) {
-                // The lock keeps the pid from being reused between the check and the kill.
-                exited.withLockedValue { exited in
-                    if !exited {
-                        killed.withLockedValue { $0 = true }
-                        kill(pid, SIGKILL)
-                    }
-                }
-            }
-        }
-        let stdout = (try? Data(contentsOf: stdoutURL)) ?? Data()
-        let stderr = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-        return Result(exitCode: status, stdout: stdout, stderr: stderr, timedOut: killed.withLockedValue { $0 })
+        let outcome = try await ChildProcess.run(
+            executable, ["-q", "-sS", "--max-time", String(Int(timeout.rounded(.up)))] + arguments, timeout: timeout + 5)
+        return Result(exitCode: outcome.exitCode, stdout: outcome.stdout,
+                      stderr: String(decoding: outcome.stderr, as: UTF8.self), timedOut: outcome.killed)
     }
 }
