@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "proxyapp", targets: ["proxyapp"]),
         .library(name: "ProxyEngine", targets: ["ProxyEngine"]),
         .library(name: "CaptureStore", targets: ["CaptureStore"]),
+        .library(name: "FlowExport", targets: ["FlowExport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -35,17 +36,21 @@ let package = Package(
         .target(name: "ProxyCore", dependencies: ["ProxyModel"], swiftSettings: hotPathSettings),
         // SQLite's C API (Debian's libsqlite3-dev), for binding the capture insert directly.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The C decompressors behind BodyDecoding (Debian's -dev packages; scripts/lib/deps.sh).
+        // The C decompressors behind BodyCodec (Debian's -dev packages; scripts/lib/deps.sh).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // Content-Encoding decoding (gzip, deflate, br, zstd), bounded: one module for export, TUI, rules.
-        .target(name: "BodyDecoding", dependencies: ["CZlib", "CBrotli", "CZstd"]),
+        .target(name: "BodyCodec", dependencies: ["CZlib", "CBrotli", "CZstd"]),
+        // The filter language (mitmproxy's `~d`, `~u`, `~c`, ... with `!`, `&`, `|`): parser and evaluator.
+        .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec"]),
+        // Exchange formats: HAR 1.2 export (streaming) and import, redaction, curl and raw HTTP.
+        .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"]),
         // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
         // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "ProxyCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "ProxyCore", "FlowFilter", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
         ),
@@ -81,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "proxyapp",
             dependencies: [
-                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS",
+                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,10 +123,12 @@ let package = Package(
             path: "Tests/Support/ChildProcess"
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
-        .testTarget(name: "BodyDecodingTests", dependencies: ["BodyDecoding", "CZlib", "CBrotli", "CZstd"]),
+        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "CZlib", "CBrotli", "CZstd"]),
+        .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS",
+            dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
@@ -142,7 +149,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CaptureStoreTests",
-            dependencies: ["CaptureStore", "ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
@@ -175,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess",
+                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -91,6 +91,7 @@ struct FlowInsertStatement {
                 sqlite3_bind_null(handle, next())
             }
         }
+        bind(text: flow.serverAddress, at: next())
         let requestBodyIndex = next()
         let responseBodyIndex = next()
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")

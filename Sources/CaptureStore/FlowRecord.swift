@@ -59,6 +59,8 @@ extension FlowRecord {
         static let tlsUpstreamSubject = Column("tls_upstream_subject")
         static let tlsUpstreamIssuer = Column("tls_upstream_issuer")
         static let tlsUpstreamNotAfter = Column("tls_upstream_not_after")
+        // v3-server-address
+        static let serverAddress = Column("server_address")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond.
@@ -120,7 +122,8 @@ extension FlowRecord: FetchableRecord {
             bytesDown: try row.decode(forColumn: Columns.bytesDown),
             marked: try row.decode(forColumn: Columns.marked),
             tls: try Self.tlsDetails(row),
-            note: try row.decode(forColumn: Columns.note))
+            note: try row.decode(forColumn: Columns.note),
+            serverAddress: try row.decode(forColumn: Columns.serverAddress))
     }
 
     /// The `tls_*` columns as `TLSDetails`; nil when all of them are NULL, which is how a flow
@@ -159,6 +162,6 @@ extension FlowRecord: TableRecord {
         Columns.requestHeaders, Columns.responseHeaders, Columns.note, Columns.tlsClientVersion,
         Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
-        Columns.tlsUpstreamNotAfter, Columns.requestBody, Columns.responseBody,
+        Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.requestBody, Columns.responseBody,
     ]
 }

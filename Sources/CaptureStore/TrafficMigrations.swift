@@ -11,6 +11,7 @@ enum TrafficMigrations {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-flows", migrate: createFlows)
         migrator.registerMigration("v2-https", migrate: addHTTPS)
+        migrator.registerMigration("v3-server-address", migrate: addServerAddress)
         return migrator
     }()
 
@@ -99,6 +100,15 @@ enum TrafficMigrations {
             t.column("first_seen", .integer).notNull()  // ms since epoch
             t.column("last_seen", .integer).notNull()  // ms since epoch
             t.column("count", .integer).notNull()
+        }
+    }
+
+    /// v3: the origin's IP address as connected (`server_address`, TEXT, no port; NULL when no
+    /// upstream connection was made or the flow was imported without one), for HAR's
+    /// `serverIPAddress` and the detail view.
+    private static func addServerAddress(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "server_address", .text)
         }
     }
 }

@@ -50,6 +50,10 @@ public struct Flow: Sendable, Hashable {
     /// What was negotiated on both TLS legs of an intercepted exchange; nil for plain HTTP and
     /// for tunnels that were passed through without interception.
     public var tls: TLSDetails?
+    /// The origin's IP address as connected (`93.184.216.34`, `::1`), without the port; nil when
+    /// no upstream connection was made (an answer from the proxy itself, a failed lookup) or not
+    /// known (flows imported from other tools that left it out).
+    public var serverAddress: String?
     /// A short remark shown with the flow (why a tunnel was passed through, say:
     /// "pinned: client rejected the certificate (unknown_ca alert)"); nil normally.
     public var note: String?
@@ -62,7 +66,7 @@ public struct Flow: Sendable, Hashable {
         requestBody: CapturedBody = .empty, status: Int? = nil, reason: String? = nil,
         responseHeaders: [HeaderField] = [], responseBody: CapturedBody = .empty, error: String? = nil,
         bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
-        note: String? = nil
+        note: String? = nil, serverAddress: String? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -88,6 +92,7 @@ public struct Flow: Sendable, Hashable {
         self.marked = marked
         self.tls = tls
         self.note = note
+        self.serverAddress = serverAddress
     }
 
     /// Total duration in milliseconds, when the flow has finished.

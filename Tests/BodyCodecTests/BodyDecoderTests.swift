@@ -1,4 +1,4 @@
-import BodyDecoding
+import BodyCodec
 import XCTest
 
 /// Every encoding decodes; corrupt, truncated, unknown and bomb-sized input comes back raw with

@@ -1,0 +1,1 @@
+// The filter language lives here (issue 4); see CLAUDE.md.

@@ -1,0 +1,1 @@
+// Tests for HAR, curl and raw export go here (issue 4).

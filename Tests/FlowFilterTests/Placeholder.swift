@@ -1,0 +1,1 @@
+// Tests for the filter language go here (issue 4).
