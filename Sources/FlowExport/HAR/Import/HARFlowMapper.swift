@@ -1,0 +1,182 @@
+import Foundation
+import ProxyModel
+
+/// Maps one decoded HAR entry to a `Flow` (see CLAUDE.md, "HAR import", for the field mapping).
+///
+/// Every semantic failure (an unparseable URL or date, bad base64) is a `HARImportError` naming
+/// the entry's JSON path, like the decoder's type errors.
+struct HARFlowMapper {
+    private let entry: HARInput.Entry
+    /// `log.entries[3]`
+    private let path: String
+    private let remarks: HARWriterRemarks
+    private var notes: [String] = []
+
+    static func flow(from entry: HARInput.Entry, index: Int) throws(HARImportError) -> Flow {
+        var mapper = HARFlowMapper(entry: entry, path: "log.entries[\(index)]")
+        return try mapper.flow()
+    }
+
+    private init(entry: HARInput.Entry, path: String) {
+        self.entry = entry
+        self.path = path
+        remarks = HARWriterRemarks(comment: entry.comment)
+    }
+
+    private func failure(_ field: String, _ reason: String) -> HARImportError {
+        HARImportError(path: "\(path).\(field)", reason: reason)
+    }
+
+    private mutating func flow() throws(HARImportError) -> Flow {
+        guard let startedAt = ISO8601Timestamp.parse(entry.startedDateTime) else {
+            throw failure("startedDateTime", "not an ISO 8601 date and time: '\(entry.startedDateTime)'")
+        }
+        let request = entry.request
+        guard !request.method.isEmpty else { throw failure("request.method", "empty method") }
+        let isTunnel = entry.kind == "tunnel" || request.method.uppercased() == "CONNECT"
+        let url = try urlParts(request.url, tunnel: isTunnel)
+
+        var flow = Flow(kind: isTunnel ? .tunnel : .http, startedAt: startedAt, method: request.method,
+                        scheme: url.scheme, host: url.host, port: url.port, path: url.path)
+        if let time = entry.time, time >= 0 { flow.finishedAt = startedAt.addingTimeInterval(time / 1000) }
+        flow.timings = HARTimingsMapping.flowTimings(entry.timings)
+        flow.httpVersion = HARHTTPVersion.forFlow(request: request.httpVersion, response: entry.response?.httpVersion)
+        flow.requestHeaders = Self.headers(request.headers)
+        flow.requestBody = try requestBody(request, headers: flow.requestHeaders)
+        try mapResponse(into: &flow)
+        flow.serverAddress = entry.serverIPAddress.flatMap(Self.unbracketed)
+        flow.clientAddress = entry.connection.flatMap(Self.clientAddress) ?? ""
+        flow.tls = try tlsDetails()
+        flow.bytesUp = Self.count(entry.bytesUp)
+        flow.bytesDown = Self.count(entry.bytesDown)
+        flow.marked = entry.marked ?? false
+        let allNotes = [entry.note].compactMap { $0 }.filter { !$0.isEmpty } + notes
+        flow.note = allNotes.isEmpty ? nil : allNotes.joined(separator: "; ")
+        return flow
+    }
+
+    private func urlParts(_ url: String, tunnel: Bool) throws(HARImportError) -> HARURLParts {
+        do {
+            return try HARURLParts.parse(url, authorityOnly: tunnel)
+        } catch {
+            switch error {
+            case .notAURL:
+                throw failure("request.url", "not an absolute URL: '\(url)'")
+            case .unsupportedScheme(let scheme):
+                throw failure("request.url", "unsupported URL scheme '\(scheme)' (http, https, ws and wss can be imported)")
+            case .badPort(let port):
+                throw failure("request.url", port.isEmpty ? "no port in '\(url)'" : "bad port '\(port)' in '\(url)'")
+            }
+        }
+    }
+
+    private mutating func requestBody(_ request: HARInput.Request, headers: [HeaderField]) throws(HARImportError)
+        -> CapturedBody
+    {
+        guard let postData = request.postData else { return Self.emptyBody(size: request.bodySize) }
+        var decoded = try bytes(text: postData.text, encoding: postData.encoding, field: "request.postData")
+        if decoded == nil, let params = postData.params, !params.isEmpty {
+            decoded = Array(HARFormEncoding.encode(params.map { ($0.name, $0.value ?? "") }).utf8)
+        }
+        return body(decoded, contentEncoding: headers.first(named: "Content-Encoding"), bodySize: request.bodySize,
+                    side: "request")
+    }
+
+    private mutating func mapResponse(into flow: inout Flow) throws(HARImportError) {
+        guard let response = entry.response else { return }
+        if let status = response.status, status != 0 {
+            guard status == status.rounded(), (100...999).contains(status) else {
+                throw failure("response.status", "not an HTTP status code: \(status)")
+            }
+            flow.status = Int(status)
+            flow.reason = response.statusText.flatMap { $0.isEmpty ? nil : $0 }
+            flow.responseHeaders = Self.headers(response.headers)
+            let content = response.content
+            let decoded = try bytes(text: content?.text, encoding: content?.encoding, field: "response.content")
+            flow.responseBody = body(decoded, contentEncoding: flow.responseHeaders.first(named: "Content-Encoding"),
+                                     bodySize: response.bodySize, side: "response")
+        }
+        let failed = flow.status == nil ? (response.comment ?? entry.comment) : nil
+        flow.error = [entry.error, response.error, failed].compactMap { $0 }.first { !$0.isEmpty }
+    }
+
+    private func bytes(text: String?, encoding: String?, field: String) throws(HARImportError) -> [UInt8]? {
+        do {
+            return try HARBodyRestorer.decodedBytes(text: text, encoding: encoding)
+        } catch {
+            switch error {
+            case .badBase64:
+                throw failure("\(field).text", "encoding is base64 but the text is not valid base64")
+            case .unsupportedEncoding(let name):
+                throw failure("\(field).encoding", "unsupported encoding '\(name)' (base64 or none)")
+            }
+        }
+    }
+
+    /// The stored body: re-encoded per `Content-Encoding`; `size` is the HAR's `bodySize` (bytes
+    /// on the wire) when it knows it, never less than the bytes held. A body the HAR left out
+    /// but says had bytes is truncated, and so is one our export marked truncated.
+    private mutating func body(_ decoded: [UInt8]?, contentEncoding: String?, bodySize: Double?, side: String)
+        -> CapturedBody
+    {
+        guard let decoded else { return Self.emptyBody(size: bodySize) }
+        let (stored, note) = HARBodyRestorer.storedBytes(decoded, contentEncoding: contentEncoding, side: side,
+                                                         rawAlready: remarks.isStoredRaw(side))
+        if let note { notes.append(note) }
+        let size = max(Int64(stored.count), bodySize.map { Self.count($0) } ?? 0)
+        return CapturedBody(bytes: Data(stored), size: size, truncated: remarks.isTruncated(side) && size > stored.count)
+    }
+
+    private static func emptyBody(size: Double?) -> CapturedBody {
+        let size = size.map(count) ?? 0
+        return CapturedBody(bytes: Data(), size: size, truncated: size > 0)
+    }
+
+    private func tlsDetails() throws(HARImportError) -> TLSDetails? {
+        guard let tls = entry.tls else { return nil }
+        var details = TLSDetails(
+            clientVersion: tls.clientVersion, clientCipher: tls.clientCipher, alpn: tls.alpn, sni: tls.sni,
+            upstreamVersion: tls.upstreamVersion, upstreamCipher: tls.upstreamCipher,
+            upstreamSubject: tls.upstreamSubject, upstreamIssuer: tls.upstreamIssuer)
+        if let notAfter = tls.upstreamNotAfter {
+            guard let date = ISO8601Timestamp.parse(notAfter) else {
+                throw failure("_tls.upstreamNotAfter", "not an ISO 8601 date and time: '\(notAfter)'")
+            }
+            details.upstreamNotAfter = date
+        }
+        return details.isEmpty ? nil : details
+    }
+
+    private static func headers(_ headers: [HARInput.Header]?) -> [HeaderField] {
+        (headers ?? []).map { HeaderField(name: $0.name, value: $0.value ?? "") }
+    }
+
+    /// A non-negative whole count from a JSON number; -1 ("unknown") and fractions become 0 / rounded down.
+    private static func count(_ value: Double?) -> Int64 {
+        guard let value, value.isFinite, value > 0 else { return 0 }
+        return Int64(min(value, Double(Int64.max / 2)))
+    }
+
+    /// `[2606:4700::1]` → `2606:4700::1`; empty → nil.
+    private static func unbracketed(_ address: String) -> String? {
+        var text = Substring(address)
+        if text.hasPrefix("[") && text.hasSuffix("]") { text = text.dropFirst().dropLast() }
+        return text.isEmpty ? nil : String(text)
+    }
+
+    /// `connection` is a client address only when it reads `ipv4:port` or `[ipv6]:port`
+    /// (Chrome's is a bare port or connection number).
+    private static func clientAddress(_ connection: String) -> String? {
+        guard let colon = connection.lastIndex(of: ":") else { return nil }
+        let host = connection[..<colon]
+        let port = connection[connection.index(after: colon)...]
+        guard !port.isEmpty, port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port), number <= 65_535 else {
+            return nil
+        }
+        let isIPv4 = host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+            && host.allSatisfy { $0 == "." || ($0.isASCII && $0.isNumber) }
+        let isIPv6 = host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2
+            && host.dropFirst().dropLast().allSatisfy { $0 == ":" || $0 == "." || $0.isHexDigit }
+        return isIPv4 || isIPv6 ? connection : nil
+    }
+}
