@@ -64,7 +64,7 @@ struct FilterParser {
             let expression = try sequence()
             let closing = try lexer.next()
             guard closing.kind == .close else {
-                throw lexer.error("expected ')' to close the '(' at position \(token.position)", at: closing.position)
+                throw lexer.error("expected ')'", at: closing.position)
             }
             return expression
         case .operator(let name):
