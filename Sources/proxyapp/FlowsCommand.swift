@@ -1,6 +1,8 @@
 import ArgumentParser
 import CaptureStore
+import FlowFilter
 import Foundation
+import ProxyModel
 
 /// `proxyapp flows`: the latest captured flows as a table, read-only, safe while a proxy writes.
 struct FlowsCommand: ParsableCommand {
@@ -12,22 +14,55 @@ struct FlowsCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "How many flows to print.")
     var limit: Int = 50
 
-    @Flag(help: "Print only the number of stored flows.")
+    @Flag(help: "Print only the number of stored flows (that match --filter, if given).")
     var count = false
+
+    @Option(help: ArgumentHelp(
+        "Only flows matching this filter expression, e.g. '~d example.com & !~c 200' (see README, \"Filter expressions\").",
+        valueName: "EXPR"))
+    var filter: String?
 
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1.") }
     }
 
     func run() throws {
+        let flowFilter = try filter.map { try FilterArgument.parse($0) }
         let repository = try data.openExistingCapture()
+        guard let flowFilter else {
+            if count {
+                print(try repository.count())
+                return
+            }
+            print(FlowTable.header)
+            for flow in try repository.latestFlows(limit: limit).reversed() {
+                print(FlowTable.line(for: flow))
+            }
+            return
+        }
+        let query = FlowQuery(filter: flowFilter)
         if count {
-            print(try repository.count())
+            print(try repository.count(matching: query))
             return
         }
         print(FlowTable.header)
-        for flow in try repository.latestFlows(limit: limit).reversed() {
+        for flow in try latestFlows(matching: query, in: repository) {
             print(FlowTable.line(for: flow))
         }
+    }
+
+    /// The last `limit` flows matching `query`, oldest first; memory stays at `limit` flows.
+    func latestFlows(matching query: FlowQuery, in repository: TrafficRepository) throws -> [Flow] {
+        var latest: [Flow] = []
+        var next = 0
+        try repository.forEachFlow(matching: query) { flow in
+            if latest.count < limit {
+                latest.append(flow)
+            } else {
+                latest[next] = flow
+                next = (next + 1) % limit
+            }
+        }
+        return Array(latest[next...] + latest[..<next])
     }
 }

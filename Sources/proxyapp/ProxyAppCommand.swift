@@ -10,7 +10,11 @@ struct ProxyAppCommand: AsyncParsableCommand {
             Every subcommand takes --data-dir (default: $PROXYAPP_HOME, else ~/.proxyapp), so \
             scripts can point all of them at one capture.
             """,
+        version: version,
         subcommands: [RunCommand.self, FlowsCommand.self, CACommand.self, PinsCommand.self],
         defaultSubcommand: RunCommand.self
     )
+
+    /// This build's version: `proxyapp --version`, and the HAR `creator` of exports.
+    static let version = "0.4.0"
 }

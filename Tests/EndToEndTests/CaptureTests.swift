@@ -45,6 +45,7 @@ final class CaptureTests: XCTestCase {
             XCTAssertEqual(flow.responseBody, CapturedBody(bytes: Data("hello world".utf8), size: 11, truncated: false))
             XCTAssertNil(flow.error)
             XCTAssertFalse(flow.marked)
+            XCTAssertEqual(flow.serverAddress, "127.0.0.1", "the origin's address as connected")
             // Stored with millisecond precision.
             XCTAssertGreaterThanOrEqual(flow.startedAt.timeIntervalSince1970, before.timeIntervalSince1970 - 0.001)
             guard let finishedAt = flow.finishedAt else { return XCTFail("finishedAt missing") }
@@ -69,6 +70,7 @@ final class CaptureTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(fresh.timings.connect, 0)
             XCTAssertEqual(reused.timings.dns, FlowTimings.notApplicable)
             XCTAssertEqual(reused.timings.connect, FlowTimings.notApplicable)
+            XCTAssertEqual(reused.serverAddress, "127.0.0.1", "a pooled connection still knows its origin")
             for flow in flows {
                 XCTAssertEqual(flow.timings.tls, FlowTimings.notApplicable)
                 XCTAssertGreaterThanOrEqual(flow.timings.send, 0)

@@ -84,6 +84,7 @@ final class HTTPSInterceptionTests: XCTestCase {
             XCTAssertNotNil(flow.tls?.clientVersion)
             XCTAssertNotNil(flow.tls?.upstreamVersion)
             XCTAssertTrue(flow.tls?.upstreamSubject?.contains("localhost") ?? false, "\(String(describing: flow.tls))")
+            XCTAssertEqual(flow.serverAddress, "127.0.0.1", "the origin address of a decrypted exchange")
             XCTAssertTrue(flow.tls?.upstreamIssuer?.contains("Test Origin CA") ?? false, "\(String(describing: flow.tls))")
             XCTAssertGreaterThanOrEqual(flow.timings.tls, 0)
             XCTAssertNil(setup.pins.pin(for: "localhost"), "a completed handshake must never pin")

@@ -44,6 +44,7 @@ final class TunnelTests: XCTestCase {
             XCTAssertEqual(flow.status, 200)
             XCTAssertEqual(flow.bytesUp, total)
             XCTAssertEqual(flow.bytesDown, total)
+            XCTAssertEqual(flow.serverAddress, "127.0.0.1")
             XCTAssertNil(flow.error)
             XCTAssertNotNil(flow.finishedAt)
             XCTAssertEqual(echo.bytesReceived, Int(total))

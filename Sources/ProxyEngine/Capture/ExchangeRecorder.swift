@@ -50,7 +50,9 @@ struct ExchangeRecorder {
         flow.tls = details
     }
 
-    mutating func upstreamConnected(_ timings: UpstreamConnectTimings, tls: UpstreamTLSSession? = nil) {
+    mutating func upstreamConnected(_ timings: UpstreamConnectTimings, tls: UpstreamTLSSession? = nil,
+                                    serverAddress: String? = nil) {
+        flow.serverAddress = serverAddress
         flow.timings.dns = timings.dns
         flow.timings.connect = timings.connect
         flow.timings.tls = timings.tls

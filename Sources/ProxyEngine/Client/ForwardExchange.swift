@@ -106,7 +106,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private func attach(channel: any Channel, handler: UpstreamHTTPHandler, timings: UpstreamConnectTimings) {
         upstream = (channel, handler)
         handler.delegate = self
-        recorder.upstreamConnected(timings, tls: handler.tlsSession)
+        recorder.upstreamConnected(timings, tls: handler.tlsSession, serverAddress: handler.serverAddress)
         handler.send(.head(upstreamHead))
         for part in pendingParts {
             handler.send(part)

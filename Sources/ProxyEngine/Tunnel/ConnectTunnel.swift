@@ -57,6 +57,7 @@ final class ConnectTunnel {
                         return
                     }
                     self.upstream = channel
+                    self.flow.serverAddress = channel.remoteAddress?.ipAddress
                     self.flow.timings.dns = timings.dns
                     self.flow.timings.connect = timings.connect
                     self.establishIfReady()

@@ -39,6 +39,14 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var onIdleClose: (() -> Void)?
     /// What the TLS handshake established (nil for plain HTTP); set once when connected.
     var tlsSession: UpstreamTLSSession?
+    /// The origin's IP address (no port), read from the socket on first use and kept for every
+    /// exchange on this connection; nil before the connection is up or without a socket.
+    var serverAddress: String? {
+        if let cachedServerAddress { return cachedServerAddress }
+        cachedServerAddress = context?.channel.remoteAddress?.ipAddress
+        return cachedServerAddress
+    }
+    private var cachedServerAddress: String?
 
     private var readsPaused = false
     private var readPending = false

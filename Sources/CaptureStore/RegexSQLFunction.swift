@@ -1,0 +1,48 @@
+import FlowFilter
+import Foundation
+import GRDB
+
+/// `proxyapp_regexp(pattern, value)`: the filter language's regex test, inside SQL.
+///
+/// The SQL half of a filter must answer exactly as `FlowFilter.matches`, so it compiles
+/// patterns through the same `FilterRegex` (case-insensitive `NSRegularExpression` search). It
+/// returns 1 or 0, never NULL (a NULL value does not match), so SQL's three-valued logic never
+/// differs from Swift's. Compiled patterns are cached across rows and connections.
+/// `TrafficDatabase` registers it on every connection it opens.
+enum RegexSQLFunction {
+    static let name = "proxyapp_regexp"
+
+    static let function = DatabaseFunction(name, argumentCount: 2, pure: true) { arguments in
+        guard let pattern = String.fromDatabaseValue(arguments[0]) else {
+            throw DatabaseError(message: "\(name): the pattern must be text")
+        }
+        guard let value = String.fromDatabaseValue(arguments[1]) else { return false }
+        return try cache.regex(for: pattern).matches(value)
+    }
+
+    private static let cache = FilterRegexCache()
+}
+
+/// Compiled patterns by text, at most `capacity` of them (a new filter's patterns replace an
+/// old filter's once the cache is full).
+private final class FilterRegexCache: @unchecked Sendable {
+    // @unchecked: every access to `regexes` holds `lock`; FilterRegex itself is Sendable.
+    private let lock = NSLock()
+    private var regexes: [String: FilterRegex] = [:]
+    private let capacity = 64
+
+    func regex(for pattern: String) throws -> FilterRegex {
+        if let cached = lock.withLock({ regexes[pattern] }) { return cached }
+        let regex: FilterRegex
+        do {
+            regex = try FilterRegex(pattern)
+        } catch {
+            throw DatabaseError(message: "\(RegexSQLFunction.name): bad regex \(pattern)")
+        }
+        lock.withLock {
+            if regexes.count >= capacity { regexes.removeAll(keepingCapacity: true) }
+            regexes[pattern] = regex
+        }
+        return regex
+    }
+}

@@ -1,0 +1,71 @@
+import BodyCodec
+import Foundation
+import ProxyModel
+
+extension FilterExpression {
+    /// Evaluates the expression against one flow, in Swift (every predicate).
+    public func matches(_ flow: Flow) -> Bool {
+        switch self {
+        case .and(let left, let right): return left.matches(flow) && right.matches(flow)
+        case .or(let left, let right): return left.matches(flow) || right.matches(flow)
+        case .not(let operand): return !operand.matches(flow)
+        case .domain(let regex): return regex.matches(flow.host)
+        case .url(let regex): return regex.matches(flow.url)
+        case .method(let regex): return regex.matches(flow.method)
+        case .statusCode(let code): return flow.status == code
+        case .contentType(let regex, let side):
+            return side.messages(of: flow).contains { message in
+                message.headers.first(named: "Content-Type").map(regex.matches) ?? false
+            }
+        case .header(let regex, let side):
+            return side.messages(of: flow).contains { message in
+                message.headers.contains { regex.matches("\($0.name): \($0.value)") }
+            }
+        case .body(let regex, let side):
+            return side.messages(of: flow).contains { message in
+                guard !message.body.bytes.isEmpty else { return false }
+                let decoded = BodyDecoder.decode(
+                    [UInt8](message.body.bytes), contentEncoding: message.headers.first(named: "Content-Encoding"))
+                return regex.matches(String(decoding: decoded.bytes, as: UTF8.self))
+            }
+        case .requestWithoutResponse: return flow.kind == .http && flow.status == nil
+        case .hasResponse: return flow.status != nil
+        case .hasError: return flow.error != nil
+        case .marked: return flow.marked
+        case .websocket: return Self.asksForWebSocket(flow.requestHeaders)
+        case .http: return flow.kind == .http
+        case .tunnel: return flow.kind == .tunnel
+        case .all: return true
+        }
+    }
+
+    /// True when some `Upgrade` header lists the `websocket` protocol (any case).
+    private static func asksForWebSocket(_ headers: [HeaderField]) -> Bool {
+        headers.contains { field in
+            field.name.caseInsensitiveCompare("Upgrade") == .orderedSame
+                && field.value.split(separator: ",").contains {
+                    $0.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare("websocket") == .orderedSame
+                }
+        }
+    }
+}
+
+/// The headers and body of one message of a flow.
+private struct FilterMessage {
+    var headers: [HeaderField]
+    var body: CapturedBody
+}
+
+extension FilterMessageSide {
+    /// The messages of `flow` this side covers (a flow without a response has empty response
+    /// headers and body, so response predicates never match it).
+    fileprivate func messages(of flow: Flow) -> [FilterMessage] {
+        let request = FilterMessage(headers: flow.requestHeaders, body: flow.requestBody)
+        let response = FilterMessage(headers: flow.responseHeaders, body: flow.responseBody)
+        switch self {
+        case .either: return [request, response]
+        case .request: return [request]
+        case .response: return [response]
+        }
+    }
+}

@@ -1,0 +1,87 @@
+/// A parsed filter expression: the tree `FlowFilter` evaluates against flows and the capture
+/// store translates into SQL.
+///
+/// It exists apart from the parser so that other evaluators (SQL pre-filtering in CaptureStore,
+/// later the TUI and rules) can walk the same tree. Regex arguments are compiled once, when the
+/// text is parsed.
+public indirect enum FilterExpression: Sendable, CustomStringConvertible {
+    /// Both sides match (`a & b`, and juxtaposition `a b`).
+    case and(FilterExpression, FilterExpression)
+    /// Either side matches (`a | b`).
+    case or(FilterExpression, FilterExpression)
+    /// The operand does not match (`!a`).
+    case not(FilterExpression)
+    /// `~d REGEX`: the host.
+    case domain(FilterRegex)
+    /// `~u REGEX`, or a bare regex: the URL as `Flow.url` spells it.
+    case url(FilterRegex)
+    /// `~m REGEX`: the request method.
+    case method(FilterRegex)
+    /// `~c CODE`: the response status, exactly; never matches a flow without a response.
+    case statusCode(Int)
+    /// `~t`, `~tq`, `~ts REGEX`: the `Content-Type` header value of the request, the response or either.
+    case contentType(FilterRegex, FilterMessageSide)
+    /// `~h`, `~hq`, `~hs REGEX`: any header line, as `Name: value`, of the request, the response or either.
+    case header(FilterRegex, FilterMessageSide)
+    /// `~b`, `~bq`, `~bs REGEX`: the body, decoded per its `Content-Encoding`, as UTF-8 text.
+    case body(FilterRegex, FilterMessageSide)
+    /// `~q`: an HTTP request that has no response (yet, or ever).
+    case requestWithoutResponse
+    /// `~s`: a response arrived.
+    case hasResponse
+    /// `~e`: the flow records an error.
+    case hasError
+    /// `~marked`: the user marked the flow.
+    case marked
+    /// `~websocket`: the request asked for `Upgrade: websocket`.
+    case websocket
+    /// `~http`: an HTTP exchange (decoded, not an opaque tunnel).
+    case http
+    /// `~tcp`: an opaque tunnel (a CONNECT relayed as bytes).
+    case tunnel
+    /// `~all`: every flow.
+    case all
+
+    /// The expression in the filter language, fully parenthesised (for logs and tests).
+    public var description: String {
+        switch self {
+        case .and(let left, let right): return "(\(left) & \(right))"
+        case .or(let left, let right): return "(\(left) | \(right))"
+        case .not(let operand): return "!\(operand)"
+        case .domain(let regex): return "~d \(regex)"
+        case .url(let regex): return "~u \(regex)"
+        case .method(let regex): return "~m \(regex)"
+        case .statusCode(let code): return "~c \(code)"
+        case .contentType(let regex, let side): return "~t\(side.suffix) \(regex)"
+        case .header(let regex, let side): return "~h\(side.suffix) \(regex)"
+        case .body(let regex, let side): return "~b\(side.suffix) \(regex)"
+        case .requestWithoutResponse: return "~q"
+        case .hasResponse: return "~s"
+        case .hasError: return "~e"
+        case .marked: return "~marked"
+        case .websocket: return "~websocket"
+        case .http: return "~http"
+        case .tunnel: return "~tcp"
+        case .all: return "~all"
+        }
+    }
+}
+
+/// Which message of a flow a header, content-type or body predicate looks at.
+public enum FilterMessageSide: Sendable, Hashable, CaseIterable {
+    /// The request or the response (`~h`, `~t`, `~b`).
+    case either
+    /// The request only (`~hq`, `~tq`, `~bq`).
+    case request
+    /// The response only (`~hs`, `~ts`, `~bs`).
+    case response
+
+    /// The operator suffix: `""`, `"q"` or `"s"`.
+    var suffix: String {
+        switch self {
+        case .either: return ""
+        case .request: return "q"
+        case .response: return "s"
+        }
+    }
+}

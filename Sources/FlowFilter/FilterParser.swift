@@ -1,0 +1,135 @@
+/// Turns filter text into a `FilterExpression` (recursive descent).
+///
+/// Grammar, loosest binding first (mitmproxy's):
+/// ```
+/// sequence := or+                 juxtaposition: `a b` is `a & b`, over whole `|` expressions
+/// or       := and ('|' and)*
+/// and      := unary ('&' unary)*
+/// unary    := '!' unary | '(' sequence ')' | '~op' [argument] | word    (a bare word is `~u word`)
+/// ```
+struct FilterParser {
+    private var lexer: FilterLexer
+    private let text: String
+
+    init(_ text: String) {
+        self.text = text
+        self.lexer = FilterLexer(text)
+    }
+
+    mutating func parse() throws(FilterSyntaxError) -> FilterExpression {
+        if text.allSatisfy(\.isWhitespace) { throw lexer.error("empty filter", at: 0) }
+        let expression = try sequence()
+        let token = try lexer.next()
+        switch token.kind {
+        case .end: return expression
+        case .close: throw lexer.error("unexpected ')'", at: token.position)
+        default: throw lexer.error("unexpected \(describe(token))", at: token.position)
+        }
+    }
+
+    private mutating func sequence() throws(FilterSyntaxError) -> FilterExpression {
+        var expression = try or()
+        while true {
+            switch try lexer.peek().kind {
+            case .end, .close, .and, .or: return expression
+            default: expression = .and(expression, try or())
+            }
+        }
+    }
+
+    private mutating func or() throws(FilterSyntaxError) -> FilterExpression {
+        var expression = try and()
+        while try lexer.peek().kind == .or {
+            _ = try lexer.next()
+            expression = .or(expression, try and())
+        }
+        return expression
+    }
+
+    private mutating func and() throws(FilterSyntaxError) -> FilterExpression {
+        var expression = try unary()
+        while try lexer.peek().kind == .and {
+            _ = try lexer.next()
+            expression = .and(expression, try unary())
+        }
+        return expression
+    }
+
+    private mutating func unary() throws(FilterSyntaxError) -> FilterExpression {
+        let token = try lexer.next()
+        switch token.kind {
+        case .not:
+            return .not(try unary())
+        case .open:
+            let expression = try sequence()
+            let closing = try lexer.next()
+            guard closing.kind == .close else {
+                throw lexer.error("expected ')'", at: closing.position)
+            }
+            return expression
+        case .operator(let name):
+            return try predicate(name, at: token.position)
+        case .word(let pattern):
+            return .url(try regex(pattern, at: token.position))
+        case .end:
+            throw lexer.error("expected an expression", at: token.position)
+        case .close, .and, .or:
+            throw lexer.error("expected an expression before \(describe(token))", at: token.position)
+        }
+    }
+
+    private mutating func predicate(_ name: String, at position: Int) throws(FilterSyntaxError) -> FilterExpression {
+        switch name {
+        case "q": return .requestWithoutResponse
+        case "s": return .hasResponse
+        case "e": return .hasError
+        case "marked": return .marked
+        case "websocket": return .websocket
+        case "http": return .http
+        case "tcp": return .tunnel
+        case "all": return .all
+        case "c":
+            let (argument, start) = try lexer.argument(for: name)
+            guard let code = Int(argument), (0...999).contains(code) else {
+                throw lexer.error("~c needs a status code (a number), not '\(argument)'", at: start)
+            }
+            return .statusCode(code)
+        default:
+            break
+        }
+        guard let make = Self.regexPredicates[name] else {
+            throw lexer.error("unknown operator ~\(name)", at: position)
+        }
+        let (argument, start) = try lexer.argument(for: name)
+        return make(try regex(argument, at: start))
+    }
+
+    /// The operators that take a regex, by name.
+    private static let regexPredicates: [String: @Sendable (FilterRegex) -> FilterExpression] = [
+        "d": { .domain($0) }, "u": { .url($0) }, "m": { .method($0) },
+        "t": { .contentType($0, .either) }, "tq": { .contentType($0, .request) }, "ts": { .contentType($0, .response) },
+        "h": { .header($0, .either) }, "hq": { .header($0, .request) }, "hs": { .header($0, .response) },
+        "b": { .body($0, .either) }, "bq": { .body($0, .request) }, "bs": { .body($0, .response) },
+    ]
+
+    private func regex(_ pattern: String, at position: Int) throws(FilterSyntaxError) -> FilterRegex {
+        do {
+            return try FilterRegex(pattern)
+        } catch {
+            throw lexer.error("bad regex \"\(pattern)\" (quote it if it holds spaces or ')')", at: position)
+        }
+    }
+
+    private func describe(_ token: FilterToken) -> String {
+        switch token.kind {
+        case .not: return "'!'"
+        case .and: return "'&'"
+        case .or: return "'|'"
+        case .open: return "'('"
+        case .close: return "')'"
+        case .operator(let name): return "~\(name)"
+        case .word(let word): return "'\(word)'"
+        case .end: return "end of filter"
+        }
+    }
+}

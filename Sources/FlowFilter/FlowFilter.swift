@@ -1,0 +1,29 @@
+import ProxyModel
+
+/// A parsed filter expression in mitmproxy's language (`~d example\.com & !~c 200`), ready to
+/// test flows against.
+///
+/// The one entry point for `--filter`, the TUI and rules: parse once (regexes are compiled
+/// then), match many. Regexes are case-insensitive. The capture store evaluates what it can of
+/// `expression` in SQL and calls `matches` for the rest.
+public struct FlowFilter: Sendable, CustomStringConvertible {
+    /// The expression as the user wrote it.
+    public let text: String
+    /// The parsed tree.
+    public let expression: FilterExpression
+
+    /// Parses `text`.
+    /// - Throws: `FilterSyntaxError` naming what is wrong and where (an empty text is an error).
+    public init(parsing text: String) throws(FilterSyntaxError) {
+        var parser = FilterParser(text)
+        self.expression = try parser.parse()
+        self.text = text
+    }
+
+    /// True when `flow` satisfies the expression.
+    public func matches(_ flow: Flow) -> Bool {
+        expression.matches(flow)
+    }
+
+    public var description: String { text }
+}

@@ -1,1 +1,0 @@
-// The filter language lives here (issue 4); see CLAUDE.md.

@@ -1,1 +1,0 @@
-// Tests for the filter language go here (issue 4).

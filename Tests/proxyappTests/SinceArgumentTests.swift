@@ -1,0 +1,34 @@
+import Foundation
+import XCTest
+@testable import proxyapp
+
+/// `SinceArgument`, the parser behind `proxyapp export --since`.
+final class SinceArgumentTests: XCTestCase {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+    private let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+    func testDurationsCountBackFromNow() {
+        XCTAssertEqual(parse("30m")?.date, now.addingTimeInterval(-1_800))
+        XCTAssertEqual(parse("2h")?.date, now.addingTimeInterval(-7_200))
+        XCTAssertEqual(parse("7d")?.date, now.addingTimeInterval(-7 * 86_400))
+    }
+
+    func testDatesWithAndWithoutZone() throws {
+        XCTAssertEqual(parse("2026-11-22T10:00:00Z")?.date, Date(timeIntervalSince1970: 1_795_341_600))
+        XCTAssertEqual(parse("2026-11-22T10:00:00.250+01:00")?.date, Date(timeIntervalSince1970: 1_795_338_000.25))
+        // Zone-less forms are local time: Berlin is UTC+1 in November.
+        XCTAssertEqual(parse("2026-11-22T10:00:00")?.date, Date(timeIntervalSince1970: 1_795_338_000))
+        XCTAssertEqual(parse("2026-11-22T10:00")?.date, Date(timeIntervalSince1970: 1_795_338_000))
+        XCTAssertEqual(parse("2026-11-22")?.date, Date(timeIntervalSince1970: 1_795_302_000))
+    }
+
+    func testRejectsWhatIsNeitherADurationNorADate() {
+        for bad in ["", "yesterday", "0m", "-5m", "2026-13-01", "2026-11-22T25:00", "22.11.2026"] {
+            XCTAssertNil(parse(bad), bad)
+        }
+    }
+
+    private func parse(_ text: String) -> SinceArgument? {
+        SinceArgument(argument: text, now: now, timeZone: berlin)
+    }
+}
