@@ -104,6 +104,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
+        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"]),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.
         .executableTarget(
             name: "proxyapp-load",

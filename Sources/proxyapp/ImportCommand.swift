@@ -1,0 +1,53 @@
+import ArgumentParser
+import CaptureStore
+import FlowExport
+import Foundation
+import ProxyModel
+
+/// `proxyapp import --har FILE`: loads a HAR written by a browser, another proxy or ProxyApp
+/// into the capture store, so its flows can be listed, filtered, browsed and exported again.
+/// All or nothing: the whole file is read and checked before one transaction inserts it.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Load a HAR file (Chrome, Firefox, Charles, mitmproxy, ProxyApp) into the capture store.")
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(name: .customLong("har"), help: ArgumentHelp("The HAR file to import ('-' for stdin).", valueName: "FILE"))
+    var harPath: String
+
+    func run() throws {
+        let bytes = try readInput()
+        let flows: [Flow]
+        do {
+            flows = try HARReader.flows(from: bytes)
+        } catch {
+            throw CLIError("\(harPath) is not a HAR file ProxyApp can read: \(error.description). Nothing was imported.")
+        }
+        try FileManager.default.createDirectory(at: data.directory, withIntermediateDirectories: true)
+        let repository = TrafficRepository(database: try TrafficDatabase(path: data.databasePath))
+        let ids: [Int64]
+        do {
+            ids = try repository.insertAll(flows)
+        } catch {
+            throw CLIError("could not store the flows of \(harPath) in \(data.databasePath): \(error). Nothing was imported.")
+        }
+        if let first = ids.first, let last = ids.last {
+            print("imported \(ids.count) flows from \(harPath) as #\(first)–#\(last) into \(data.databasePath)")
+        } else {
+            print("\(harPath) holds no entries: nothing to import")
+        }
+    }
+
+    private func readInput() throws -> Data {
+        if harPath == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        guard FileManager.default.fileExists(atPath: harPath) else {
+            throw CLIError("no file at \(harPath). Give the path of a .har file (or '-' to read stdin).")
+        }
+        guard let bytes = FileManager.default.contents(atPath: harPath) else {
+            throw CLIError("cannot read \(harPath): check its permissions.")
+        }
+        return bytes
+    }
+}
