@@ -123,9 +123,11 @@ let package = Package(
             path: "Tests/Support/ChildProcess"
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
-        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "CZlib", "CBrotli", "CZstd"]),
+        // Test support: gzip, deflate, br and zstd encoders over the C libraries.
+        .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
+        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
-        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport",

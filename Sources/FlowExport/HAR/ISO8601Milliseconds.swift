@@ -11,7 +11,7 @@ enum ISO8601Milliseconds {
     static func append(_ date: Date, to text: inout [UInt8]) {
         let seconds = date.timeIntervalSince1970
         let clamped = seconds.isFinite ? min(max(seconds, 0), 253_402_300_799.999) : 0
-        let totalMilliseconds = Int64((clamped * 1000).rounded(.down))
+        let totalMilliseconds = min(Int64((clamped * 1000).rounded()), 253_402_300_799_999)
         let milliseconds = Int(totalMilliseconds % 1000)
         let totalSeconds = totalMilliseconds / 1000
         let days = Int(totalSeconds / 86_400)

@@ -24,12 +24,9 @@ struct URLEncodedPairs {
 
     /// The query of a request path: what follows the first `?`, up to a `#`; nil without a `?`.
     static func query(ofPath path: String) -> Substring? {
-        guard let question = path.firstIndex(of: "?") else { return nil }
-        let afterQuestion = path[path.index(after: question)...]
-        if let hash = afterQuestion.firstIndex(of: "#") {
-            return afterQuestion[..<hash]
-        }
-        return afterQuestion
+        let beforeFragment = path[..<(path.firstIndex(of: "#") ?? path.endIndex)]
+        guard let question = beforeFragment.firstIndex(of: "?") else { return nil }
+        return beforeFragment[beforeFragment.index(after: question)...]
     }
 
     /// Percent-decodes `text` with `+` as a space; a `%` not followed by two hex digits stays as

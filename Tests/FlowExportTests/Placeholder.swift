@@ -1,1 +1,0 @@
-// Tests for HAR, curl and raw export go here (issue 4).
