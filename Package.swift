@@ -45,7 +45,7 @@ let package = Package(
         // The filter language (mitmproxy's `~d`, `~u`, `~c`, ... with `!`, `&`, `|`): parser and evaluator.
         .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec"]),
         // Exchange formats: HAR 1.2 export (streaming) and import, redaction, curl and raw HTTP.
-        .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"]),
+        .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"], swiftSettings: hotPathSettings),
         // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
         // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
         .target(

@@ -65,6 +65,14 @@ extension HAREntryWriter {
     }
 }
 
+extension Array where Element == HeaderField {
+    /// The first value of the header called `name` (ASCII case-insensitive): ProxyModel's
+    /// `first(named:)` goes through Foundation's locale-aware comparison, a hot spot in exports.
+    func firstValue(named name: String) -> String? {
+        first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+}
+
 extension String {
     /// ASCII case-insensitive equality, for header names (no locale, no allocation).
     func caseInsensitiveEquals(_ other: String) -> Bool {

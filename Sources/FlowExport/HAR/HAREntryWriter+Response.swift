@@ -15,7 +15,7 @@ extension HAREntryWriter {
         json.key("headers"); writeHeaders(flow.responseHeaders)
         json.key("cookies"); writeResponseCookies(flow)
         json.key("content"); writeContent(body)
-        json.key("redirectURL"); json.string(flow.responseHeaders.first(named: "Location") ?? "")
+        json.key("redirectURL"); json.string(flow.responseHeaders.firstValue(named: "Location") ?? "")
         json.key("headersSize")
         json.integer(Self.headSize(startLine: [flow.httpVersion, String(status), reason], version: flow.httpVersion,
                                    headers: flow.responseHeaders))

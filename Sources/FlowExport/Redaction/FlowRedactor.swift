@@ -80,9 +80,9 @@ public enum FlowRedactor {
     /// Redacts secret fields of a URL-encoded form body. An encoded body is decoded first and
     /// stored decoded (its `Content-Encoding` removed); sizes and `Content-Length` follow.
     private static func redactFormBody(of flow: inout Flow) {
-        guard let contentType = flow.requestHeaders.first(named: "Content-Type"),
+        guard let contentType = flow.requestHeaders.firstValue(named: "Content-Type"),
               MediaType(contentType).isURLEncodedForm, !flow.requestBody.bytes.isEmpty else { return }
-        let encoding = flow.requestHeaders.first(named: "Content-Encoding")
+        let encoding = flow.requestHeaders.firstValue(named: "Content-Encoding")
         guard case .decoded(let bytes) = BodyDecoder.decode([UInt8](flow.requestBody.bytes), contentEncoding: encoding)
         else { return }
         let pairs = URLEncodedPairs(Substring(decoding: bytes, as: UTF8.self))
