@@ -45,7 +45,7 @@ let package = Package(
         // The filter language (mitmproxy's `~d`, `~u`, `~c`, ... with `!`, `&`, `|`): parser and evaluator.
         .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec"]),
         // Exchange formats: HAR 1.2 export (streaming) and import, redaction, curl and raw HTTP.
-        .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"]),
+        .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"], swiftSettings: hotPathSettings),
         // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
         // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
         .target(
@@ -125,9 +125,11 @@ let package = Package(
             path: "Tests/Support/ChildProcess"
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
-        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "CZlib", "CBrotli", "CZstd"]),
+        // Test support: gzip, deflate, br and zstd encoders over the C libraries.
+        .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
+        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
-        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport",

@@ -23,7 +23,7 @@ public struct Flow: Sendable, Hashable {
     public var timings: FlowTimings
 
     public var method: String
-    /// `http`, `https`, or for tunnels the scheme implied by the target (usually `https`).
+    /// `http` or `https`; `tcp` for tunnels (opaque bytes, whatever the protocol inside).
     public var scheme: String
     public var host: String
     public var port: Int

@@ -1,4 +1,5 @@
 import BodyCodec
+import Compressors
 import XCTest
 
 /// Every encoding decodes; corrupt, truncated, unknown and bomb-sized input comes back raw with

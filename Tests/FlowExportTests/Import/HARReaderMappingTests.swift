@@ -54,7 +54,7 @@ final class HARReaderMappingTests: XCTestCase {
             "_kind": "tunnel", "_bytesUp": 5120, "_bytesDown": 81920, "_note": "pinned: client rejected the certificate"
             """#)
         XCTAssertEqual(ours.kind, .tunnel)
-        XCTAssertEqual(ours.scheme, "https")
+        XCTAssertEqual(ours.scheme, "tcp", "as the engine records tunnels")
         XCTAssertEqual(ours.host, "pinned.test")
         XCTAssertEqual(ours.port, 443)
         XCTAssertEqual(ours.path, "")

@@ -36,8 +36,10 @@ struct HARFlowMapper {
         let isTunnel = entry.kind == "tunnel" || request.method.uppercased() == "CONNECT"
         let url = try urlParts(request.url, tunnel: isTunnel)
 
+        // Tunnels are stored with scheme `tcp`, as the engine records them (the HAR url's
+        // `https://` is only there because HAR needs a URL).
         var flow = Flow(kind: isTunnel ? .tunnel : .http, startedAt: startedAt, method: request.method,
-                        scheme: url.scheme, host: url.host, port: url.port, path: url.path)
+                        scheme: isTunnel ? "tcp" : url.scheme, host: url.host, port: url.port, path: url.path)
         if let time = entry.time, time >= 0 { flow.finishedAt = startedAt.addingTimeInterval(time / 1000) }
         flow.timings = HARTimingsMapping.flowTimings(entry.timings)
         flow.httpVersion = HARHTTPVersion.forFlow(request: request.httpVersion, response: entry.response?.httpVersion)

@@ -2,10 +2,11 @@ import CBrotli
 import CZlib
 import CZstd
 
-/// Encoders for the tests, straight from the C libraries the decoders use.
-enum Compressors {
+/// Encoders for the tests, straight from the C libraries the decoders use (shared by the
+/// BodyCodec and FlowExport tests).
+public enum Compressors {
     /// zlib's deflate with the given window bits: 15 + 16 gzip, 15 zlib-wrapped, -15 raw.
-    static func deflate(_ input: [UInt8], windowBits: Int32) -> [UInt8] {
+    public static func deflate(_ input: [UInt8], windowBits: Int32) -> [UInt8] {
         var stream = z_stream()
         precondition(deflateInit2_(&stream, 6, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                    Int32(MemoryLayout<z_stream>.size)) == Z_OK)
@@ -25,9 +26,9 @@ enum Compressors {
         return Array(output[0..<written])
     }
 
-    static func gzip(_ input: [UInt8]) -> [UInt8] { deflate(input, windowBits: 15 + 16) }
+    public static func gzip(_ input: [UInt8]) -> [UInt8] { deflate(input, windowBits: 15 + 16) }
 
-    static func brotli(_ input: [UInt8]) -> [UInt8] {
+    public static func brotli(_ input: [UInt8]) -> [UInt8] {
         var size = BrotliEncoderMaxCompressedSize(input.count) + 64
         var output = [UInt8](repeating: 0, count: size)
         let ok = BrotliEncoderCompress(5, 22, BROTLI_MODE_GENERIC, input.count, input, &size, &output)
@@ -35,7 +36,7 @@ enum Compressors {
         return Array(output[0..<size])
     }
 
-    static func zstd(_ input: [UInt8]) -> [UInt8] {
+    public static func zstd(_ input: [UInt8]) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
         let size = ZSTD_compress(&output, output.count, input, input.count, 3)
         precondition(ZSTD_isError(size) == 0)

@@ -1,0 +1,84 @@
+import ProxyModel
+
+/// The entry's `request` object.
+extension HAREntryWriter {
+    func writeRequest(_ flow: Flow, body: HARBodyContent?) {
+        let isTunnel = flow.kind == .tunnel
+        let target = isTunnel ? Self.authority(flow) : flow.path
+        json.beginObject()
+        json.key("method"); json.string(flow.method)
+        json.key("url"); json.string(isTunnel ? "https://\(Self.authority(flow))" : flow.url)
+        json.key("httpVersion"); json.string(flow.httpVersion)
+        json.key("headers"); writeHeaders(flow.requestHeaders)
+        json.key("queryString")
+        let query = isTunnel ? nil : URLEncodedPairs.query(ofPath: flow.path)
+        writeNameValueList(query.map { URLEncodedPairs($0).decoded } ?? [])
+        json.key("cookies"); writeRequestCookies(flow.requestHeaders)
+        if let body, flow.requestBody.size > 0 || !flow.requestBody.bytes.isEmpty {
+            json.key("postData"); writePostData(body)
+        }
+        json.key("headersSize")
+        json.integer(Self.headSize(startLine: [flow.method, target, flow.httpVersion], version: flow.httpVersion,
+                                   headers: flow.requestHeaders))
+        json.key("bodySize"); json.integer(max(flow.requestBody.size, 0))
+        json.endObject()
+    }
+
+    /// `host:port` (IPv6 in brackets), the CONNECT target.
+    static func authority(_ flow: Flow) -> String {
+        let host = flow.host.contains(":") ? "[\(flow.host)]" : flow.host
+        return "\(host):\(flow.port)"
+    }
+
+    private func writeRequestCookies(_ headers: [HeaderField]) {
+        json.beginArray()
+        for header in headers where header.name.caseInsensitiveEquals("cookie") {
+            for cookie in HARCookie.requestCookies(header.value) {
+                json.beginObject()
+                json.key("name"); json.string(cookie.name)
+                json.key("value"); json.string(cookie.value)
+                json.endObject()
+            }
+        }
+        json.endArray()
+    }
+
+    /// `mimeType` and `text`; URL-encoded forms add `params`; a binary body is base64 in `text`
+    /// with `_encoding: "base64"` (HAR 1.2 has no encoding field for request bodies).
+    private func writePostData(_ body: HARBodyContent) {
+        json.beginObject()
+        json.key("mimeType"); json.string(body.mimeType)
+        switch body.representation {
+        case .none:
+            json.key("text"); json.string("")
+        case .text(let bytes):
+            if body.isFormText {
+                json.key("params")
+                writeNameValueList(URLEncodedPairs(Substring(decoding: bytes, as: UTF8.self)).decoded)
+            }
+            json.key("text"); json.string(utf8: bytes)
+        case .base64(let bytes):
+            json.key("text"); json.base64String(bytes)
+            json.key("_encoding"); json.string("base64")
+        }
+        json.endObject()
+    }
+}
+
+extension Array where Element == HeaderField {
+    /// The first value of the header called `name` (ASCII case-insensitive): ProxyModel's
+    /// `first(named:)` goes through Foundation's locale-aware comparison, a hot spot in exports.
+    func firstValue(named name: String) -> String? {
+        first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, for header names (no locale, no allocation).
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        return zip(utf8, other.utf8).allSatisfy { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import CaptureStore
+import FlowExport
+import FlowFilter
+import Foundation
+import ProxyModel
+
+/// `proxyapp export`: captured flows out of the store, as a HAR file (many flows, streamed) or
+/// as one flow's curl command or raw HTTP exchange.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export captured flows as HAR 1.2, or one flow as a curl command or raw HTTP.",
+        discussion: """
+            proxyapp export --har capture.har --filter '~d example.com & ~c 200'
+            proxyapp export --har - --marked --redact > shared.har
+            proxyapp export --curl 42
+            proxyapp export --raw 42
+            """)
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(name: .customLong("har"), help: ArgumentHelp("Write the matching flows as HAR 1.2 to FILE ('-' for stdout).", valueName: "FILE"))
+    var harPath: String?
+
+    @Option(name: .customLong("curl"), help: ArgumentHelp("Print a curl command that repeats flow ID's request.", valueName: "ID"))
+    var curlID: Int64?
+
+    @Option(name: .customLong("raw"), help: ArgumentHelp("Print flow ID's request and response as on the wire.", valueName: "ID"))
+    var rawID: Int64?
+
+    @Option(help: ArgumentHelp("Only flows matching this filter expression (see README: Filter expressions).", valueName: "EXPR"))
+    var filter: String?
+
+    @Option(help: ArgumentHelp("Only flows started at or after TIME: \(SinceArgument.formatHelp).", valueName: "TIME"))
+    var since: SinceArgument?
+
+    @Flag(help: "Only marked flows.")
+    var marked = false
+
+    @Flag(help: "Replace credentials, cookies and secret-looking header, query and form values with REDACTED.")
+    var redact = false
+
+    func validate() throws {
+        let chosen = [harPath != nil, curlID != nil, rawID != nil].filter { $0 }.count
+        guard chosen == 1 else {
+            throw ValidationError("Choose exactly one of --har FILE, --curl ID or --raw ID.")
+        }
+        if harPath == nil, filter != nil || since != nil || marked {
+            throw ValidationError("--filter, --since and --marked select flows for --har; --curl and --raw take one flow ID.")
+        }
+        if harPath?.isEmpty == true {
+            throw ValidationError("--har needs a file name, or '-' for stdout.")
+        }
+    }
+
+    func run() throws {
+        let query = FlowQuery(filter: try filter.map { try FilterArgument.parse($0) }, since: since?.date, markedOnly: marked)
+        let repository = try data.openExistingCapture()
+        if let harPath {
+            try exportHAR(query, from: repository, to: harPath)
+        } else if let curlID {
+            let flow = try storedFlow(curlID, in: repository)
+            guard CurlCommand.isReproducible(flow) else {
+                throw CLIError("flow #\(curlID) is a CONNECT tunnel: there is no HTTP request to repeat with curl. Use --raw \(curlID) to see it.")
+            }
+            print(CurlCommand.render(redact ? FlowRedactor.redact(flow) : flow))
+        } else if let rawID {
+            let flow = try storedFlow(rawID, in: repository)
+            let bytes = RawExchange.render(redact ? FlowRedactor.redact(flow) : flow)
+            let output = FileOutput.standardOutput()
+            try bytes.withUnsafeBytes { try output.write($0) }
+            try output.flush()
+        }
+    }
+
+    private func storedFlow(_ id: Int64, in repository: TrafficRepository) throws -> Flow {
+        guard let flow = try repository.flow(id: id) else {
+            throw CLIError("no flow #\(id) in \(data.databasePath). `proxyapp flows` lists the stored flows and their ids.")
+        }
+        return flow
+    }
+
+    private func exportHAR(_ query: FlowQuery, from repository: TrafficRepository, to path: String) throws {
+        let toStdout = path == "-"
+        // A file is written beside its final name and renamed at the end, so a failed export
+        // never leaves a half-written HAR under the name the user asked for.
+        let partialPath = toStdout ? "" : path + ".partial"
+        let output: FileOutput
+        do {
+            output = toStdout ? .standardOutput() : try FileOutput(creatingFileAt: partialPath)
+        } catch {
+            throw CLIError("cannot write \(path): \(error). Check that its directory exists and is writable.")
+        }
+        do {
+            let writer = try HARWriter(
+                output: output, creator: HARCreator(name: "ProxyApp", version: ProxyAppCommand.version),
+                pageStarted: try repository.earliestStart(matching: query) ?? Date(),
+                pageTitle: "ProxyApp capture", redaction: redact)
+            try repository.forEachFlow(matching: query) { flow in
+                try writer.write(flow)
+            }
+            try writer.finish()
+            if !toStdout {
+                try output.close()
+                try Self.replaceItem(at: path, with: partialPath)
+            }
+            let destination = toStdout ? "stdout" : path
+            FileHandle.standardError.write(Data("exported \(writer.entryCount) flows to \(destination)\n".utf8))
+        } catch {
+            if !toStdout {
+                try? output.close()
+                try? FileManager.default.removeItem(atPath: partialPath)
+            }
+            if error is CLIError { throw error }
+            throw CLIError("export to \(toStdout ? "stdout" : path) failed: \(error). Nothing was written under that name.")
+        }
+    }
+
+    private static func replaceItem(at path: String, with partialPath: String) throws {
+        if rename(partialPath, path) != 0 {
+            throw CLIError("cannot move \(partialPath) to \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+}
