@@ -6,7 +6,8 @@ import ProxyModel
 ///
 /// The encoder is hand-written because it runs for every captured flow on the writer thread,
 /// which must keep up with tens of thousands of flows per second; `JSONEncoder` costs several
-/// times more. Decoding happens only when a reader asks for a flow, so it uses `JSONDecoder`.
+/// times more. Decoding is hand-written too (`HeaderFieldsJSONParser`: exports and the TUI read
+/// many rows), with `JSONDecoder` behind it for anything the fast reader does not expect.
 enum HeaderFieldsJSON {
     /// The JSON text for `fields`, in order, duplicates kept.
     ///
@@ -34,6 +35,7 @@ enum HeaderFieldsJSON {
     /// Parses what `encode` wrote (or any JSON array of two-string arrays).
     static func decode(_ text: String) throws -> [HeaderField] {
         if text == "[]" { return [] }
+        if let fields = HeaderFieldsJSONParser.parse(text) { return fields }
         let pairs: [[String]]
         do {
             pairs = try JSONDecoder().decode([[String]].self, from: Data(text.utf8))

@@ -100,11 +100,15 @@ public struct Flow: Sendable, Hashable {
         finishedAt.map { $0.timeIntervalSince(startedAt) * 1000 }
     }
 
+    /// The host as it appears in a URL or a Host header: an IPv6 literal in brackets (`[::1]`).
+    public var urlHost: String {
+        host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
+    }
+
     /// The URL as a user would type it (`http://host:8080/path`), default ports omitted.
     public var url: String {
         let defaultPort = (scheme == "https" && port == 443) || (scheme == "http" && port == 80)
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(hostPart)\(defaultPort ? "" : ":\(port)")\(path)"
+        return "\(scheme)://\(urlHost)\(defaultPort ? "" : ":\(port)")\(path)"
     }
 }
 

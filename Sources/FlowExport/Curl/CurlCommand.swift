@@ -90,7 +90,7 @@ private struct CurlAuthority {
     let forms: Set<String>
 
     init(_ flow: Flow) {
-        let host = (flow.host.contains(":") ? "[\(flow.host)]" : flow.host).lowercased()
+        let host = flow.urlHost.lowercased()
         let isDefault = (flow.scheme == "http" && flow.port == 80) || (flow.scheme == "https" && flow.port == 443)
         forms = isDefault ? [host, "\(host):\(flow.port)"] : ["\(host):\(flow.port)"]
     }

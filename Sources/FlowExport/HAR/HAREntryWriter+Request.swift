@@ -26,7 +26,7 @@ extension HAREntryWriter {
 
     /// `host:port` (IPv6 in brackets), the CONNECT target.
     static func authority(_ flow: Flow) -> String {
-        let host = flow.host.contains(":") ? "[\(flow.host)]" : flow.host
+        let host = flow.urlHost
         return "\(host):\(flow.port)"
     }
 

@@ -35,7 +35,7 @@ public enum RawExchange {
     /// Origin-form (`/path?q`), or `host:port` for CONNECT.
     private static func requestTarget(_ flow: Flow) -> String {
         if flow.kind == .tunnel || flow.method.uppercased() == "CONNECT" {
-            return "\(flow.host.contains(":") ? "[\(flow.host)]" : flow.host):\(flow.port)"
+            return "\(flow.urlHost):\(flow.port)"
         }
         return flow.path.isEmpty ? "/" : flow.path
     }
