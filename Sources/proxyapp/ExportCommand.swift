@@ -97,9 +97,13 @@ struct ExportCommand: ParsableCommand {
                 output: output, creator: HARCreator(name: "ProxyApp", version: ProxyAppCommand.version),
                 pageStarted: try repository.earliestStart(matching: query) ?? Date(),
                 pageTitle: "ProxyApp capture", redaction: redact)
+            var batch = ExportBatch()
             try repository.forEachFlow(matching: query) { flow in
-                try writer.write(flow)
+                if batch.add(flow) {
+                    try writer.write(contentsOf: batch.take())
+                }
             }
+            try writer.write(contentsOf: batch.take())
             try writer.finish()
             if !toStdout {
                 try output.close()
@@ -121,5 +125,31 @@ struct ExportCommand: ParsableCommand {
         if rename(partialPath, path) != 0 {
             throw CLIError("cannot move \(partialPath) to \(path): \(String(cString: strerror(errno))).")
         }
+    }
+}
+
+/// Flows collected for `HARWriter.write(contentsOf:)`, which renders a batch on every core:
+/// up to 64 flows or 8 MiB of captured bodies, so the batch and its rendered JSON stay small.
+struct ExportBatch {
+    static let maximumFlows = 64
+    static let maximumBodyBytes = 8 << 20
+
+    private var flows: [Flow] = []
+    private var bodyBytes = 0
+
+    /// Adds `flow`; true when the batch is full and should be written.
+    mutating func add(_ flow: Flow) -> Bool {
+        flows.append(flow)
+        bodyBytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count
+        return flows.count >= Self.maximumFlows || bodyBytes >= Self.maximumBodyBytes
+    }
+
+    /// The flows collected so far, in order; the batch is empty afterwards.
+    mutating func take() -> [Flow] {
+        defer {
+            flows.removeAll(keepingCapacity: true)
+            bodyBytes = 0
+        }
+        return flows
     }
 }

@@ -71,6 +71,32 @@ public final class HARWriter {
         entryCount += 1
     }
 
+    /// Several entries, in order, rendered in parallel on the machine's cores: every entry is
+    /// independent, so only their order needs the caller. The batch and its rendered JSON are in
+    /// memory at once: callers bound it (`proxyapp export` sends up to 64 flows or 8 MiB of
+    /// captured bodies at a time).
+    public func write(contentsOf flows: [Flow]) throws {
+        precondition(!finished, "HARWriter.write after finish")
+        guard flows.count > 1 else {
+            if let flow = flows.first { try write(flow) }
+            return
+        }
+        let rendered = RenderedEntries(count: flows.count)
+        let redaction = self.redaction
+        DispatchQueue.concurrentPerform(iterations: flows.count) { index in
+            let memory = InMemoryOutput()
+            let json = JSONEmitter(output: memory)
+            HAREntryWriter(json: json, pageID: Self.pageID).write(redaction ? FlowRedactor.redact(flows[index]) : flows[index])
+            try? json.drain()  // a MemoryOutput never throws
+            rendered.set(memory.bytes, at: index)
+        }
+        for index in flows.indices {
+            json.rendered(rendered.take(at: index))
+            try json.drain()
+            entryCount += 1
+        }
+    }
+
     /// Closes the arrays and the object, flushes.
     public func finish() throws {
         guard !finished else { return }
@@ -82,5 +108,33 @@ public final class HARWriter {
         let newline = UInt8(ascii: "\n")
         try withUnsafeBytes(of: newline) { try output.write($0) }
         try output.flush()
+    }
+}
+
+/// The rendered entries of one batch, one slot per entry, each written by exactly one
+/// `concurrentPerform` iteration before any is read. The slots live in memory allocated once
+/// (not a Swift array, whose every access would be an exclusive access to the whole array), so
+/// `@unchecked Sendable` is sound: the slots are disjoint and `concurrentPerform` returns only
+/// after every iteration.
+private final class RenderedEntries: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<[UInt8]>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: [])
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func set(_ bytes: [UInt8], at index: Int) {
+        slots[index] = bytes
+    }
+
+    func take(at index: Int) -> [UInt8] {
+        defer { slots[index] = [] }
+        return slots[index]
     }
 }

@@ -113,6 +113,13 @@ final class JSONEmitter {
         }
     }
 
+    /// A value rendered elsewhere (by another emitter), copied as it is.
+    func rendered(_ bytes: [UInt8]) {
+        separate()
+        buffer.append(contentsOf: bytes)
+        flushIfFull()
+    }
+
     func bool(_ value: Bool) {
         separate()
         appendStatic(value ? "true" : "false")

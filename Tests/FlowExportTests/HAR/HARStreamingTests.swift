@@ -52,3 +52,35 @@ final class HARStreamingTests: XCTestCase {
         }
     }
 }
+
+/// `HARWriter.write(contentsOf:)` renders a batch in parallel and must produce exactly the
+/// bytes that writing the same flows one by one does, in the same order.
+final class HARBatchWritingTests: XCTestCase {
+    func testBatchOutputEqualsOneByOne() throws {
+        var flows: [Flow] = []
+        for index in 0..<300 {
+            var flow = Flow(host: "h\(index % 7).test", path: "/item/\(index)?q=\(index)",
+                            requestHeaders: [HeaderField(name: "Cookie", value: "a=\(index); token=t\(index)")],
+                            status: index % 5 == 0 ? nil : 200,
+                            responseHeaders: [HeaderField(name: "Content-Type", value: index % 3 == 0 ? "image/png" : "text/plain")],
+                            responseBody: CapturedBody(bytes: Data((0..<(index * 13 % 4_000)).map { UInt8(truncatingIfNeeded: $0 &* index) }),
+                                                       size: Int64(index * 13 % 4_000)))
+            if flow.status == nil { flow.error = "refused \(index)" }
+            flows.append(flow)
+        }
+        for redaction in [false, true] {
+            let oneByOne = try exportHAR(flows, redaction: redaction)
+            let output = MemoryOutput()
+            let writer = try HARWriter(output: output, creator: HARCreator(name: "ProxyApp", version: "test"),
+                                       pageStarted: Date(timeIntervalSince1970: 1_795_000_000), pageTitle: "Capture",
+                                       redaction: redaction)
+            try writer.write(contentsOf: Array(flows[0..<1]))
+            try writer.write(contentsOf: [])
+            try writer.write(contentsOf: Array(flows[1..<200]))
+            try writer.write(contentsOf: Array(flows[200...]))
+            try writer.finish()
+            XCTAssertEqual(writer.entryCount, flows.count)
+            XCTAssertEqual(output.data, oneByOne, "redaction: \(redaction)")
+        }
+    }
+}
