@@ -1,3 +1,4 @@
+import BodyCodec
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -13,6 +14,7 @@ import ProxyModel
 ///   `X-Echo-Method`, `X-Echo-Body-Length` and `X-Echo-Body-Checksum`.
 /// - `/expect`: like `/echo`, but first answers `100 Continue` to `Expect: 100-continue`.
 /// - `/status/N`: status N with an empty body.
+/// - `/gzip/N`: `GzipText.lines(N)` as `text/plain`, sent with `Content-Encoding: gzip`.
 /// - `/headers`: the request headers as `name: value` lines, in order.
 /// - `/hop-response`: a response with hop-by-hop headers (`Connection: X-Resp-Hop`, …)
 ///   and two `Set-Cookie` headers.
@@ -153,6 +155,11 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
                           promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        case ("gzip", let count?):
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            headers.add(name: "Content-Encoding", value: "gzip")
+            let body = (try? BodyEncoder.encode(GzipText.lines(count), as: .gzip)) ?? []
+            writeComplete(status: .ok, headers: headers, body: Data(body), context: context)
         case ("headers", _):
             let text = head.headers.map { "\($0.name): \($0.value)\n" }.joined()
             headers.add(name: "Content-Type", value: "text/plain")
