@@ -82,13 +82,10 @@ struct ExportCommand: ParsableCommand {
     }
 
     private func exportHAR(_ query: FlowQuery, from repository: TrafficRepository, to path: String) throws {
-        let toStdout = path == "-"
-        // A file is written beside its final name and renamed at the end, so a failed export
-        // never leaves a half-written HAR under the name the user asked for.
-        let partialPath = toStdout ? "" : path + ".partial"
+        let destination = ExportDestination(path: path)
         let output: FileOutput
         do {
-            output = toStdout ? .standardOutput() : try FileOutput(creatingFileAt: partialPath)
+            output = try destination.open()
         } catch {
             throw CLIError("cannot write \(path): \(error). Check that its directory exists and is writable.")
         }
@@ -105,25 +102,12 @@ struct ExportCommand: ParsableCommand {
             }
             try writer.write(contentsOf: batch.take())
             try writer.finish()
-            if !toStdout {
-                try output.close()
-                try Self.replaceItem(at: path, with: partialPath)
-            }
-            let destination = toStdout ? "stdout" : path
-            FileHandle.standardError.write(Data("exported \(writer.entryCount) flows to \(destination)\n".utf8))
+            try destination.commit(output)
+            FileHandle.standardError.write(Data("exported \(writer.entryCount) flows to \(destination.name)\n".utf8))
         } catch {
-            if !toStdout {
-                try? output.close()
-                try? FileManager.default.removeItem(atPath: partialPath)
-            }
+            destination.abandon(output)
             if error is CLIError { throw error }
-            throw CLIError("export to \(toStdout ? "stdout" : path) failed: \(error). Nothing was written under that name.")
-        }
-    }
-
-    private static func replaceItem(at path: String, with partialPath: String) throws {
-        if rename(partialPath, path) != 0 {
-            throw CLIError("cannot move \(partialPath) to \(path): \(String(cString: strerror(errno))).")
+            throw CLIError("export to \(destination.name) failed: \(error). \(destination.failureRemark)")
         }
     }
 }

@@ -109,6 +109,27 @@ final class ExportImportCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path + ".partial"))
     }
 
+    /// A symlink is written through (the link stays, its target gets the HAR); an existing
+    /// regular file is replaced whole.
+    func testExportWritesThroughSymlinksAndReplacesFiles() throws {
+        let (directory, _, _) = try makeCapture()
+        let target = directory.appendingPathComponent("real.har")
+        let link = directory.appendingPathComponent("link.har")
+        try Data("old".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", link.path]).run()
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path)
+        XCTAssertEqual(try entries(of: target).count, 10)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: link.path + ".partial"))
+
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", target.path, "--marked"]).run()
+        XCTAssertEqual(try entries(of: target).count, 2)
+        XCTAssertEqual(ExportDestination(path: "-").name, "stdout")
+        guard case .direct = ExportDestination(path: link.path) else { return XCTFail("a symlink is written through") }
+        guard case .replacing = ExportDestination(path: target.path) else { return XCTFail("a regular file is replaced") }
+        guard case .direct = ExportDestination(path: "/dev/null") else { return XCTFail("a device is written through") }
+    }
+
     func testExportArgumentsAreChecked() throws {
         for bad in [[], ["--har", "a.har", "--curl", "1"], ["--curl", "1", "--raw", "2"], ["--curl", "1", "--marked"], ["--har", ""]] {
             XCTAssertThrowsError(try ExportCommand.parse(bad), "\(bad)") { error in
