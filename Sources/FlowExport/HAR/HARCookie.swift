@@ -12,16 +12,22 @@ struct HARCookie {
     var secure = false
     var sameSite: String?
 
-    /// Every `name=value` of a `Cookie` header value (`a=1; b=2`); pieces without `=` are
-    /// nameless cookies, as browsers treat them.
+    /// Every `name=value` of a `Cookie` header value (`a=1; b=2`, or one per line as some
+    /// exporters fold them); pieces without `=` are nameless cookies, as browsers treat them.
     static func requestCookies(_ header: String) -> [HARCookie] {
-        header.split(separator: ";").compactMap { piece in
+        header.split(whereSeparator: { $0 == ";" || $0.isNewline }).compactMap { piece in
             let trimmed = piece.trimmingHTTPWhitespace()
             guard !trimmed.isEmpty else { return nil }
             guard let equals = trimmed.firstIndex(of: "=") else { return HARCookie(name: "", value: trimmed) }
             return HARCookie(name: String(trimmed[..<equals]).trimmingHTTPWhitespace(),
                              value: String(trimmed[trimmed.index(after: equals)...]).trimmingHTTPWhitespace())
         }
+    }
+
+    /// The cookies of a `Set-Cookie` header value: one per line, since some exporters fold
+    /// several `Set-Cookie` headers into one value separated by newlines.
+    static func responseCookies(_ header: String, received: Date) -> [HARCookie] {
+        header.split(whereSeparator: \.isNewline).compactMap { responseCookie(String($0), received: received) }
     }
 
     /// The cookie a `Set-Cookie` header value sets, with its attributes (RFC 6265 §5.2, leniently):

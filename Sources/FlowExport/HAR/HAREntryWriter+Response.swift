@@ -61,8 +61,8 @@ extension HAREntryWriter {
 
     private func writeResponseCookies(_ flow: Flow) {
         json.beginArray()
-        for header in flow.responseHeaders where header.name.caseInsensitiveEquals("set-cookie") {
-            guard let cookie = HARCookie.responseCookie(header.value, received: flow.startedAt) else { continue }
+        let headers = flow.responseHeaders.filter { $0.name.caseInsensitiveEquals("set-cookie") }
+        for cookie in headers.flatMap({ HARCookie.responseCookies($0.value, received: flow.startedAt) }) {
             json.beginObject()
             json.key("name"); json.string(cookie.name)
             json.key("value"); json.string(cookie.value)

@@ -7,10 +7,14 @@ import ProxyModel
 /// Rules:
 /// - `Authorization`, `Proxy-Authorization`: the whole value.
 /// - `Cookie`: every value, names kept (`a=REDACTED; b=REDACTED`); `Set-Cookie`: the value,
-///   name and attributes kept.
+///   name and attributes kept. A value holding several cookies on separate lines (as some
+///   exporters fold them) has each line redacted.
 /// - Any other header whose name `SecretName` matches: the whole value.
-/// - Query parameters in the path (and in `Referer` and `Location` URLs) and fields of an
-///   `application/x-www-form-urlencoded` request body whose names match: the value.
+/// - `key=value` pairs whose names match, in the query and in the fragment (OAuth's implicit flow
+///   puts `access_token` there) of: the path, the `:path` pseudo-header, `Referer`, `Location`,
+///   `Content-Location`, the `url=` of `Refresh`, every `<…>` of `Link`, and any other header
+///   whose value starts with `http://`, `https://` or `/`: the value. Likewise fields of an
+///   `application/x-www-form-urlencoded` request body.
 ///
 /// Not redacted: other body content (JSON, multipart, response bodies), URL paths, and form
 /// bodies whose `Content-Encoding` cannot be decoded. The HAR writer applies it before
@@ -21,7 +25,7 @@ public enum FlowRedactor {
 
     public static func redact(_ flow: Flow) -> Flow {
         var flow = flow
-        flow.path = redactQuery(inURL: flow.path)
+        flow.path = redactURL(flow.path)
         flow.requestHeaders = flow.requestHeaders.map(redactHeader)
         flow.responseHeaders = flow.responseHeaders.map(redactHeader)
         redactFormBody(of: &flow)
@@ -34,20 +38,30 @@ public enum FlowRedactor {
         case "cookie":
             header.value = redactCookieHeader(header.value)
         case "set-cookie":
-            header.value = redactSetCookie(header.value)
+            header.value = header.value.split(whereSeparator: \.isNewline).map { redactSetCookie(String($0)) }.joined(separator: "\n")
         case "authorization", "proxy-authorization":
             header.value = placeholder
-        case "referer", "location":
-            header.value = redactQuery(inURL: header.value)
+        case ":authority", ":method", ":scheme", ":protocol", ":status":
+            break  // `:authority` is the host, though its name contains "auth"
+        case ":path", "referer", "location", "content-location":
+            header.value = redactURL(header.value)
+        case "refresh":
+            header.value = redactRefresh(header.value)
+        case "link":
+            header.value = redactLink(header.value)
         default:
-            if SecretName.matches(header.name) { header.value = placeholder }
+            if SecretName.matches(header.name) {
+                header.value = placeholder
+            } else if ["http://", "https://", "/"].contains(where: { header.value.lowercased().hasPrefix($0) }) {
+                header.value = redactURL(header.value)
+            }
         }
         return header
     }
 
-    /// `a=1; b=2` → `a=REDACTED; b=REDACTED`.
+    /// `a=1; b=2` → `a=REDACTED; b=REDACTED` (cookies on separate lines are separate cookies).
     static func redactCookieHeader(_ value: String) -> String {
-        value.split(separator: ";", omittingEmptySubsequences: true).map { piece in
+        value.split(whereSeparator: { $0 == ";" || $0.isNewline }).map { piece in
             let trimmed = piece.trimmingHTTPWhitespace()
             guard let equals = trimmed.firstIndex(of: "=") else { return placeholder }
             return "\(trimmed[..<equals])=\(placeholder)"
@@ -63,14 +77,51 @@ public enum FlowRedactor {
         return redactedPair + value[semicolon...]
     }
 
-    /// A path or URL with the values of secret-looking query parameters replaced; the rest,
-    /// fragment included, unchanged.
-    static func redactQuery(inURL url: String) -> String {
-        guard let query = URLEncodedPairs.query(ofPath: url) else { return url }
-        let pairs = URLEncodedPairs(query)
-        guard pairs.pairs.contains(where: isSecret) else { return url }
-        let rewritten = pairs.rewritten { isSecret($0) ? Substring(placeholder) : nil }
-        return String(url[..<query.startIndex]) + rewritten + url[query.endIndex...]
+    /// A path or URL with the values of secret-looking `key=value` pairs replaced in its query
+    /// and in its fragment; the rest unchanged.
+    static func redactURL(_ url: String) -> String {
+        let hash = url.firstIndex(of: "#")
+        var beforeFragment = String(url[..<(hash ?? url.endIndex)])
+        if let question = beforeFragment.firstIndex(of: "?") {
+            let queryStart = beforeFragment.index(after: question)
+            beforeFragment = String(beforeFragment[..<queryStart]) + redactPairs(beforeFragment[queryStart...])
+        }
+        guard let hash else { return beforeFragment }
+        return beforeFragment + "#" + redactPairs(url[url.index(after: hash)...])
+    }
+
+    /// `name=value&…` with secret values replaced; unchanged (byte for byte) when none is secret.
+    private static func redactPairs(_ text: Substring) -> String {
+        let pairs = URLEncodedPairs(text)
+        guard pairs.pairs.contains(where: isSecret) else { return String(text) }
+        return pairs.rewritten { isSecret($0) ? Substring(placeholder) : nil }
+    }
+
+    /// `0; url=https://a/?token=t` → `0; url=https://a/?token=REDACTED` (quotes kept).
+    static func redactRefresh(_ value: String) -> String {
+        guard let range = value.range(of: "url", options: .caseInsensitive),
+              let equals = value[range.upperBound...].firstIndex(of: "=") else { return value }
+        var target = value[value.index(after: equals)...].drop { $0 == " " }
+        var closingQuote = ""
+        if let quote = target.first, quote == "'" || quote == "\"" {
+            target = target.dropFirst()
+            if target.last == quote {
+                target = target.dropLast()
+                closingQuote = String(quote)
+            }
+        }
+        return String(value[..<target.startIndex]) + redactURL(String(target)) + closingQuote
+    }
+
+    /// Every `<URL>` of a `Link` value redacted; parameters (`rel=…`) unchanged.
+    static func redactLink(_ value: String) -> String {
+        var result = ""
+        var rest = value[...]
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += String(rest[...open]) + redactURL(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + String(rest)
     }
 
     private static func isSecret(_ pair: URLEncodedPairs.Pair) -> Bool {

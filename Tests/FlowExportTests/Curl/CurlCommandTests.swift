@@ -19,7 +19,7 @@ final class CurlCommandTests: XCTestCase {
             ("Accept-Encoding", "gzip, br"), ("Connection", "keep-alive"), ("Proxy-Connection", "keep-alive"),
         ])
         XCTAssertEqual(CurlCommand.render(flow), """
-            curl 'http://api.test:8080/items?page=2&sort=name' --http1.1 --path-as-is \\
+            curl 'http://api.test:8080/items?page=2&sort=name' --http1.1 --path-as-is --globoff \\
               -H 'User-Agent: curl/8.5.0' \\
               -H 'Accept: */*' \\
               -H 'Accept-Encoding: gzip, br' \\
@@ -33,12 +33,11 @@ final class CurlCommandTests: XCTestCase {
             ("Host", "api.test:8080"), ("Content-Type", "application/json"), ("Content-Length", "24"),
         ], body: Array(#"{"name":"pen","n":"$1"}"#.utf8) + [0x0A])
         XCTAssertEqual(CurlCommand.render(flow), """
-            curl 'http://api.test:8080/items' --http1.1 --path-as-is \\
+            proxyapp_nl="$(printf '\\012.')"; proxyapp_nl="${proxyapp_nl%.}"; curl 'http://api.test:8080/items' --http1.1 --path-as-is --globoff \\
               -H 'Content-Type: application/json' \\
               -H 'User-Agent:' \\
               -H 'Accept:' \\
-              --data-binary '{"name":"pen","n":"$1"}
-            '
+              --data-binary '{"name":"pen","n":"$1"}'"$proxyapp_nl"
 
             """)
     }
@@ -47,7 +46,7 @@ final class CurlCommandTests: XCTestCase {
         let flow = request("PUT", "/blob", headers: [("Host", "other.test"), ("Content-Type", "application/octet-stream")],
                            body: [0x00, 0xFF, 0x10, 0x27])
         XCTAssertEqual(CurlCommand.render(flow), """
-            printf '%s' 'AP8QJw==' | base64 -d | curl -X PUT 'http://api.test:8080/blob' --http1.1 --path-as-is \\
+            printf '%s' 'AP8QJw==' | base64 -d | curl -X PUT 'http://api.test:8080/blob' --http1.1 --path-as-is --globoff \\
               -H 'Host: other.test' \\
               -H 'Content-Type: application/octet-stream' \\
               -H 'User-Agent:' \\
@@ -65,7 +64,7 @@ final class CurlCommandTests: XCTestCase {
             ("User-Agent", "O'Brien's agent"), ("Accept", "*/*"), ("X-Empty", ""), ("X-Shell", "$(rm -rf ~) `id` \\ !"),
         ])
         XCTAssertEqual(CurlCommand.render(flow), """
-            curl 'http://api.test:8080/it'\\''s' --http1.1 --path-as-is \\
+            curl 'http://api.test:8080/it'\\''s' --http1.1 --path-as-is --globoff \\
               -H 'User-Agent: O'\\''Brien'\\''s agent' \\
               -H 'Accept: */*' \\
               -H 'X-Empty;' \\
@@ -77,13 +76,13 @@ final class CurlCommandTests: XCTestCase {
     func testHTTP10AndHead() {
         let old = request("GET", version: "HTTP/1.0", headers: [("User-Agent", "old"), ("Accept", "*/*")])
         XCTAssertEqual(CurlCommand.render(old), """
-            curl 'http://api.test:8080/' --http1.0 --path-as-is \\
+            curl 'http://api.test:8080/' --http1.0 --path-as-is --globoff \\
               -H 'User-Agent: old' \\
               -H 'Accept: */*'
 
             """)
         let head = request("HEAD", headers: [("User-Agent", "x"), ("Accept", "*/*")])
-        XCTAssertTrue(CurlCommand.render(head).hasPrefix("curl --head 'http://api.test:8080/' --http1.1 --path-as-is \\\n"))
+        XCTAssertTrue(CurlCommand.render(head).hasPrefix("curl --head 'http://api.test:8080/' --http1.1 --path-as-is --globoff \\\n"))
     }
 
     func testMethodOnlyWhenNotImplied() {
@@ -102,7 +101,7 @@ final class CurlCommandTests: XCTestCase {
         flow.scheme = "https"
         flow.port = 443
         XCTAssertEqual(CurlCommand.render(flow), """
-            curl 'https://api.test/' --http2 --path-as-is \\
+            curl 'https://api.test/' --http2 --path-as-is --globoff \\
               -H 'user-agent: Chrome' \\
               -H 'accept: */*'
 

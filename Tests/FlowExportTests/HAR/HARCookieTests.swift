@@ -10,6 +10,20 @@ final class HARCookieTests: XCTestCase {
         XCTAssertEqual(cookies.map(\.value), ["1", "x=y", "lonely"])
     }
 
+    /// Some exporters fold several cookies into one value, one per line: each is its own cookie,
+    /// so no attribute swallows the next cookie (and a redacted export leaks none of them).
+    func testCookiesFoldedOnSeparateLines() {
+        let received = Date(timeIntervalSince1970: 1_000_000)
+        let cookies = HARCookie.responseCookies("sid=a; Path=/\nremember=r1; HttpOnly\r\nlast=z", received: received)
+        XCTAssertEqual(cookies.map(\.name), ["sid", "remember", "last"])
+        XCTAssertEqual(cookies.map(\.value), ["a", "r1", "z"])
+        XCTAssertEqual(cookies.map(\.path), ["/", nil, nil])
+        XCTAssertEqual(cookies.map(\.httpOnly), [false, true, false])
+        let sent = HARCookie.requestCookies("a=1\nb=2; c=3")
+        XCTAssertEqual(sent.map(\.name), ["a", "b", "c"])
+        XCTAssertEqual(sent.map(\.value), ["1", "2", "3"])
+    }
+
     func testSetCookieAttributes() throws {
         let received = Date(timeIntervalSince1970: 1_000_000)
         let cookie = try XCTUnwrap(HARCookie.responseCookie(

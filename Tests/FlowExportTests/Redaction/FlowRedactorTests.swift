@@ -25,10 +25,47 @@ final class FlowRedactorTests: XCTestCase {
         XCTAssertEqual(redacted.requestHeaders.map(\.name), flow.requestHeaders.map(\.name))
     }
 
+    /// Chrome's HARs keep HTTP/2 pseudo-headers; OAuth's implicit flow returns the token in the
+    /// fragment of a redirect.
+    func testPseudoPathAndFragments() {
+        let flow = Flow(path: "/v1/me?access_token=s1#state=ok&id_token=s2",
+                        requestHeaders: [header(":path", "/v1/me?access_token=s1&x=1"), header(":authority", "api.test")],
+                        responseHeaders: [header("Location", "https://app.test/cb#access_token=s3&state=xyz"),
+                                          header("location", "https://app.test/page#section")])
+        let redacted = FlowRedactor.redact(flow)
+        XCTAssertEqual(redacted.path, "/v1/me?access_token=REDACTED#state=ok&id_token=REDACTED")
+        XCTAssertEqual(redacted.requestHeaders.map(\.value), ["/v1/me?access_token=REDACTED&x=1", "api.test"])
+        XCTAssertEqual(redacted.responseHeaders.map(\.value), [
+            "https://app.test/cb#access_token=REDACTED&state=xyz", "https://app.test/page#section"])
+    }
+
+    func testCookiesFoldedOnSeparateLines() {
+        let flow = Flow(requestHeaders: [header("Cookie", "a=s1\nb=s2; c=s3")],
+                        responseHeaders: [header("Set-Cookie", "sid=s4; Path=/\nremember=s5; HttpOnly\r\nlast=s6")])
+        let redacted = FlowRedactor.redact(flow)
+        XCTAssertEqual(redacted.requestHeaders.first?.value, "a=REDACTED; b=REDACTED; c=REDACTED")
+        XCTAssertEqual(redacted.responseHeaders.first?.value,
+                       "sid=REDACTED; Path=/\nremember=REDACTED; HttpOnly\nlast=REDACTED")
+    }
+
+    func testURLsInOtherHeaders() {
+        let flow = Flow(responseHeaders: [
+            header("Refresh", "0; url=https://a.test/go?token=s1&n=1"), header("Refresh", "5;URL='/next?code=s2'"),
+            header("Content-Location", "/doc?signature=s3"),
+            header("Link", "<https://cdn.test/a.css?sig=s4>; rel=preload, </b?page=2>; rel=next, <https://x.test/#jwt=s5>; rel=x"),
+            header("X-Original-URL", "/admin?api_key=s6"), header("Refresh", "30"), header("Link", "broken <no end"),
+        ])
+        XCTAssertEqual(FlowRedactor.redact(flow).responseHeaders.map(\.value), [
+            "0; url=https://a.test/go?token=REDACTED&n=1", "5;URL='/next?code=REDACTED'", "/doc?signature=REDACTED",
+            "<https://cdn.test/a.css?sig=REDACTED>; rel=preload, </b?page=2>; rel=next, <https://x.test/#jwt=REDACTED>; rel=x",
+            "/admin?api_key=REDACTED", "30", "broken <no end",
+        ])
+    }
+
     func testQueryParametersInThePath() {
-        let flow = Flow(path: "/cb?code=1&client_secret=s&PASSWD=p&sig=x&signed=ok&auth%5Ftoken=t&plain")
+        let flow = Flow(path: "/cb?code=1&client_secret=s&PASSWD=p&sig=x&signed=ok&auth%5Ftoken=t&plain&country_code=fr")
         XCTAssertEqual(FlowRedactor.redact(flow).path,
-                       "/cb?code=1&client_secret=REDACTED&PASSWD=REDACTED&sig=REDACTED&signed=ok&auth%5Ftoken=REDACTED&plain")
+                       "/cb?code=REDACTED&client_secret=REDACTED&PASSWD=REDACTED&sig=REDACTED&signed=ok&auth%5Ftoken=REDACTED&plain&country_code=fr")
         let clean = Flow(path: "/search?q=swift")
         XCTAssertEqual(FlowRedactor.redact(clean), clean)
     }
@@ -65,10 +102,12 @@ final class FlowRedactorTests: XCTestCase {
     }
 
     func testSecretNames() {
-        for name in ["token", "X-Auth", "apikey", "Secret", "password", "passwd", "SESSIONID", "credentials", "sig", "signature"] {
+        for name in ["token", "X-Auth", "apikey", "Secret", "password", "passwd", "SESSIONID", "credentials", "sig", "signature",
+                     "pass", "user[pass]", "PWD", "code", "Code", "jwt", "X-JWT", "otp", "otp_code", "X-Amz-Sig"] {
             XCTAssertTrue(SecretName.matches(name), name)
         }
-        for name in ["Accept", "Content-Type", "q", "page", "signal", "design", "host"] {
+        for name in ["Accept", "Content-Type", "q", "page", "signal", "design", "host", "passenger", "bypass", "country_code",
+                     "status-code", "codec", "jwtish"] {
             XCTAssertFalse(SecretName.matches(name), name)
         }
     }
