@@ -7,9 +7,16 @@
 /// and      := unary ('&' unary)*
 /// unary    := '!' unary | '(' sequence ')' | '~op' [argument] | word    (a bare word is `~u word`)
 /// ```
+///
+/// Nesting (`(` and `!`) is capped at `maximumNesting` levels: each level is a call frame here and
+/// in every walk of the tree, and a filter runs on worker threads with small stacks.
 struct FilterParser {
+    static let maximumNesting = 100
+
     private var lexer: FilterLexer
     private let text: String
+    /// Open `(` and `!` around the current position.
+    private var nesting = 0
 
     init(_ text: String) {
         self.text = text
@@ -57,6 +64,13 @@ struct FilterParser {
 
     private mutating func unary() throws(FilterSyntaxError) -> FilterExpression {
         let token = try lexer.next()
+        if token.kind == .not || token.kind == .open {
+            guard nesting < Self.maximumNesting else {
+                throw lexer.error("nested too deeply (more than \(Self.maximumNesting) levels)", at: token.position)
+            }
+            nesting += 1
+        }
+        defer { if token.kind == .not || token.kind == .open { nesting -= 1 } }
         switch token.kind {
         case .not:
             return .not(try unary())
@@ -101,7 +115,7 @@ struct FilterParser {
             throw lexer.error("unknown operator ~\(name)", at: position)
         }
         let (argument, start) = try lexer.argument(for: name)
-        return make(try regex(argument, at: start))
+        return make(try regex(argument, at: start, dotMatchesNewlines: Self.bodyPredicates.contains(name)))
     }
 
     /// The operators that take a regex, by name.
@@ -112,9 +126,14 @@ struct FilterParser {
         "b": { .body($0, .either) }, "bq": { .body($0, .request) }, "bs": { .body($0, .response) },
     ]
 
-    private func regex(_ pattern: String, at position: Int) throws(FilterSyntaxError) -> FilterRegex {
+    /// Body regexes let `.` cross newlines, as mitmproxy's (DOTALL) do.
+    private static let bodyPredicates: Set<String> = ["b", "bq", "bs"]
+
+    private func regex(_ pattern: String, at position: Int, dotMatchesNewlines: Bool = false) throws(FilterSyntaxError)
+        -> FilterRegex
+    {
         do {
-            return try FilterRegex(pattern)
+            return try FilterRegex(pattern, dotMatchesNewlines: dotMatchesNewlines)
         } catch {
             throw lexer.error("bad regex \"\(pattern)\" (quote it if it holds spaces or ')')", at: position)
         }

@@ -109,6 +109,17 @@ final class FilterParserTests: XCTestCase {
         assertError(" \t ", "empty filter", at: 0)
     }
 
+    /// Nesting is capped (each level is a call frame); the error points at the level too many.
+    func testNestingIsCapped() throws {
+        XCTAssertNoThrow(try FlowFilter(parsing: String(repeating: "!", count: 100) + "~q"))
+        XCTAssertNoThrow(try FlowFilter(parsing: String(repeating: "(", count: 100) + "~q" + String(repeating: ")", count: 100)))
+        XCTAssertNoThrow(try FlowFilter(parsing: String(repeating: "!(", count: 50) + "~q" + String(repeating: ")", count: 50)))
+        let message = "nested too deeply (more than 100 levels)"
+        assertError(String(repeating: "!", count: 5_000) + "~q", message, at: 100)
+        assertError(String(repeating: "(", count: 30_000), message, at: 100)
+        assertError("~s | " + String(repeating: "(!", count: 60) + "~q", message, at: 105)
+    }
+
     /// Positions count characters, not bytes, so the caret lines up under non-ASCII text.
     func testCaretDiagramCountsCharacters() throws {
         let error = try XCTUnwrap(syntaxError("~d bücher ~zz"))
