@@ -40,8 +40,12 @@ struct FilterSQLCondition {
     /// every level takes a few.
     static let maximumDepth = 20
 
+    /// SQLite refuses more `?` than this (32766 since 3.32); a filter that needs more is TRUE.
+    static let maximumArguments = 30_000
+
     init(_ expression: FilterExpression) {
         self.init(expression, depth: 0)
+        if arguments.count > Self.maximumArguments { self = Self.unknown }
     }
 
     /// Chains of one operator become one flat list, `(a OR b OR c)`, and `!!x` is `x`, so only
@@ -123,8 +127,24 @@ struct FilterSQLCondition {
         if kept.count == 1 {
             return FilterSQLCondition(sql: kept[0].sql, arguments: kept[0].arguments, isExact: isExact)
         }
-        return FilterSQLCondition(sql: "(" + kept.map(\.sql).joined(separator: " \(sqlOperator) ") + ")",
-                                  arguments: kept.flatMap(\.arguments), isExact: isExact)
+        return grouped(kept, by: sqlOperator, isExact: isExact)
+    }
+
+    /// `(a OR b OR …)` in groups of at most 64: SQLite parses `a OR b OR c` into a tree as deep
+    /// as the list is long and refuses trees deeper than 1000.
+    private static func grouped(_ parts: [FilterSQLCondition], by sqlOperator: String, isExact: Bool)
+        -> FilterSQLCondition
+    {
+        var level = parts
+        repeat {
+            level = stride(from: 0, to: level.count, by: 64).map { start in
+                let group = level[start..<min(start + 64, level.count)]
+                guard group.count > 1 else { return group[group.startIndex] }
+                return FilterSQLCondition(sql: "(" + group.map(\.sql).joined(separator: " \(sqlOperator) ") + ")",
+                                          arguments: group.flatMap(\.arguments), isExact: isExact)
+            }
+        } while level.count > 1
+        return level[0]
     }
 
     /// `self <operator> other`, exact when both are; a TRUE side is folded away.

@@ -35,31 +35,49 @@ struct FilterParser {
     }
 
     private mutating func sequence() throws(FilterSyntaxError) -> FilterExpression {
-        var expression = try or()
+        var operands = [try or()]
         while true {
             switch try lexer.peek().kind {
-            case .end, .close, .and, .or: return expression
-            default: expression = .and(expression, try or())
+            case .end, .close, .and, .or: return Self.balanced(operands, FilterExpression.and)
+            default: operands.append(try or())
             }
         }
     }
 
     private mutating func or() throws(FilterSyntaxError) -> FilterExpression {
-        var expression = try and()
+        var operands = [try and()]
         while try lexer.peek().kind == .or {
             _ = try lexer.next()
-            expression = .or(expression, try and())
+            operands.append(try and())
         }
-        return expression
+        return Self.balanced(operands, FilterExpression.or)
     }
 
     private mutating func and() throws(FilterSyntaxError) -> FilterExpression {
-        var expression = try unary()
+        var operands = [try unary()]
         while try lexer.peek().kind == .and {
             _ = try lexer.next()
-            expression = .and(expression, try unary())
+            operands.append(try unary())
         }
-        return expression
+        return Self.balanced(operands, FilterExpression.and)
+    }
+
+    /// A chain `a | b | c | d` as a balanced tree, `((a | b) | (c | d))`: the same meaning and
+    /// evaluation order as the left-leaning one, but log₂(n) deep, so a filter of thousands of
+    /// terms does not overflow the stack of the code that walks (or frees) the tree. Three
+    /// operands stay `((a | b) | c)`.
+    private static func balanced(_ operands: [FilterExpression],
+                                 _ join: (FilterExpression, FilterExpression) -> FilterExpression) -> FilterExpression
+    {
+        balanced(operands[...], join)
+    }
+
+    private static func balanced(_ operands: ArraySlice<FilterExpression>,
+                                 _ join: (FilterExpression, FilterExpression) -> FilterExpression) -> FilterExpression
+    {
+        guard operands.count > 1 else { return operands.first! }
+        let middle = operands.startIndex + (operands.count + 1) / 2
+        return join(balanced(operands[..<middle], join), balanced(operands[middle...], join))
     }
 
     private mutating func unary() throws(FilterSyntaxError) -> FilterExpression {

@@ -38,7 +38,9 @@ final class FilterSQLConditionTests: XCTestCase {
         // 45 levels of alternating `!(… | (… & …))`: deeper than the SQL keeps exact.
         var nested = "~c 200"
         for level in 0..<45 { nested = level % 2 == 0 ? "!(~c 999 | \(nested))" : "(~s & \(nested))" }
-        for text in [orChain, andChain, notChain, oddNotChain, nested] {
+        // 5,000 terms: grouped under SQLite's expression depth limit (1000).
+        let longOrChain = (0..<5_000).map { "~c \(600 + $0 % 300)" }.joined(separator: " | ") + " | ~c 404"
+        for text in [orChain, andChain, notChain, oddNotChain, nested, longOrChain] {
             let isExact = try assertSQLAgreesWithSwift(text, stored: stored, repository: repository)
             XCTAssertEqual(isExact, text != nested, String(text.prefix(40)))
         }
