@@ -12,6 +12,9 @@ import ProxyModel
 /// only when both parts are (a superset of each part gives a superset of the whole); `!a` is
 /// exact when `a` is, and TRUE otherwise (the negation of a superset would be a subset).
 ///
+/// `&`/`|` chains are one flat list and `!!x` is `x`; parts nested deeper than `maximumDepth`
+/// are TRUE (a superset), so no filter overflows SQLite's parser stack.
+///
 /// Every condition evaluates to 0 or 1, never NULL (`status IS ?`, `IS NULL`, a regex function
 /// that answers 0 for NULL), so `NOT` behaves as Swift's `!`: `!~c 200` selects flows
 /// without a status.
@@ -32,16 +35,45 @@ struct FilterSQLCondition {
         self.isExact = isExact
     }
 
+    /// Nesting levels (parenthesised lists, `NOT`) the SQL may have; deeper parts become TRUE
+    /// (a superset, re-checked in Swift). SQLite's parser stack holds about 100 entries and
+    /// every level takes a few.
+    static let maximumDepth = 20
+
+    /// SQLite refuses more `?` than this (32766 since 3.32); a filter that needs more is TRUE.
+    static let maximumArguments = 30_000
+
     init(_ expression: FilterExpression) {
+        self.init(expression, depth: 0)
+        if arguments.count > Self.maximumArguments { self = Self.unknown }
+    }
+
+    /// Chains of one operator become one flat list, `(a OR b OR c)`, and `!!x` is `x`, so only
+    /// real nesting costs depth.
+    private init(_ expression: FilterExpression, depth: Int) {
+        if depth > Self.maximumDepth {
+            self = Self.unknown
+            return
+        }
         switch expression {
-        case .and(let left, let right):
-            self = Self(left).joined(with: Self(right), by: "AND")
-        case .or(let left, let right):
-            self = Self(left).joined(with: Self(right), by: "OR")
+        case .and:
+            self = Self.list(Self.chain(expression, and: true).map { Self($0, depth: depth + 1) }, by: "AND")
+        case .or:
+            self = Self.list(Self.chain(expression, and: false).map { Self($0, depth: depth + 1) }, by: "OR")
         case .not(let operand):
-            let inner = Self(operand)
-            self = inner.isExact
-                ? Self(sql: "NOT (\(inner.sql))", arguments: inner.arguments)
+            var inner = operand
+            var negated = true
+            while case .not(let deeper) = inner {
+                inner = deeper
+                negated.toggle()
+            }
+            guard negated else {
+                self = Self(inner, depth: depth)
+                return
+            }
+            let condition = Self(inner, depth: depth + 1)
+            self = condition.isExact
+                ? Self(sql: "NOT (\(condition.sql))", arguments: condition.arguments)
                 : Self.unknown
         case .domain(let regex):
             self = Self(sql: "\(RegexSQLFunction.name)(?, host)", arguments: [regex.pattern.databaseValue])
@@ -68,21 +100,56 @@ struct FilterSQLCondition {
         }
     }
 
-    /// `self <operator> other`, exact when both are; a TRUE side is folded away.
-    func joined(with other: FilterSQLCondition, by sqlOperator: String) -> FilterSQLCondition {
-        let isExact = isExact && other.isExact
-        let eitherIsTrue = sql == "1" || other.sql == "1"
-        if sqlOperator == "OR", eitherIsTrue {
+    /// The operands of a chain of `&` (or `|`), left to right, without recursing per link.
+    private static func chain(_ expression: FilterExpression, and: Bool) -> [FilterExpression] {
+        var operands: [FilterExpression] = []
+        var pending = [expression]
+        while let next = pending.popLast() {
+            switch (next, and) {
+            case (.and(let left, let right), true), (.or(let left, let right), false):
+                pending.append(right)
+                pending.append(left)
+            default:
+                operands.append(next)
+            }
+        }
+        return operands
+    }
+
+    /// `(a AND b AND c)`, exact when every part is; TRUE parts are folded away (an `OR` with a
+    /// TRUE part is TRUE).
+    private static func list(_ parts: [FilterSQLCondition], by sqlOperator: String) -> FilterSQLCondition {
+        let isExact = parts.allSatisfy(\.isExact)
+        let kept = parts.filter { $0.sql != "1" }
+        if kept.isEmpty || (sqlOperator == "OR" && kept.count < parts.count) {
             return FilterSQLCondition(sql: "1", isExact: isExact)
         }
-        if sqlOperator == "AND", sql == "1" {
-            return FilterSQLCondition(sql: other.sql, arguments: other.arguments, isExact: isExact)
+        if kept.count == 1 {
+            return FilterSQLCondition(sql: kept[0].sql, arguments: kept[0].arguments, isExact: isExact)
         }
-        if sqlOperator == "AND", other.sql == "1" {
-            return FilterSQLCondition(sql: sql, arguments: arguments, isExact: isExact)
-        }
-        return FilterSQLCondition(
-            sql: "(\(sql) \(sqlOperator) \(other.sql))", arguments: arguments + other.arguments, isExact: isExact)
+        return grouped(kept, by: sqlOperator, isExact: isExact)
+    }
+
+    /// `(a OR b OR …)` in groups of at most 64: SQLite parses `a OR b OR c` into a tree as deep
+    /// as the list is long and refuses trees deeper than 1000.
+    private static func grouped(_ parts: [FilterSQLCondition], by sqlOperator: String, isExact: Bool)
+        -> FilterSQLCondition
+    {
+        var level = parts
+        repeat {
+            level = stride(from: 0, to: level.count, by: 64).map { start in
+                let group = level[start..<min(start + 64, level.count)]
+                guard group.count > 1 else { return group[group.startIndex] }
+                return FilterSQLCondition(sql: "(" + group.map(\.sql).joined(separator: " \(sqlOperator) ") + ")",
+                                          arguments: group.flatMap(\.arguments), isExact: isExact)
+            }
+        } while level.count > 1
+        return level[0]
+    }
+
+    /// `self <operator> other`, exact when both are; a TRUE side is folded away.
+    func joined(with other: FilterSQLCondition, by sqlOperator: String) -> FilterSQLCondition {
+        Self.list([self, other], by: sqlOperator)
     }
 }
 

@@ -63,9 +63,16 @@ extension FlowRecord {
         static let serverAddress = Column("server_address")
     }
 
-    /// Epoch milliseconds for a date, rounded to the nearest millisecond.
+    /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
+    /// whose interval is not finite becomes 0 (the epoch) and one beyond Int64's range is clamped
+    /// to `Int64.min`/`Int64.max` (importers and filters hand us whatever a file or user says).
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        // Double(Int64.max) rounds up to 2^63, which does not fit: compare with `<`.
+        if value >= Double(Int64.max) { return .max }
+        if value <= Double(Int64.min) { return .min }
+        return Int64(value)
     }
 
     /// The date for stored epoch milliseconds.

@@ -7,9 +7,16 @@
 /// and      := unary ('&' unary)*
 /// unary    := '!' unary | '(' sequence ')' | '~op' [argument] | word    (a bare word is `~u word`)
 /// ```
+///
+/// Nesting (`(` and `!`) is capped at `maximumNesting` levels: each level is a call frame here and
+/// in every walk of the tree, and a filter runs on worker threads with small stacks.
 struct FilterParser {
+    static let maximumNesting = 100
+
     private var lexer: FilterLexer
     private let text: String
+    /// Open `(` and `!` around the current position.
+    private var nesting = 0
 
     init(_ text: String) {
         self.text = text
@@ -28,35 +35,60 @@ struct FilterParser {
     }
 
     private mutating func sequence() throws(FilterSyntaxError) -> FilterExpression {
-        var expression = try or()
+        var operands = [try or()]
         while true {
             switch try lexer.peek().kind {
-            case .end, .close, .and, .or: return expression
-            default: expression = .and(expression, try or())
+            case .end, .close, .and, .or: return Self.balanced(operands, FilterExpression.and)
+            default: operands.append(try or())
             }
         }
     }
 
     private mutating func or() throws(FilterSyntaxError) -> FilterExpression {
-        var expression = try and()
+        var operands = [try and()]
         while try lexer.peek().kind == .or {
             _ = try lexer.next()
-            expression = .or(expression, try and())
+            operands.append(try and())
         }
-        return expression
+        return Self.balanced(operands, FilterExpression.or)
     }
 
     private mutating func and() throws(FilterSyntaxError) -> FilterExpression {
-        var expression = try unary()
+        var operands = [try unary()]
         while try lexer.peek().kind == .and {
             _ = try lexer.next()
-            expression = .and(expression, try unary())
+            operands.append(try unary())
         }
-        return expression
+        return Self.balanced(operands, FilterExpression.and)
+    }
+
+    /// A chain `a | b | c | d` as a balanced tree, `((a | b) | (c | d))`: the same meaning and
+    /// evaluation order as the left-leaning one, but log₂(n) deep, so a filter of thousands of
+    /// terms does not overflow the stack of the code that walks (or frees) the tree. Three
+    /// operands stay `((a | b) | c)`.
+    private static func balanced(_ operands: [FilterExpression],
+                                 _ join: (FilterExpression, FilterExpression) -> FilterExpression) -> FilterExpression
+    {
+        balanced(operands[...], join)
+    }
+
+    private static func balanced(_ operands: ArraySlice<FilterExpression>,
+                                 _ join: (FilterExpression, FilterExpression) -> FilterExpression) -> FilterExpression
+    {
+        guard operands.count > 1 else { return operands.first! }
+        let middle = operands.startIndex + (operands.count + 1) / 2
+        return join(balanced(operands[..<middle], join), balanced(operands[middle...], join))
     }
 
     private mutating func unary() throws(FilterSyntaxError) -> FilterExpression {
         let token = try lexer.next()
+        if token.kind == .not || token.kind == .open {
+            guard nesting < Self.maximumNesting else {
+                throw lexer.error("nested too deeply (more than \(Self.maximumNesting) levels)", at: token.position)
+            }
+            nesting += 1
+        }
+        defer { if token.kind == .not || token.kind == .open { nesting -= 1 } }
         switch token.kind {
         case .not:
             return .not(try unary())
@@ -101,7 +133,7 @@ struct FilterParser {
             throw lexer.error("unknown operator ~\(name)", at: position)
         }
         let (argument, start) = try lexer.argument(for: name)
-        return make(try regex(argument, at: start))
+        return make(try regex(argument, at: start, dotMatchesNewlines: Self.bodyPredicates.contains(name)))
     }
 
     /// The operators that take a regex, by name.
@@ -112,9 +144,14 @@ struct FilterParser {
         "b": { .body($0, .either) }, "bq": { .body($0, .request) }, "bs": { .body($0, .response) },
     ]
 
-    private func regex(_ pattern: String, at position: Int) throws(FilterSyntaxError) -> FilterRegex {
+    /// Body regexes let `.` cross newlines, as mitmproxy's (DOTALL) do.
+    private static let bodyPredicates: Set<String> = ["b", "bq", "bs"]
+
+    private func regex(_ pattern: String, at position: Int, dotMatchesNewlines: Bool = false) throws(FilterSyntaxError)
+        -> FilterRegex
+    {
         do {
-            return try FilterRegex(pattern)
+            return try FilterRegex(pattern, dotMatchesNewlines: dotMatchesNewlines)
         } catch {
             throw lexer.error("bad regex \"\(pattern)\" (quote it if it holds spaces or ')')", at: position)
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A regex argument of a filter, compiled once: case-insensitive, searched anywhere in the
-/// subject (like mitmproxy's `re.search`), `.` not matching newlines.
+/// subject (like mitmproxy's `re.search`); `.` crosses newlines only in body regexes (mitmproxy
+/// compiles those with DOTALL).
 ///
 /// One type for every regex of the language, so the Swift evaluator and the capture store's
 /// SQL function (which compiles patterns through the same initializer) cannot disagree.
@@ -11,13 +12,15 @@ public struct FilterRegex: Sendable, CustomStringConvertible {
     public let pattern: String
     private let regex: NSRegularExpression
 
-    /// Compiles `pattern`, case-insensitively.
+    /// Compiles `pattern`, case-insensitively; with `dotMatchesNewlines`, `.` matches `\n` too.
     /// - Throws: `FilterRegexError` when the pattern is not a valid regex.
-    public init(_ pattern: String) throws(FilterRegexError) {
+    public init(_ pattern: String, dotMatchesNewlines: Bool = false) throws(FilterRegexError) {
         self.pattern = pattern
+        let options: NSRegularExpression.Options =
+            dotMatchesNewlines ? [.caseInsensitive, .dotMatchesLineSeparators] : [.caseInsensitive]
         do {
             // ICU refuses an empty pattern; Python's re (mitmproxy) takes it as "matches anything".
-            regex = try NSRegularExpression(pattern: pattern.isEmpty ? "(?:)" : pattern, options: [.caseInsensitive])
+            regex = try NSRegularExpression(pattern: pattern.isEmpty ? "(?:)" : pattern, options: options)
         } catch {
             throw FilterRegexError(pattern: pattern)
         }

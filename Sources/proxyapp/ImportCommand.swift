@@ -40,14 +40,25 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
+    /// The file's bytes. Read through a file handle, not `FileManager.contents(atPath:)`, which
+    /// answers nil for pipes (`--har <(gunzip -c x.har.gz)`, `/dev/stdin`).
     private func readInput() throws -> Data {
         if harPath == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        guard FileManager.default.fileExists(atPath: harPath) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: harPath, isDirectory: &isDirectory) else {
             throw CLIError("no file at \(harPath). Give the path of a .har file (or '-' to read stdin).")
         }
-        guard let bytes = FileManager.default.contents(atPath: harPath) else {
+        guard !isDirectory.boolValue else {
+            throw CLIError("\(harPath) is a directory. Give the path of a .har file (or '-' to read stdin).")
+        }
+        guard let handle = FileHandle(forReadingAtPath: harPath) else {
             throw CLIError("cannot read \(harPath): check its permissions.")
         }
-        return bytes
+        defer { try? handle.close() }
+        do {
+            return try handle.readToEnd() ?? Data()
+        } catch {
+            throw CLIError("cannot read \(harPath): \(error.localizedDescription).")
+        }
     }
 }

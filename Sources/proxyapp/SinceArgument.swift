@@ -4,7 +4,7 @@ import Foundation
 /// The `--since` of `proxyapp export`: a moment given either as how long ago (`30m`, `2h`,
 /// `7d`, as `--pin-ttl` takes them) or as a date and time (`2026-11-22T10:00:00Z`,
 /// `2026-11-22T10:00:00.250+01:00`, `2026-11-22T10:00` or `2026-11-22`, the last two in local
-/// time). It resolves to an absolute date once, when parsed.
+/// time). It resolves to an absolute date once, when parsed. Durations over 100 years are refused.
 struct SinceArgument: ExpressibleByArgument, Sendable {
     var date: Date
 
@@ -20,12 +20,17 @@ struct SinceArgument: ExpressibleByArgument, Sendable {
     init?(argument: String, now: Date, timeZone: TimeZone) {
         let text = argument.trimmingCharacters(in: .whitespaces)
         if let ago = DurationArgument(argument: text) {
+            guard ago.seconds <= Self.longestAgo else { return nil }
             date = now.addingTimeInterval(-ago.timeInterval)
             return
         }
         guard let date = Self.absoluteDate(text, timeZone: timeZone) else { return nil }
         self.date = date
     }
+
+    /// 100 years in seconds: a longer "ago" is a typo, and far enough back it leaves the range
+    /// of the store's epoch milliseconds.
+    static let longestAgo = 100 * 366 * 86_400
 
     static let formatHelp = "how long ago (30m, 2h, 7d) or a date and time (2026-11-22T10:00:00Z, 2026-11-22)"
 

@@ -20,29 +20,58 @@ final class FilterSQLConditionTests: XCTestCase {
 
         var exactCount = 0
         for text in FilterCorpus.expressions {
-            let filter = try FlowFilter(parsing: text)
-            let expected = stored.filter(filter.matches).compactMap(\.id)
-            XCTAssertFalse(expected.isEmpty, "\(text) matches nothing: a weak case")
-            XCTAssertNotEqual(expected.count, stored.count, "\(text) matches everything: a weak case")
-
-            let query = FlowQuery(filter: filter)
-            var delivered: [Int64] = []
-            try repository.forEachFlow(matching: query) { delivered.append($0.id!) }
-            XCTAssertEqual(delivered, expected, text)
-            XCTAssertEqual(try repository.count(matching: query), expected.count, text)
-
-            let selected = try repository.flowIDsSelectedBySQL(query)
-            if FilterSQLCondition(filter.expression).isExact {
-                exactCount += 1
-                XCTAssertEqual(selected, expected, "exact SQL for \(text)")
-            } else {
-                XCTAssertTrue(Set(expected).isSubset(of: selected), "superset SQL for \(text)")
-            }
-            let earliest = try XCTUnwrap(try repository.earliestStart(matching: query), text)
-            let firstMatch = try XCTUnwrap(stored.first { $0.id == expected.first })
-            XCTAssertLessThanOrEqual(earliest, firstMatch.startedAt.addingTimeInterval(0.001), text)
+            if try assertSQLAgreesWithSwift(text, stored: stored, repository: repository) { exactCount += 1 }
         }
         XCTAssertGreaterThanOrEqual(exactCount, 20, "most of the list must exercise pure SQL")
+    }
+
+    /// Long chains and deep nesting stay within SQLite's parser stack and still agree with Swift.
+    func testLongChainsAndDeepNesting() throws {
+        let repository = try makeRepository()
+        try repository.insert(FilterCorpus.flows)
+        var stored: [Flow] = []
+        try repository.forEachFlow(matching: FlowQuery()) { stored.append($0) }
+        let orChain = (600..<899).map { "~c \($0)" }.joined(separator: " | ") + " | ~c 404"
+        let andChain = Array(repeating: "!~c 999", count: 299).joined(separator: " & ") + " & ~d api"
+        let notChain = String(repeating: "!", count: 60) + "~c 200"
+        let oddNotChain = String(repeating: "!", count: 61) + "~c 200"
+        // 45 levels of alternating `!(… | (… & …))`: deeper than the SQL keeps exact.
+        var nested = "~c 200"
+        for level in 0..<45 { nested = level % 2 == 0 ? "!(~c 999 | \(nested))" : "(~s & \(nested))" }
+        // 5,000 terms: grouped under SQLite's expression depth limit (1000).
+        let longOrChain = (0..<5_000).map { "~c \(600 + $0 % 300)" }.joined(separator: " | ") + " | ~c 404"
+        for text in [orChain, andChain, notChain, oddNotChain, nested, longOrChain] {
+            let isExact = try assertSQLAgreesWithSwift(text, stored: stored, repository: repository)
+            XCTAssertEqual(isExact, text != nested, String(text.prefix(40)))
+        }
+    }
+
+    /// Checks one filter against the stored flows; true when its SQL is exact.
+    private func assertSQLAgreesWithSwift(_ text: String, stored: [Flow], repository: TrafficRepository,
+                                          file: StaticString = #filePath, line: UInt = #line) throws -> Bool {
+        let filter = try FlowFilter(parsing: text)
+        let expected = stored.filter(filter.matches).compactMap(\.id)
+        let shown = String(text.prefix(80))
+        XCTAssertFalse(expected.isEmpty, "\(shown) matches nothing: a weak case", file: file, line: line)
+        XCTAssertNotEqual(expected.count, stored.count, "\(shown) matches everything: a weak case", file: file, line: line)
+
+        let query = FlowQuery(filter: filter)
+        var delivered: [Int64] = []
+        try repository.forEachFlow(matching: query) { delivered.append($0.id!) }
+        XCTAssertEqual(delivered, expected, shown, file: file, line: line)
+        XCTAssertEqual(try repository.count(matching: query), expected.count, shown, file: file, line: line)
+
+        let selected = try repository.flowIDsSelectedBySQL(query)
+        let isExact = FilterSQLCondition(filter.expression).isExact
+        if isExact {
+            XCTAssertEqual(selected, expected, "exact SQL for \(shown)", file: file, line: line)
+        } else {
+            XCTAssertTrue(Set(expected).isSubset(of: selected), "superset SQL for \(shown)", file: file, line: line)
+        }
+        let earliest = try XCTUnwrap(try repository.earliestStart(matching: query), shown, file: file, line: line)
+        let firstMatch = try XCTUnwrap(stored.first { $0.id == expected.first }, file: file, line: line)
+        XCTAssertLessThanOrEqual(earliest, firstMatch.startedAt.addingTimeInterval(0.001), shown, file: file, line: line)
+        return isExact
     }
 
     /// Which predicates SQL answers exactly, and how exactness combines.
@@ -61,6 +90,11 @@ final class FilterSQLConditionTests: XCTestCase {
         XCTAssertEqual(FilterSQLCondition(try FlowFilter(parsing: "~c 404 & ~b x").expression).sql, "status IS ?")
         XCTAssertEqual(FilterSQLCondition(try FlowFilter(parsing: "!(~c 404 & ~b x)").expression).sql, "1")
         XCTAssertEqual(FilterSQLCondition(try FlowFilter(parsing: "~c 404 | ~b x").expression).sql, "1")
+        // Chains are flat lists; double negation folds away.
+        XCTAssertEqual(FilterSQLCondition(try FlowFilter(parsing: "~c 1 | ~c 2 | ~c 3").expression).sql,
+                       "(status IS ? OR status IS ? OR status IS ?)")
+        XCTAssertEqual(FilterSQLCondition(try FlowFilter(parsing: "!!!~e & ~s ~marked").expression).sql,
+                       "(NOT (error IS NOT NULL) AND status IS NOT NULL AND marked <> 0)")
     }
 
     /// The regex function is case-insensitive, searches anywhere, and answers 0 for NULL.

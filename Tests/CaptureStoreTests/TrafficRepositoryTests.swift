@@ -64,6 +64,22 @@ final class TrafficRepositoryTests: XCTestCase {
                        accuracy: 1e-6)
     }
 
+    /// Dates beyond what epoch milliseconds can hold are clamped, not trapped on; a date whose
+    /// interval is not finite is stored as the epoch.
+    func testTimestampsBeyondInt64AreClamped() throws {
+        XCTAssertEqual(FlowRecord.milliseconds(Date(timeIntervalSince1970: 1e20)), .max)
+        XCTAssertEqual(FlowRecord.milliseconds(Date(timeIntervalSince1970: -1e20)), .min)
+        XCTAssertEqual(FlowRecord.milliseconds(Date(timeIntervalSince1970: .infinity)), 0)
+        XCTAssertEqual(FlowRecord.milliseconds(Date(timeIntervalSince1970: .nan)), 0)
+        XCTAssertEqual(FlowRecord.milliseconds(Date(timeIntervalSince1970: -1.5)), -1500)
+        let repository = try makeRepository()
+        var flow = Samples.flow(1)
+        flow.finishedAt = Date(timeIntervalSince1970: 1e30)
+        let id = try XCTUnwrap(try repository.insert([flow]).first)
+        let stored = try XCTUnwrap(try repository.flow(id: id)?.finishedAt)
+        XCTAssertEqual(stored.timeIntervalSince1970, Double(Int64.max) / 1000, accuracy: 1)
+    }
+
     /// `latestFlows` returns the newest first and no more than asked; `count` counts all.
     func testLatestFlowsOrderingLimitAndCount() throws {
         let repository = try makeRepository()

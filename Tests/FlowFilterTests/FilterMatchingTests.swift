@@ -94,6 +94,18 @@ final class FilterMatchingTests: XCTestCase {
         try assertMatches("~b .", [api], "an empty body never matches")
     }
 
+    /// Body regexes let `.` cross newlines (mitmproxy's DOTALL); other regexes do not.
+    func testBodyRegexDotCrossesNewlines() throws {
+        var flow = api
+        flow.requestBody = CapturedBody(bytes: Data("foo\nbar".utf8), size: 7)
+        flow.requestHeaders.append(HeaderField(name: "X-Two-Lines", value: "foo\nbar"))
+        for text in [#"~b "foo.bar""#, #"~bq "FOO.bar""#] {
+            XCTAssertTrue(try FlowFilter(parsing: text).matches(flow), text)
+        }
+        XCTAssertFalse(try FlowFilter(parsing: #"~bs "foo.bar""#).matches(flow))
+        XCTAssertFalse(try FlowFilter(parsing: #"~hq "foo.bar""#).matches(flow))
+    }
+
     /// A body that does not decode is searched as captured.
     func testCorruptEncodedBodyIsSearchedRaw() throws {
         var flow = api

@@ -1,4 +1,6 @@
 import FlowFilter
+import Foundation
+import ProxyModel
 import XCTest
 
 /// The parser: every operator, precedence, quoting, and where each kind of mistake is reported.
@@ -107,6 +109,42 @@ final class FilterParserTests: XCTestCase {
         assertError("~ d", "expected an operator name after ~", at: 0)
         assertError("", "empty filter", at: 0)
         assertError(" \t ", "empty filter", at: 0)
+    }
+
+    /// Nesting is capped (each level is a call frame); the error points at the level too many.
+    func testNestingIsCapped() throws {
+        XCTAssertNoThrow(try FlowFilter(parsing: String(repeating: "!", count: 100) + "~q"))
+        XCTAssertNoThrow(try FlowFilter(parsing: String(repeating: "(", count: 100) + "~q" + String(repeating: ")", count: 100)))
+        XCTAssertNoThrow(try FlowFilter(parsing: String(repeating: "!(", count: 50) + "~q" + String(repeating: ")", count: 50)))
+        let message = "nested too deeply (more than 100 levels)"
+        assertError(String(repeating: "!", count: 5_000) + "~q", message, at: 100)
+        assertError(String(repeating: "(", count: 30_000), message, at: 100)
+        assertError("~s | " + String(repeating: "(!", count: 60) + "~q", message, at: 105)
+    }
+
+    /// Chains are balanced trees: the same grouping for three operands, log₂(n) deep for many,
+    /// so 100,000 terms parse, evaluate, print and are freed on a 512 KiB stack.
+    func testLongChainsAreBalanced() throws {
+        XCTAssertEqual(try parse("~q | ~s | ~e | ~marked"), "((~q | ~s) | (~e | ~marked))")
+        let chains = [Array(repeating: "~q", count: 100_000).joined(separator: " | "),
+                      Array(repeating: "~s", count: 100_000).joined(separator: " & "),
+                      Array(repeating: "~q", count: 100_000).joined(separator: " ")]
+        let done = DispatchSemaphore(value: 0)
+        let results = Results()
+        let thread = Thread {
+            let flow = Flow(kind: .http, method: "GET", host: "a.test", path: "/", status: 200)
+            results.values = chains.map { (try? FlowFilter(parsing: $0))?.matches(flow) }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
+        XCTAssertEqual(results.values, [false, true, false])
+    }
+
+    /// Written by the test's thread before it signals.
+    private final class Results: @unchecked Sendable {
+        var values: [Bool?] = []
     }
 
     /// Positions count characters, not bytes, so the caret lines up under non-ASCII text.

@@ -188,4 +188,27 @@ final class ExportImportCommandTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("no file at"), "\(error)")
         }
     }
+
+    /// A pipe (`--har <(cmd)`, `/dev/stdin`) is read like a file; a directory is refused.
+    func testImportFromAPipeAndNotFromADirectory() throws {
+        let (directory, _, _) = try makeCapture()
+        let fifo = directory.appendingPathComponent("har.fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0, "mkfifo failed")
+        let har = Data(#"{"log":{"entries":[{"startedDateTime":"2026-11-22T10:00:00Z","request":{"method":"GET","url":"http://pipe.test/"}}]}}"#.utf8)
+        let writer = Thread {
+            // Opening for writing blocks until the importer opens the read end.
+            guard let handle = FileHandle(forWritingAtPath: fifo.path) else { return }
+            handle.write(har)
+            try? handle.close()
+        }
+        writer.start()
+        let target = try makeDataDirectory()
+        try ImportCommand.parse(["--data-dir", target.path, "--har", fifo.path]).run()
+        let imported = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: target.appendingPathComponent("traffic.sqlite").path))
+        XCTAssertEqual(try imported.latestFlows(limit: 10).map(\.host), ["pipe.test"])
+
+        XCTAssertThrowsError(try ImportCommand.parse(["--data-dir", target.path, "--har", directory.path]).run()) { error in
+            XCTAssertEqual("\(error)", "\(directory.path) is a directory. Give the path of a .har file (or '-' to read stdin).")
+        }
+    }
 }

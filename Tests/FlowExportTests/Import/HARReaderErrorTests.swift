@@ -64,4 +64,40 @@ final class HARReaderErrorTests: XCTestCase {
         assertRefused(MalformedHAR.unknownBodyEncoding, path: "log.entries[0].response.content.encoding",
                       reason: "unsupported encoding 'quoted-printable' (base64 or none)")
     }
+
+    /// A duration no exchange can have (it would overflow the store's epoch milliseconds) is
+    /// refused with its path, not trapped on.
+    func testDurationsOutOfRange() {
+        let entry = #"{"log": {"entries": [{"startedDateTime": "2024-05-02T09:41:07Z", "#
+            + #""request": {"method": "GET", "url": "http://a.test/"}, "#
+        assertRefused(entry + #""time": 1e20}]}}"#, path: "log.entries[0].time",
+                      reason: "1e+20 is not a duration in milliseconds")
+        assertRefused(entry + #""time": 5, "timings": {"send": 0, "wait": 4e16, "receive": 1}}]}}"#,
+                      path: "log.entries[0].timings.wait", reason: "4e+16 is not a duration in milliseconds")
+    }
+
+    /// Nesting deeper than JSON decoders allow is refused with its position, on a small stack
+    /// (the locator used to recurse once per level and overflow it).
+    func testDeepNestingIsRefusedWithoutCrashing() {
+        let unclosed = SmallStackThread.run { Self.refusal(Data(repeating: UInt8(ascii: "["), count: 100_000)) }
+        XCTAssertEqual(unclosed, "$: not valid JSON: nesting deeper than 512 levels at line 1, column 513")
+        let closed = #"{"log":"# + String(repeating: "[", count: 20_000) + String(repeating: "]", count: 20_000) + "}"
+        let refusal = SmallStackThread.run { Self.refusal(Data(closed.utf8)) }
+        XCTAssertEqual(refusal, "$: not valid JSON: nesting deeper than 512 levels at line 1, column 519")
+    }
+
+    func testLoneSurrogateIsPlaced() {
+        let json = #"{"log": {"entries": [{"startedDateTime": "2024-05-02T09:41:07Z", "#
+            + #""request": {"method": "GET", "url": "http://a.test/", "headers": [{"name": "X", "value": "a\ud800b"}]}}]}}"#
+        assertRefused(json, path: "$", reason: "not valid JSON: invalid \\u escape (lone surrogate) at line 1, column 157")
+    }
+
+    private static func refusal(_ data: Data) -> String {
+        do {
+            _ = try HARReader.flows(from: data)
+            return "imported"
+        } catch {
+            return error.description
+        }
+    }
 }

@@ -202,4 +202,26 @@ final class HARReaderMappingTests: XCTestCase {
     func testEmptyLogImportsNothing() throws {
         XCTAssertEqual(try HARReader.flows(from: Data(#"{"log": {"version": "1.2", "entries": []}}"#.utf8)), [])
     }
+
+    /// The extremes the parser and the duration check allow still make a flow (no trap).
+    func testExtremeDatesAndDurations() throws {
+        let json = #"{"log": {"entries": [{"startedDateTime": "9999-12-31T23:59:59.999+00:00", "time": 315000000000, "#
+            + #""request": {"method": "GET", "url": "http://a.test/"}}, "#
+            + #"{"startedDateTime": "0000-01-01T00:00:00-23:59", "time": -1e300, "#
+            + #""request": {"method": "GET", "url": "http://a.test/"}}]}}"#
+        let flows = try HARImportAssertions.flows(json)
+        XCTAssertEqual(flows.count, 2)
+        XCTAssertEqual(flows[0].finishedAt, flows[0].startedAt.addingTimeInterval(315_000_000))
+        XCTAssertNil(flows[1].finishedAt)
+    }
+
+    /// A stray Latin-1 byte (not UTF-8) does not refuse the file: it reads as U+FFFD.
+    func testInvalidUTF8IsRepaired() throws {
+        var data = Data(#"{"log": {"entries": [{"startedDateTime": "2024-05-02T09:41:07Z", "request": {"method": "GET", "#.utf8)
+        data += Data(#""url": "http://a.test/", "headers": [{"name": "X-Name", "value": "caf"#.utf8)
+        data.append(0xE9)
+        data += Data(#""}]}}]}}"#.utf8)
+        let flows = try HARReader.flows(from: data)
+        XCTAssertEqual(flows.first?.requestHeaders, [HeaderField(name: "X-Name", value: "caf\u{FFFD}")])
+    }
 }

@@ -9,7 +9,8 @@ final class JSONSyntaxLocatorTests: XCTestCase {
             ChromeHAR.json, FirefoxHAR.json, MitmproxyHAR.json, CharlesHAR.json, MalformedHAR.missingLog,
             MalformedHAR.entriesNotAnArray, MalformedHAR.statusAsString,
             #"{"a": [1, -2.5e10, 0.0, 1E-3, true, false, null, "é \u00e9 \" \\ \/ \b\f\n\r\t", {}, [], [[]], {"b": {}}]}"#,
-            " [ ] ", "\"text\"", "42", "\n{\r\n\t\"k\" : \"v\"\n}\n",
+            " [ ] ", "\"text\"", "42", #"["\ud83d\ude00 \uD83D\uDE00"]"#,
+            String(repeating: "[", count: 512) + String(repeating: "]", count: 512), "\n{\r\n\t\"k\" : \"v\"\n}\n",
         ]
         for document in documents {
             XCTAssertNil(JSONSyntaxLocator.firstError(in: Array(document.utf8)), document)
@@ -26,6 +27,11 @@ final class JSONSyntaxLocatorTests: XCTestCase {
             "{}\n{}": "unexpected '{' at line 2, column 1, expected the end of the file",
             "[\"abc": "the file ends too early at line 1, column 6, inside an unclosed array",
             "[-]": "unexpected ']' at line 1, column 3, expected a digit",
+            #"["a\udc00"]"#: "invalid \\u escape (lone surrogate) at line 1, column 4",
+            #"["\ud800x"]"#: "invalid \\u escape (lone surrogate) at line 1, column 3",
+            #"["\ud800\u0041"]"#: "invalid \\u escape (lone surrogate) at line 1, column 3",
+            #"["\ud800\u00"]"#: "unexpected '\"' at line 1, column 13, expected a hex digit of a \\u escape",
+            String(repeating: "[", count: 513): "nesting deeper than 512 levels at line 1, column 513",
         ]
         for (document, expected) in cases {
             XCTAssertEqual(JSONSyntaxLocator.firstError(in: Array(document.utf8)), expected, document)

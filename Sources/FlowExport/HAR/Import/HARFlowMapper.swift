@@ -40,7 +40,10 @@ struct HARFlowMapper {
         // `https://` is only there because HAR needs a URL).
         var flow = Flow(kind: isTunnel ? .tunnel : .http, startedAt: startedAt, method: request.method,
                         scheme: isTunnel ? "tcp" : url.scheme, host: url.host, port: url.port, path: url.path)
-        if let time = entry.time, time >= 0 { flow.finishedAt = startedAt.addingTimeInterval(time / 1000) }
+        if let time = try duration(entry.time, field: "time"), time >= 0 {
+            flow.finishedAt = startedAt.addingTimeInterval(time / 1000)
+        }
+        try checkTimings()
         flow.timings = HARTimingsMapping.flowTimings(entry.timings)
         flow.httpVersion = HARHTTPVersion.forFlow(request: request.httpVersion, response: entry.response?.httpVersion)
         flow.requestHeaders = Self.headers(request.headers)
@@ -55,6 +58,26 @@ struct HARFlowMapper {
         let allNotes = [entry.note].compactMap { $0 }.filter { !$0.isEmpty } + notes
         flow.note = allNotes.isEmpty ? nil : allNotes.joined(separator: "; ")
         return flow
+    }
+
+    /// Ten years in milliseconds: no exchange, and no HAR tool's figure, lasts longer; beyond it a
+    /// number is garbage (and `1e20` would overflow the store's epoch milliseconds).
+    static let longestDurationMilliseconds = 10 * 366 * 86_400_000.0
+
+    /// A HAR duration in milliseconds (negative means "not applicable" and is passed on).
+    private func duration(_ value: Double?, field: String) throws(HARImportError) -> Double? {
+        guard let value else { return nil }
+        guard value.isFinite, value <= Self.longestDurationMilliseconds else {
+            throw failure(field, "\(value) is not a duration in milliseconds")
+        }
+        return value
+    }
+
+    private func checkTimings() throws(HARImportError) {
+        guard let timings = entry.timings else { return }
+        let phases = [("dns", timings.dns), ("connect", timings.connect), ("ssl", timings.ssl),
+                      ("send", timings.send), ("wait", timings.wait), ("receive", timings.receive)]
+        for (name, value) in phases { _ = try duration(value, field: "timings.\(name)") }
     }
 
     private func urlParts(_ url: String, tunnel: Bool) throws(HARImportError) -> HARURLParts {

@@ -10,17 +10,29 @@ enum JSONSyntaxLocator {
         return scanner.run()
     }
 
+    /// Deeper nesting is refused (`JSONDecoder` refuses it too, without saying where).
+    static let maximumDepth = 512
+
     private struct Scanner {
         let bytes: [UInt8]
         var position = 0
         /// `{` or `[` for each open container.
         var open: [UInt8] = []
+        /// The innermost container was just opened and its first element is still to be read.
+        var awaitingFirstElement = false
 
+        /// One loop over the whole document: `value` only opens containers, the loop reads their
+        /// elements, so nesting costs stack entries in `open`, never call frames.
         mutating func run() -> String? {
             skipSpace()
             if let error = value() { return error }
             while let container = open.last {
                 skipSpace()
+                if awaitingFirstElement {
+                    awaitingFirstElement = false
+                    if let error = element(of: container) { return error }
+                    continue
+                }
                 guard position < bytes.count else { return endOfFile() }
                 let closer: UInt8 = container == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
                 if bytes[position] == closer {
@@ -32,21 +44,26 @@ enum JSONSyntaxLocator {
                     return unexpected(container == UInt8(ascii: "{") ? "',' or '}'" : "',' or ']'")
                 }
                 position += 1
-                skipSpace()
-                if container == UInt8(ascii: "{"), let error = member() { return error }
-                if container == UInt8(ascii: "["), let error = value() { return error }
+                if let error = element(of: container) { return error }
             }
             skipSpace()
             return position < bytes.count ? unexpected("the end of the file") : nil
         }
 
-        /// A value; containers are opened and their first element read, the rest is left to `run`.
+        mutating func element(of container: UInt8) -> String? {
+            container == UInt8(ascii: "{") ? member() : value()
+        }
+
+        /// A value; a container is only opened (its elements are read by `run`).
         mutating func value() -> String? {
             skipSpace()
             guard position < bytes.count else { return endOfFile() }
             switch bytes[position] {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let opener = bytes[position]
+                guard open.count < JSONSyntaxLocator.maximumDepth else {
+                    return "nesting deeper than \(JSONSyntaxLocator.maximumDepth) levels at \(location())"
+                }
                 position += 1
                 skipSpace()
                 let closer: UInt8 = opener == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
@@ -55,7 +72,8 @@ enum JSONSyntaxLocator {
                     return nil
                 }
                 open.append(opener)
-                return opener == UInt8(ascii: "{") ? member() : value()
+                awaitingFirstElement = true
+                return nil
             case UInt8(ascii: "\""): return string()
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
@@ -87,18 +105,7 @@ enum JSONSyntaxLocator {
                     position += 1
                     return nil
                 case UInt8(ascii: "\\"):
-                    position += 1
-                    guard position < bytes.count else { return endOfFile() }
-                    if bytes[position] == UInt8(ascii: "u") {
-                        for _ in 0..<4 {
-                            position += 1
-                            guard position < bytes.count else { return endOfFile() }
-                            guard bytes[position].isHexDigit else { return unexpected("a hex digit of a \\u escape") }
-                        }
-                    } else if !Array("\"\\/bfnrt".utf8).contains(bytes[position]) {
-                        return unexpected("an escape character")
-                    }
-                    position += 1
+                    if let error = escape() { return error }
                 case 0..<0x20:
                     return "control character (byte \(byte)) inside a string at \(location())"
                 default:
@@ -106,6 +113,54 @@ enum JSONSyntaxLocator {
                 }
             }
             return endOfFile()
+        }
+
+        /// `\n`, `\u00e9`, or a surrogate pair `\ud83d\ude00`; a lone surrogate is an error
+        /// (Foundation refuses it without saying where).
+        mutating func escape() -> String? {
+            let start = position
+            position += 1
+            guard position < bytes.count else { return endOfFile() }
+            guard bytes[position] == UInt8(ascii: "u") else {
+                guard Array("\"\\/bfnrt".utf8).contains(bytes[position]) else { return unexpected("an escape character") }
+                position += 1
+                return nil
+            }
+            switch unicodeEscape() {
+            case .failure(let error): return error.message
+            case .success(let unit) where (0xDC00...0xDFFF).contains(unit):
+                return loneSurrogate(at: start)
+            case .success(let unit) where (0xD800...0xDBFF).contains(unit):
+                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                      bytes[position + 1] == UInt8(ascii: "u")
+                else { return loneSurrogate(at: start) }
+                position += 1
+                switch unicodeEscape() {
+                case .failure(let error): return error.message
+                case .success(let low): return (0xDC00...0xDFFF).contains(low) ? nil : loneSurrogate(at: start)
+                }
+            case .success: return nil
+            }
+        }
+
+        /// The UTF-16 unit of `uXXXX` at `position` (which is left after it).
+        mutating func unicodeEscape() -> Result<UInt16, EscapeError> {
+            var unit: UInt16 = 0
+            for _ in 0..<4 {
+                position += 1
+                guard position < bytes.count else { return .failure(EscapeError(endOfFile())) }
+                guard let digit = bytes[position].hexValue else {
+                    return .failure(EscapeError(unexpected("a hex digit of a \\u escape")))
+                }
+                unit = unit << 4 | UInt16(digit)
+            }
+            position += 1
+            return .success(unit)
+        }
+
+        mutating func loneSurrogate(at start: Int) -> String {
+            position = start
+            return "invalid \\u escape (lone surrogate) at \(location())"
         }
 
         mutating func number() -> String? {
@@ -153,9 +208,19 @@ enum JSONSyntaxLocator {
     }
 }
 
+/// A syntax error found inside a `\u` escape, as `Result`'s failure.
+private struct EscapeError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
 extension UInt8 {
-    fileprivate var isHexDigit: Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    fileprivate var hexValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return self - UInt8(ascii: "A") + 10
+        default: return nil
+        }
     }
 }
