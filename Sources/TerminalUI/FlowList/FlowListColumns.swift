@@ -1,8 +1,9 @@
 /// Where each column of the flow list sits for a given screen width.
 ///
-/// Fixed widths for everything but PATH, which takes what is left; below 100 columns TYPE and
-/// DURATION are dropped so host and path keep room. Every cell is written with its column's
-/// width as the limit, so a wide or long value can never push the next column out of line.
+/// Fixed widths for everything but HOST (up to 18, or 30 on wide screens, never more than half
+/// of what is left) and PATH, which takes the rest; below 100 columns TYPE and DURATION are
+/// dropped. Every cell is written with its column's width as the limit, so a wide or long value
+/// can never push the next column out of line.
 struct FlowListColumns: Equatable {
     /// One column: its title, first screen column, width, and whether values hug its right edge.
     struct Column: Equatable {
@@ -26,9 +27,11 @@ struct FlowListColumns: Equatable {
 
     init(screenWidth: Int) {
         let wide = screenWidth >= Self.narrowLimit
-        let hostWidth = wide ? 30 : 18
-        let fixed = 2 + (12 + 1) + (7 + 1) + (6 + 1) + (hostWidth + 1) + (1 + 9) + (wide ? (1 + 24) + (1 + 8) : 0)
-        let pathWidth = max(0, screenWidth - fixed)
+        // Everything but HOST, PATH and the space between them; those two share the rest.
+        let others = 2 + (12 + 1) + (7 + 1) + (6 + 1) + (1 + 9) + (wide ? (1 + 24) + (1 + 8) : 0)
+        let shared = max(0, screenWidth - others - 1)
+        let hostWidth = min(wide ? 30 : 18, shared / 2)
+        let pathWidth = shared - hostWidth
         var next = 0
         func column(_ title: String, _ width: Int, right: Bool = false) -> Column {
             defer { next += width + 1 }

@@ -132,7 +132,7 @@ final class FlowListRendererTests: XCTestCase {
         var grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 0), size: size)
         XCTAssertEqual(grid.text, """
             ProxyApp  0 flows  rules: off
-              TIME         METHOD  STATUS HOST               PATH             SIZE
+              TIME         METHOD  STATUS HOST           PATH                 SIZE
               No flows yet: waiting for traffic.
 
 
@@ -148,10 +148,10 @@ final class FlowListRendererTests: XCTestCase {
         grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 5), size: size)
         XCTAssertEqual(grid.text, """
             ProxyApp  5 flows  rules: off
-              TIME         METHOD  STATUS HOST               PATH             SIZE
+              TIME         METHOD  STATUS HOST           PATH                 SIZE
               …
               …
-              09:05:03.292 GET     200    example.com        /             5.0 KiB
+              09:05:03.292 GET     200    example.com    /                 5.0 KiB
             following                                               ? help  q quit
             """, "rows not loaded yet show a placeholder; the last row is selected")
         XCTAssertTrue(grid[4, 40].style.reverse)
