@@ -1,0 +1,59 @@
+/// What the flow list's header bar reports about the running proxy: given by the app, which
+/// knows the listener, the CA and the store; the renderer only lays it out.
+public struct HeaderInfo: Sendable, Hashable {
+    /// `127.0.0.1:8080`; empty when the TUI only reads a database.
+    public var listenAddress: String
+    /// Where clients fetch the CA certificate; empty when not served.
+    public var caURL: String
+    public var flowCount: Int
+    /// The view filter; empty for none.
+    public var filter: String
+    /// The rules state as shown (`off`, `3 active`).
+    public var rules: String
+
+    public init(listenAddress: String = "", caURL: String = "", flowCount: Int = 0, filter: String = "",
+                rules: String = "off") {
+        self.listenAddress = listenAddress
+        self.caURL = caURL
+        self.flowCount = flowCount
+        self.filter = filter
+        self.rules = rules
+    }
+
+    /// `ProxyApp  listening 127.0.0.1:8080  CA http://…  1,234 flows  filter: ~d api  rules: off`.
+    public var text: String {
+        var parts = ["ProxyApp"]
+        if !listenAddress.isEmpty { parts.append("listening \(listenAddress)") }
+        if !caURL.isEmpty { parts.append("CA \(caURL)") }
+        parts.append("\(NumberText.grouped(flowCount)) \(flowCount == 1 ? "flow" : "flows")")
+        if !filter.isEmpty { parts.append("filter: \(filter)") }
+        parts.append("rules: \(rules)")
+        return parts.joined(separator: "  ")
+    }
+}
+
+/// A one-line message for the status line: an error (a bad filter) or a notice (export saved).
+public struct StatusMessage: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case info, error }
+    public var kind: Kind
+    public var text: String
+
+    public init(_ kind: Kind, _ text: String) {
+        self.kind = kind
+        self.text = text
+    }
+}
+
+/// Numbers as the UI writes them, independent of the process locale.
+enum NumberText {
+    /// `1234567` → `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (offset, digit) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return value < 0 ? "-" + result : result
+    }
+}

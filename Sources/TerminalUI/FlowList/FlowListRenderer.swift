@@ -1,0 +1,113 @@
+/// Draws the flow list screen: a pure function of the list state into a `ScreenGrid`.
+///
+/// Row 0 is the header bar, row 1 the column titles, the rows between are flows (the list area,
+/// `listRows(screenHeight:)` tall) and the last row is the status line. No terminal I/O here:
+/// tests render into fixed-size grids and read the text and styles back.
+public enum FlowListRenderer {
+    /// How many flow rows fit on a screen `screenHeight` tall: what `FlowListState.resize` takes.
+    public static func listRows(screenHeight: Int) -> Int {
+        max(0, screenHeight - 3)
+    }
+
+    public static func render(_ state: FlowListState, header: HeaderInfo, size: ScreenSize,
+                              message: StatusMessage? = nil) -> ScreenGrid {
+        var grid = ScreenGrid(width: size.width, height: size.height)
+        guard size.height > 0, size.width > 0 else { return grid }
+        let headerStyle = CellStyle(reverse: true)
+        grid.fill(row: 0, style: headerStyle)
+        grid.put(ColumnText.fitted(header.text, width: size.width), row: 0, column: 0, style: headerStyle)
+        guard size.height > 1 else { return grid }
+
+        let columns = FlowListColumns(screenWidth: size.width)
+        let titleStyle = CellStyle(bold: true, underline: true)
+        for column in columns.all where !column.title.isEmpty {
+            grid.put(column.title, row: 1, in: column, style: titleStyle)
+        }
+
+        let listHeight = listRows(screenHeight: size.height)
+        if state.totalRows == 0, listHeight > 0 {
+            let empty = state.filterText.isEmpty ? "No flows yet: waiting for traffic." : "No flows match the filter."
+            grid.put(empty, row: 2, column: columns.time.start, style: CellStyle(dim: true))
+        }
+        for offset in 0..<listHeight {
+            let index = state.top + offset
+            guard index < state.totalRows else { break }
+            let screenRow = 2 + offset
+            if let row = state.row(at: index) {
+                draw(row, on: screenRow, columns: columns, into: &grid)
+            } else {
+                grid.put("…", row: screenRow, column: columns.time.start, style: CellStyle(dim: true))
+            }
+            if index == state.selectedIndex {
+                grid.restyle(row: screenRow) { $0.reverse = true }
+            }
+        }
+        if size.height > 2 {
+            drawStatusLine(state, message: message, row: size.height - 1, into: &grid)
+        }
+        return grid
+    }
+
+    private static func draw(_ row: FlowRow, on screenRow: Int, columns: FlowListColumns, into grid: inout ScreenGrid) {
+        var base = CellStyle.plain
+        if row.kind == .tunnel {
+            if row.pinned { base.foreground = .magenta } else { base.dim = true }
+        }
+        if row.marked {
+            var marker = base
+            marker.foreground = .yellow
+            grid.put("●", row: screenRow, in: columns.marker, style: marker)
+        }
+        grid.put(row.time, row: screenRow, in: columns.time, style: base)
+        grid.put(row.method, row: screenRow, in: columns.method, style: base)
+        grid.put(row.status, row: screenRow, in: columns.status, style: statusStyle(row, base: base))
+        grid.put(row.host, row: screenRow, in: columns.host, style: base)
+        grid.put(row.path, row: screenRow, in: columns.path, style: base)
+        if let type = columns.type { grid.put(row.contentType, row: screenRow, in: type, style: base) }
+        grid.put(row.size, row: screenRow, in: columns.size, style: base)
+        if let duration = columns.duration { grid.put(row.duration, row: screenRow, in: duration, style: base) }
+    }
+
+    /// 2xx green, 3xx cyan, 4xx yellow, 5xx red, a failed exchange red and bold.
+    static func statusStyle(_ row: FlowRow, base: CellStyle) -> CellStyle {
+        var style = base
+        if row.error != nil {
+            style.foreground = .red
+            style.bold = true
+            return style
+        }
+        guard row.kind == .http, let code = row.statusCode else { return style }
+        switch code {
+        case 200..<300: style.foreground = .green
+        case 300..<400: style.foreground = .cyan
+        case 400..<500: style.foreground = .yellow
+        case 500..<600: style.foreground = .red
+        default: break
+        }
+        return style
+    }
+
+    private static func drawStatusLine(_ state: FlowListState, message: StatusMessage?, row: Int,
+                                       into grid: inout ScreenGrid) {
+        let position: String
+        if state.totalRows == 0 {
+            position = "no flows"
+        } else if state.isFollowing {
+            position = "following"
+        } else {
+            position = "row \(NumberText.grouped((state.selectedIndex ?? 0) + 1)) of \(NumberText.grouped(state.totalRows))"
+        }
+        var column = grid.put(position, row: row, column: 0, style: CellStyle(bold: true))
+        if let message {
+            column += 2
+            let style = message.kind == .error ? CellStyle(foreground: .red, bold: true) : CellStyle.plain
+            column += grid.put(ColumnText.fitted(message.text, width: grid.width - column), row: row,
+                               column: column, style: style)
+        }
+        let hint = "? help  q quit"
+        let hintStart = grid.width - hint.count
+        if hintStart > column + 2 {
+            grid.put(hint, row: row, column: hintStart, style: CellStyle(dim: true))
+        }
+    }
+}

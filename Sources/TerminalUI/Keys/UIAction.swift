@@ -1,0 +1,46 @@
+/// Everything a key can ask the UI to do: the vocabulary between `KeyBindings` and the app.
+///
+/// Named commands rather than keys, so the model reacts to meanings, the help screen lists the
+/// same table the dispatcher uses, and tests can check that every binding leads somewhere.
+public enum UIAction: Sendable, Hashable {
+    /// A movement of the flow list's selection.
+    case list(FlowListAction)
+    case quit
+    case help
+    /// Prompt for a view filter (`/`).
+    case editFilter
+    case searchNext
+    case searchPrevious
+    case toggleMark
+    case deleteFlow
+    case clearAll
+    case exportHAR
+    case saveCurl
+    case showPins
+    case openDetail
+
+    /// One line for the help screen.
+    public var description: String {
+        switch self {
+        case .list(.moveUp): "select the previous flow"
+        case .list(.moveDown): "select the next flow"
+        case .list(.pageUp): "page up"
+        case .list(.pageDown): "page down"
+        case .list(.home): "first flow"
+        case .list(.end): "last flow, follow new flows"
+        case .list(.follow): "follow new flows"
+        case .quit: "quit"
+        case .help: "show the key bindings"
+        case .editFilter: "set the view filter"
+        case .searchNext: "next search match"
+        case .searchPrevious: "previous search match"
+        case .toggleMark: "mark or unmark the flow"
+        case .deleteFlow: "delete the flow"
+        case .clearAll: "delete all flows (asks first)"
+        case .exportHAR: "export the filtered or marked flows as HAR"
+        case .saveCurl: "save the flow as a curl command"
+        case .showPins: "pinned domains"
+        case .openDetail: "open the flow"
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import ProxyModel
+import TerminalUI
+import XCTest
+
+/// `FlowListRenderer`: screen snapshots at 80×24 and 200×50 (checked by eye once: columns line up
+/// with wide and combining characters, long values end in `…`), and the styles of a few cells.
+final class FlowListRendererTests: XCTestCase {
+    private func render(width: Int, height: Int, message: StatusMessage? = nil) -> ScreenGrid {
+        FlowListRenderer.render(FlowListFixtures.state(screenHeight: height), header: FlowListFixtures.header,
+                                size: ScreenSize(width: width, height: height), message: message)
+    }
+
+    /// Narrow: no TYPE or DURATION, the header clipped, an error message in the status line.
+    func testSnapshot80x24() {
+        let grid = render(width: 80, height: 24, message: StatusMessage(.error, "filter: unexpected ')' at 5"))
+        XCTAssertEqual(grid.text, """
+            ProxyApp  listening 127.0.0.1:8080  CA http://127.0.0.1:8080/ProxyCA.cer  1,234…
+              TIME         METHOD  STATUS HOST               PATH                       SIZE
+              09:05:03.292 GET     200    example.com        /                       5.0 KiB
+              09:05:03.542 GET     200    api.example.com    https://api.example.…   1.2 KiB
+              09:05:03.792 GET     404    example.com        /missing                  162 B
+              09:05:04.042 POST    500    api.example.com:8… https://api.example.…      87 B
+              09:05:04.292 GET     ERR    down.test          /health
+              09:05:04.542 GET     …      slow.test          /long-poll
+              09:05:04.792 CONNECT TUN    push.test                                 46.9 KiB
+              09:05:05.042 CONNECT TUN    bank.test          pinned: client rejec…   3.3 MiB
+            ● 09:05:05.292 GET     301    old.test           /                           0 B
+              09:05:05.542 GET     200    例え.テスト        /検索?q=日本語             42 B
+              09:05:05.792 GET     200    café.test          /café/ménu                900 B
+              09:05:06.042 GET     200    cdn.example.com    /assets/very-long-se…   2.3 MiB
+              09:05:06.292 PUT     204    api.local:3000     /items/42                   0 B
+              09:05:06.542 OPTIONS 200    api.example.com    https://api.example.…       0 B
+            ● 09:05:06.792 DELETE  403    api.example.com    https://api.example.…      25 B
+
+
+
+
+
+
+            row 4 of 15  filter: unexpected ')' at 5                          ? help  q quit
+            """)
+    }
+
+    func testSnapshot200x50() {
+        XCTAssertEqual(render(width: 200, height: 50).text, """
+            ProxyApp  listening 127.0.0.1:8080  CA http://127.0.0.1:8080/ProxyCA.cer  1,234 flows  filter: ~d api  rules: off
+              TIME         METHOD  STATUS HOST                           PATH                                                                                            TYPE                          SIZE DURATION
+              09:05:03.292 GET     200    example.com                    /                                                                                               text/html                  5.0 KiB    41 ms
+              09:05:03.542 GET     200    api.example.com                https://api.example.com/v1/users?page=2                                                         application/json           1.2 KiB   120 ms
+              09:05:03.792 GET     404    example.com                    /missing                                                                                        text/html                    162 B    41 ms
+              09:05:04.042 POST    500    api.example.com:8443           https://api.example.com:8443/orders                                                             application/problem+json      87 B    2.5 s
+              09:05:04.292 GET     ERR    down.test                      /health                                                                                                                               41 ms
+              09:05:04.542 GET     …      slow.test                      /long-poll
+              09:05:04.792 CONNECT TUN    push.test                                                                                                                                                46.9 KiB   12.5 s
+              09:05:05.042 CONNECT TUN    bank.test                      pinned: client rejected the certificate (unknown_ca alert)                                                                 3.3 MiB   12.5 s
+            ● 09:05:05.292 GET     301    old.test                       /                                                                                                                              0 B    41 ms
+              09:05:05.542 GET     200    例え.テスト                    /検索?q=日本語                                                                                  text/plain                    42 B    41 ms
+              09:05:05.792 GET     200    café.test                      /café/ménu                                                                                      text/html                    900 B    41 ms
+              09:05:06.042 GET     200    cdn.example.com                /assets/very-long-segment/very-long-segment/very-long-segment/very-long-segment/very-long-segm… application/javascript     2.3 MiB     0 ms
+              09:05:06.292 PUT     204    api.local:3000                 /items/42                                                                                                                      0 B     3 ms
+              09:05:06.542 OPTIONS 200    api.example.com                https://api.example.com/v1/users                                                                                               0 B    41 ms
+            ● 09:05:06.792 DELETE  403    api.example.com                https://api.example.com/v1/users/9                                                              application/json              25 B    41 ms
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+            row 4 of 15                                                                                                                                                                               ? help  q quit
+            """)
+    }
+
+    /// Row 5 is the selected 500; row 6 the failed exchange; 8 a tunnel; 9 a pinned tunnel; 10 marked.
+    func testCellStyles() {
+        let grid = render(width: 80, height: 24, message: StatusMessage(.error, "bad filter"))
+        let status = 23, host = 30
+        XCTAssertTrue(grid[0, 0].style.reverse, "header bar")
+        XCTAssertTrue(grid[0, 79].style.reverse, "header bar to the edge")
+        XCTAssertTrue(grid[1, 2].style.bold)
+        XCTAssertEqual(grid[2, status].style.foreground, .green)
+        XCTAssertFalse(grid[2, status].style.reverse)
+        XCTAssertEqual(grid[3, status].style.foreground, .green)
+        XCTAssertEqual(grid[4, status].style.foreground, .yellow)
+
+        XCTAssertEqual(grid[5, status].style.foreground, .red, "5xx red")
+        for column in [0, 2, host, 79] {
+            XCTAssertTrue(grid[5, column].style.reverse, "the selected row is reverse across, column \(column)")
+        }
+        XCTAssertEqual(grid[6, status].style, CellStyle(foreground: .red, bold: true), "ERR red bold")
+        XCTAssertEqual(grid[7, status].style, .plain, "pending")
+        XCTAssertTrue(grid[8, host].style.dim, "tunnels are dim")
+        XCTAssertEqual(grid[8, status].style, CellStyle(dim: true))
+        XCTAssertEqual(grid[9, host].style.foreground, .magenta, "pinned tunnels magenta")
+        XCTAssertFalse(grid[9, host].style.dim)
+        XCTAssertEqual(grid[10, 0].text, "●")
+        XCTAssertEqual(grid[10, 0].style.foreground, .yellow)
+        XCTAssertEqual(grid[10, status].style.foreground, .cyan, "3xx cyan")
+        XCTAssertEqual(grid[2, 0].text, " ", "unmarked rows leave the marker column blank")
+        XCTAssertEqual(grid[23, 13].style.foreground, .red, "the error message")
+    }
+
+    func testFollowingEmptyAndUnloaded() {
+        let size = ScreenSize(width: 70, height: 6)
+        var state = FlowListState(totalRows: 0, visibleRows: FlowListRenderer.listRows(screenHeight: 6))
+        var grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 0), size: size)
+        XCTAssertEqual(grid.text, """
+            ProxyApp  0 flows  rules: off
+              TIME         METHOD  STATUS HOST           PATH                 SIZE
+              No flows yet: waiting for traffic.
+
+
+            no flows                                                ? help  q quit
+            """)
+        state.filterText = "~c 500"
+        grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 1, filter: "~c 500"), size: size)
+        XCTAssertEqual(grid.rowText(2).trimmingCharacters(in: .whitespaces), "No flows match the filter.")
+        XCTAssertEqual(grid.rowText(0).trimmingCharacters(in: .whitespaces), "ProxyApp  1 flow  filter: ~c 500  rules: off")
+
+        state.rowsAppended(newTotal: 5)
+        state.load([FlowRow(FlowListFixtures.flows[0], timeZone: FlowListFixtures.utc)], at: 4)
+        grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 5), size: size)
+        XCTAssertEqual(grid.text, """
+            ProxyApp  5 flows  rules: off
+              TIME         METHOD  STATUS HOST           PATH                 SIZE
+              …
+              …
+              09:05:03.292 GET     200    example.com    /                 5.0 KiB
+            following                                               ? help  q quit
+            """, "rows not loaded yet show a placeholder; the last row is selected")
+        XCTAssertTrue(grid[4, 40].style.reverse)
+        XCTAssertFalse(grid[3, 40].style.reverse)
+    }
+
+    /// Screens too small for the layout draw what fits and never trap.
+    func testTinyScreens() {
+        let state = FlowListFixtures.state(screenHeight: 3)
+        for (width, height) in [(0, 0), (1, 1), (10, 1), (10, 2), (10, 3), (30, 4), (99, 5), (100, 5)] {
+            let grid = FlowListRenderer.render(state, header: FlowListFixtures.header,
+                                               size: ScreenSize(width: width, height: height))
+            XCTAssertEqual(grid.width, width)
+            XCTAssertEqual(grid.height, height)
+        }
+        let grid = FlowListRenderer.render(state, header: FlowListFixtures.header, size: ScreenSize(width: 10, height: 2))
+        XCTAssertEqual(grid.text, "ProxyApp …\n  TIME")
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import ProxyModel
+import TerminalUI
+import XCTest
+
+/// `FlowRow`: what each kind of flow shows in the list.
+final class FlowRowTests: XCTestCase {
+    private let utc = TimeZone(identifier: "UTC")!
+    /// 2026-11-22 09:05:03.042 UTC.
+    private let start = Date(timeIntervalSince1970: 1_795_338_303.042)
+
+    func testPlainHTTPResponse() {
+        let flow = Flow(id: 7, startedAt: start, finishedAt: start.addingTimeInterval(0.041), method: "POST",
+                        host: "example.com", port: 8080, path: "/api/items?q=1", status: 201,
+                        responseHeaders: [HeaderField(name: "content-type", value: "Application/JSON; charset=utf-8")],
+                        responseBody: CapturedBody(size: 1234))
+        let row = FlowRow(flow, timeZone: utc)
+        XCTAssertEqual(row.id, 7)
+        XCTAssertEqual(row.time, "09:05:03.042")
+        XCTAssertEqual(row.method, "POST")
+        XCTAssertEqual(row.status, "201")
+        XCTAssertEqual(row.statusCode, 201)
+        XCTAssertEqual(row.host, "example.com:8080")
+        XCTAssertEqual(row.path, "/api/items?q=1")
+        XCTAssertEqual(row.contentType, "application/json")
+        XCTAssertEqual(row.size, "1.2 KiB")
+        XCTAssertEqual(row.duration, "41 ms")
+        XCTAssertEqual(row.kind, .http)
+        XCTAssertFalse(row.pinned)
+        XCTAssertFalse(row.marked)
+        XCTAssertNil(row.error)
+    }
+
+    func testTimeFollowsTheTimeZone() {
+        let flow = Flow(startedAt: start)
+        XCTAssertEqual(FlowRow(flow, timeZone: TimeZone(secondsFromGMT: 5 * 3600 + 1800)!).time, "14:35:03.042")
+        XCTAssertEqual(FlowRow(flow, timeZone: TimeZone(secondsFromGMT: -10 * 3600)!).time, "23:05:03.042")
+    }
+
+    /// https shows the whole URL; the default port is left out, other ports kept.
+    func testHTTPSShowsTheFullURLAndDefaultPortsAreOmitted() {
+        let flow = Flow(startedAt: start, finishedAt: start.addingTimeInterval(1.234), scheme: "https",
+                        host: "api.example.com", port: 443, path: "/v1/users", status: 200,
+                        responseBody: CapturedBody(size: 512))
+        let row = FlowRow(flow, timeZone: utc)
+        XCTAssertEqual(row.host, "api.example.com")
+        XCTAssertEqual(row.path, "https://api.example.com/v1/users")
+        XCTAssertEqual(row.size, "512 B")
+        XCTAssertEqual(row.duration, "1.2 s")
+        XCTAssertEqual(FlowRow(Flow(host: "::1", port: 80), timeZone: utc).host, "[::1]")
+        XCTAssertEqual(FlowRow(Flow(scheme: "https", host: "a.test", port: 80), timeZone: utc).host, "a.test:80")
+    }
+
+    func testPendingAndFailedExchanges() {
+        let pending = FlowRow(Flow(startedAt: start, host: "slow.test"), timeZone: utc)
+        XCTAssertEqual(pending.status, "…")
+        XCTAssertEqual(pending.size, "")
+        XCTAssertEqual(pending.duration, "")
+        XCTAssertNil(pending.statusCode)
+
+        let failed = FlowRow(Flow(startedAt: start, finishedAt: start.addingTimeInterval(0.0004),
+                                  host: "down.test", error: "connection refused"), timeZone: utc)
+        XCTAssertEqual(failed.status, "ERR")
+        XCTAssertEqual(failed.error, "connection refused")
+        XCTAssertEqual(failed.duration, "0 ms")
+    }
+
+    /// Tunnels: `TUN`, bytes both ways as the size, the note as the path, pinned from the note.
+    func testTunnelsAndPinnedTunnels() {
+        let tunnel = Flow(kind: .tunnel, startedAt: start, finishedAt: start.addingTimeInterval(65),
+                          method: "CONNECT", scheme: "tcp", host: "push.test", port: 443, path: "",
+                          bytesUp: 1024 * 1024, bytesDown: 512 * 1024)
+        let row = FlowRow(tunnel, timeZone: utc)
+        XCTAssertEqual(row.status, "TUN")
+        XCTAssertEqual(row.kind, .tunnel)
+        XCTAssertEqual(row.host, "push.test")
+        XCTAssertEqual(row.size, "1.5 MiB")
+        XCTAssertEqual(row.duration, "65.0 s")
+        XCTAssertEqual(row.path, "")
+        XCTAssertFalse(row.pinned)
+
+        var pinned = tunnel
+        pinned.port = 5223
+        pinned.note = "pinned: client rejected the certificate (unknown_ca alert)"
+        pinned.marked = true
+        let pinnedRow = FlowRow(pinned, timeZone: utc)
+        XCTAssertTrue(pinnedRow.pinned)
+        XCTAssertTrue(pinnedRow.marked)
+        XCTAssertEqual(pinnedRow.host, "push.test:5223")
+        XCTAssertEqual(pinnedRow.path, pinned.note)
+
+        var noted = tunnel
+        noted.note = "passed through by rule"
+        XCTAssertFalse(FlowRow(noted, timeZone: utc).pinned)
+    }
+
+    func testLargeSizes() {
+        let row = { (bytes: Int64) in
+            FlowRow(Flow(status: 200, responseBody: CapturedBody(size: bytes)), timeZone: self.utc).size
+        }
+        XCTAssertEqual(row(0), "0 B")
+        XCTAssertEqual(row(1023), "1023 B")
+        XCTAssertEqual(row(1024), "1.0 KiB")
+        XCTAssertEqual(row(5 * 1024 * 1024 * 1024), "5.0 GiB")
+        XCTAssertEqual(row(3 * 1024 * 1024 * 1024 * 1024), "3072.0 GiB")
+    }
+}
