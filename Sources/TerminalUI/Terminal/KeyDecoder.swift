@@ -105,6 +105,12 @@ public struct KeyDecoder: Sendable {
     }
 
     private func ss3Key(_ final: UInt8) -> Key? {
+        if final >= UInt8(ascii: "P"), final <= UInt8(ascii: "S") { return .function(Int(final - UInt8(ascii: "P")) + 1) }
+        return cursorKey(final)
+    }
+
+    /// The final letters CSI and SS3 share: arrows, Home and End.
+    private func cursorKey(_ final: UInt8) -> Key? {
         switch final {
         case UInt8(ascii: "A"): return .up
         case UInt8(ascii: "B"): return .down
@@ -112,7 +118,6 @@ public struct KeyDecoder: Sendable {
         case UInt8(ascii: "D"): return .left
         case UInt8(ascii: "H"): return .home
         case UInt8(ascii: "F"): return .end
-        case UInt8(ascii: "P")...UInt8(ascii: "S"): return .function(Int(final - UInt8(ascii: "P")) + 1)
         default: return nil
         }
     }
@@ -140,15 +145,9 @@ public struct KeyDecoder: Sendable {
         }
         let numbers = parameters.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
         switch final {
-        case UInt8(ascii: "A"): return .up
-        case UInt8(ascii: "B"): return .down
-        case UInt8(ascii: "C"): return .right
-        case UInt8(ascii: "D"): return .left
-        case UInt8(ascii: "H"): return .home
-        case UInt8(ascii: "F"): return .end
         case UInt8(ascii: "Z"): return .backTab
         case UInt8(ascii: "~"): return tildeKey(numbers.first ?? nil)
-        default: return nil
+        default: return cursorKey(final)
         }
     }
 

@@ -103,7 +103,7 @@ public final class TerminalSession: @unchecked Sendable {
     /// a second call replaces the first. Stops at `restore()`.
     public func onResize(queue: DispatchQueue = .main, _ handler: @escaping @Sendable () -> Void) {
         resizeSource?.cancel()
-        signal(SIGWINCH, SIG_IGN)  // delivered to the dispatch source instead
+        // No SIG_IGN here: Linux drops ignored signals before libdispatch's signalfd sees them.
         let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: queue)
         source.setEventHandler(handler: handler)
         source.resume()
