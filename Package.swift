@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ProxyEngine", targets: ["ProxyEngine"]),
         .library(name: "CaptureStore", targets: ["CaptureStore"]),
         .library(name: "FlowExport", targets: ["FlowExport"]),
+        .library(name: "TerminalUI", targets: ["TerminalUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -89,8 +90,9 @@ let package = Package(
         .executableTarget(
             name: "proxyapp",
             dependencies: [
-                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport",
+                "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,7 +138,7 @@ let package = Package(
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport",
+            dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
