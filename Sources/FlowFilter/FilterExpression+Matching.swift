@@ -42,7 +42,7 @@ extension FilterExpression {
     /// True when some `Upgrade` header lists the `websocket` protocol (any case).
     private static func asksForWebSocket(_ headers: [HeaderField]) -> Bool {
         headers.contains { field in
-            field.name.caseInsensitiveCompare("Upgrade") == .orderedSame
+            field.name.equalsIgnoringASCIICase("Upgrade")
                 && field.value.split(separator: ",").contains {
                     $0.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare("websocket") == .orderedSame
                 }

@@ -13,9 +13,10 @@ public struct HeaderField: Sendable, Hashable {
 }
 
 extension Array where Element == HeaderField {
-    /// The first value of the header called `name`, compared case-insensitively.
+    /// The first value of the header called `name`, compared ignoring ASCII case (header names
+    /// are ASCII tokens; Foundation's locale-aware comparison was a hot spot in exports).
     public func first(named name: String) -> String? {
-        for field in self where field.name.caseInsensitiveCompare(name) == .orderedSame {
+        for field in self where field.name.equalsIgnoringASCIICase(name) {
             return field.value
         }
         return nil

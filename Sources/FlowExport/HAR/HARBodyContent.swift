@@ -27,7 +27,7 @@ struct HARBodyContent {
 
     /// - Parameter side: `request` or `response`, for the remarks.
     init(body: CapturedBody, headers: [HeaderField], side: String) {
-        contentType = headers.firstValue(named: "Content-Type")
+        contentType = headers.first(named: "Content-Type")
         var remarks: [String] = []
         if body.truncated {
             remarks.append("\(side) body truncated: \(body.bytes.count) of \(body.size) bytes captured")
@@ -40,7 +40,7 @@ struct HARBodyContent {
             return
         }
         let captured = [UInt8](body.bytes)
-        let contentEncoding = headers.firstValue(named: "Content-Encoding")
+        let contentEncoding = headers.first(named: "Content-Encoding")
         let isEncoded = contentEncoding.map { value in
             let (known, unknown) = ContentEncoding.list(from: value)
             return !known.isEmpty || !unknown.isEmpty

@@ -32,7 +32,7 @@ extension HAREntryWriter {
 
     private func writeRequestCookies(_ headers: [HeaderField]) {
         json.beginArray()
-        for header in headers where header.name.caseInsensitiveEquals("cookie") {
+        for header in headers where header.name.equalsIgnoringASCIICase("cookie") {
             for cookie in HARCookie.requestCookies(header.value) {
                 json.beginObject()
                 json.key("name"); json.string(cookie.name)
@@ -62,23 +62,5 @@ extension HAREntryWriter {
             json.key("_encoding"); json.string("base64")
         }
         json.endObject()
-    }
-}
-
-extension Array where Element == HeaderField {
-    /// The first value of the header called `name` (ASCII case-insensitive): ProxyModel's
-    /// `first(named:)` goes through Foundation's locale-aware comparison, a hot spot in exports.
-    func firstValue(named name: String) -> String? {
-        first { $0.name.caseInsensitiveEquals(name) }?.value
-    }
-}
-
-extension String {
-    /// ASCII case-insensitive equality, for header names (no locale, no allocation).
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        return zip(utf8, other.utf8).allSatisfy { a, b in
-            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
-        }
     }
 }

@@ -15,7 +15,7 @@ extension HAREntryWriter {
         json.key("headers"); writeHeaders(flow.responseHeaders)
         json.key("cookies"); writeResponseCookies(flow)
         json.key("content"); writeContent(body)
-        json.key("redirectURL"); json.string(flow.responseHeaders.firstValue(named: "Location") ?? "")
+        json.key("redirectURL"); json.string(flow.responseHeaders.first(named: "Location") ?? "")
         json.key("headersSize")
         json.integer(Self.headSize(startLine: [flow.httpVersion, String(status), reason], version: flow.httpVersion,
                                    headers: flow.responseHeaders))
@@ -61,7 +61,7 @@ extension HAREntryWriter {
 
     private func writeResponseCookies(_ flow: Flow) {
         json.beginArray()
-        let headers = flow.responseHeaders.filter { $0.name.caseInsensitiveEquals("set-cookie") }
+        let headers = flow.responseHeaders.filter { $0.name.equalsIgnoringASCIICase("set-cookie") }
         for cookie in headers.flatMap({ HARCookie.responseCookies($0.value, received: flow.startedAt) }) {
             json.beginObject()
             json.key("name"); json.string(cookie.name)

@@ -131,9 +131,9 @@ public enum FlowRedactor {
     /// Redacts secret fields of a URL-encoded form body. An encoded body is decoded first and
     /// stored decoded (its `Content-Encoding` removed); sizes and `Content-Length` follow.
     private static func redactFormBody(of flow: inout Flow) {
-        guard let contentType = flow.requestHeaders.firstValue(named: "Content-Type"),
+        guard let contentType = flow.requestHeaders.first(named: "Content-Type"),
               MediaType(contentType).isURLEncodedForm, !flow.requestBody.bytes.isEmpty else { return }
-        let encoding = flow.requestHeaders.firstValue(named: "Content-Encoding")
+        let encoding = flow.requestHeaders.first(named: "Content-Encoding")
         guard case .decoded(let bytes) = BodyDecoder.decode([UInt8](flow.requestBody.bytes), contentEncoding: encoding)
         else { return }
         let pairs = URLEncodedPairs(Substring(decoding: bytes, as: UTF8.self))
@@ -143,8 +143,8 @@ public enum FlowRedactor {
         let oldCount = Int64(flow.requestBody.bytes.count)
         flow.requestBody.bytes = .init(redacted)
         flow.requestBody.size = max(flow.requestBody.size + Int64(redacted.count) - oldCount, Int64(redacted.count))
-        flow.requestHeaders.removeAll { $0.name.caseInsensitiveEquals("content-encoding") }
-        for index in flow.requestHeaders.indices where flow.requestHeaders[index].name.caseInsensitiveEquals("content-length") {
+        flow.requestHeaders.removeAll { $0.name.equalsIgnoringASCIICase("content-encoding") }
+        for index in flow.requestHeaders.indices where flow.requestHeaders[index].name.equalsIgnoringASCIICase("content-length") {
             flow.requestHeaders[index].value = String(flow.requestBody.size)
         }
     }
