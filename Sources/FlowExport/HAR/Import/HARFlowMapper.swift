@@ -172,7 +172,7 @@ struct HARFlowMapper {
         return details.isEmpty ? nil : details
     }
 
-    private static func headers(_ headers: [HARInput.Header]?) -> [HeaderField] {
+    private static func headers(_ headers: [HARInput.NameValue]?) -> [HeaderField] {
         (headers ?? []).map { HeaderField(name: $0.name, value: $0.value ?? "") }
     }
 

@@ -64,7 +64,7 @@ enum HARInput {
         let method: String
         let url: String
         let httpVersion: String?
-        let headers: [Header]?
+        let headers: [NameValue]?
         let postData: PostData?
         let bodySize: Double?
     }
@@ -73,7 +73,7 @@ enum HARInput {
         let status: Double?
         let statusText: String?
         let httpVersion: String?
-        let headers: [Header]?
+        let headers: [NameValue]?
         let content: Content?
         let bodySize: Double?
         let comment: String?
@@ -89,7 +89,7 @@ enum HARInput {
             status = try container.decodeIfPresent(Double.self, forKey: .status)
             statusText = try container.decodeIfPresent(String.self, forKey: .statusText)
             httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion)
-            headers = try container.decodeIfPresent([Header].self, forKey: .headers)
+            headers = try container.decodeIfPresent([NameValue].self, forKey: .headers)
             content = try container.decodeIfPresent(Content.self, forKey: .content)
             bodySize = try container.decodeIfPresent(Double.self, forKey: .bodySize)
             comment = container.loose(String.self, .comment)
@@ -97,7 +97,8 @@ enum HARInput {
         }
     }
 
-    struct Header: Decodable {
+    /// A `{name, value}` pair: a header, or a form parameter of `postData.params`.
+    struct NameValue: Decodable {
         let name: String
         let value: String?
     }
@@ -105,7 +106,7 @@ enum HARInput {
     struct PostData: Decodable {
         let mimeType: String?
         let text: String?
-        let params: [Param]?
+        let params: [NameValue]?
         /// `encoding` (ours, mitmproxy) or `_encoding` (Chrome, for binary request bodies).
         let encoding: String?
 
@@ -118,15 +119,10 @@ enum HARInput {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType)
             text = try container.decodeIfPresent(String.self, forKey: .text)
-            params = try container.decodeIfPresent([Param].self, forKey: .params)
+            params = try container.decodeIfPresent([NameValue].self, forKey: .params)
             encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
                 ?? container.decodeIfPresent(String.self, forKey: .chromeEncoding)
         }
-    }
-
-    struct Param: Decodable {
-        let name: String
-        let value: String?
     }
 
     struct Content: Decodable {
