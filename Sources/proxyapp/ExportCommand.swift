@@ -1,7 +1,6 @@
 import ArgumentParser
 import CaptureStore
 import FlowExport
-import FlowFilter
 import Foundation
 import ProxyModel
 
