@@ -86,11 +86,22 @@ let package = Package(
         // The terminal UI: screen grid, flow-list model and rendering as pure functions, and a thin
         // termios/ANSI backend that redraws only changed cells.
         .target(name: "TerminalUI", dependencies: ["ProxyModel"]),
+        // HAR files from the capture store: shared by `proxyapp export --har` and the TUI.
+        .target(name: "CaptureExport", dependencies: ["CaptureStore", "FlowExport", "ProxyModel"]),
+        // The TUI application: the capture feed, the controller (keys to state to frames), the terminal loop.
+        .target(
+            name: "ProxyAppUI",
+            dependencies: [
+                "TerminalUI", "CaptureStore", "CaptureExport", "FlowFilter", "FlowExport", "ProxyModel",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // The CLI and the one composition root.
         .executableTarget(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
+                "CaptureExport", "ProxyAppUI",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,6 +145,7 @@ let package = Package(
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel"]),
+        .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(

@@ -33,7 +33,7 @@ extension TrafficRepository {
     }
 
     /// Every column, with NULL in place of the two body BLOBs (FlowRecord reads NULL as empty).
-    private static let listingColumns: String = {
+    static let listingColumns: String = {
         let bodies: Set<String> = [FlowRecord.Columns.requestBody.name, FlowRecord.Columns.responseBody.name]
         let names = [FlowRecord.Columns.id.name] + FlowRecord.insertColumns.map(\.name)
         return names.map { bodies.contains($0) ? "NULL AS \($0)" : $0 }.joined(separator: ", ")

@@ -85,3 +85,20 @@ public enum FilterMessageSide: Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension FilterExpression {
+    /// True when evaluating needs the message bodies (`~b`, `~bq`, `~bs`): readers that can skip
+    /// loading bodies (a list view's filter) ask this first.
+    public var readsBodies: Bool {
+        var pending: [FilterExpression] = [self]
+        while let expression = pending.popLast() {
+            switch expression {
+            case .and(let left, let right), .or(let left, let right): pending += [left, right]
+            case .not(let operand): pending.append(operand)
+            case .body: return true
+            default: continue
+            }
+        }
+        return false
+    }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureExport
 import CaptureStore
 import FlowExport
 import Foundation
@@ -81,58 +82,12 @@ struct ExportCommand: ParsableCommand {
     }
 
     private func exportHAR(_ query: FlowQuery, from repository: TrafficRepository, to path: String) throws {
-        let destination = ExportDestination(path: path)
-        let output: FileOutput
+        let export = HARFileExport(query: query, redact: redact, creatorVersion: ProxyAppCommand.version)
         do {
-            output = try destination.open()
+            let count = try export.write(from: repository, to: path)
+            FileHandle.standardError.write(Data("exported \(count) flows to \(ExportDestination(path: path).name)\n".utf8))
         } catch {
-            throw CLIError("cannot write \(path): \(error). Check that its directory exists and is writable.")
+            throw CLIError(error.description)
         }
-        do {
-            let writer = try HARWriter(
-                output: output, creator: HARCreator(name: "ProxyApp", version: ProxyAppCommand.version),
-                pageStarted: try repository.earliestStart(matching: query) ?? Date(),
-                pageTitle: "ProxyApp capture", redaction: redact)
-            var batch = ExportBatch()
-            try repository.forEachFlow(matching: query) { flow in
-                if batch.add(flow) {
-                    try writer.write(contentsOf: batch.take())
-                }
-            }
-            try writer.write(contentsOf: batch.take())
-            try writer.finish()
-            try destination.commit(output)
-            FileHandle.standardError.write(Data("exported \(writer.entryCount) flows to \(destination.name)\n".utf8))
-        } catch {
-            destination.abandon(output)
-            if error is CLIError { throw error }
-            throw CLIError("export to \(destination.name) failed: \(error). \(destination.failureRemark)")
-        }
-    }
-}
-
-/// Flows collected for `HARWriter.write(contentsOf:)`, which renders a batch on every core:
-/// up to 64 flows or 8 MiB of captured bodies, so the batch and its rendered JSON stay small.
-struct ExportBatch {
-    static let maximumFlows = 64
-    static let maximumBodyBytes = 8 << 20
-
-    private var flows: [Flow] = []
-    private var bodyBytes = 0
-
-    /// Adds `flow`; true when the batch is full and should be written.
-    mutating func add(_ flow: Flow) -> Bool {
-        flows.append(flow)
-        bodyBytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count
-        return flows.count >= Self.maximumFlows || bodyBytes >= Self.maximumBodyBytes
-    }
-
-    /// The flows collected so far, in order; the batch is empty afterwards.
-    mutating func take() -> [Flow] {
-        defer {
-            flows.removeAll(keepingCapacity: true)
-            bodyBytes = 0
-        }
-        return flows
     }
 }

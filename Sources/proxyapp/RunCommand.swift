@@ -2,9 +2,11 @@ import ArgumentParser
 import CaptureStore
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ProxyEngine
+import ProxyAppUI
 import ProxyModel
 
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
@@ -35,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
 
-    @Flag(help: "Run without the terminal UI (print one line per flow instead).")
+    @Flag(help: "Run without the terminal UI (print one line per flow instead). Implied when stdin or stdout is not a terminal.")
     var headless = false
 
     @Flag(help: "Print nothing per flow.")
@@ -72,8 +74,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
         }
+        let withTUI = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         var onCommitted: (@Sendable ([Flow]) -> Void)?
-        if !quiet {
+        if !quiet && !withTUI {
             let printer = FlowLinePrinter()
             onCommitted = { flows in printer.print(flows) }
         }
@@ -113,16 +116,25 @@ struct RunCommand: AsyncParsableCommand {
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
         }
-        if !headless {
-            banner += "(the terminal UI is not built yet: running headless)\n"
+        if !headless && !withTUI {
+            banner += "(stdin or stdout is not a terminal: running headless)\n"
         }
-        if !quiet {
+        if !quiet && !withTUI {
             banner += FlowTable.header + "\n"
         }
         Console.write(banner)
 
-        let signalNumber = await SignalWaiter.waitForTermination()
-        Console.write("\nStopping (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM"))…\n")
+        if withTUI {
+            let context = TUIContext(
+                listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
+                proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
+            let logPath = directory.appendingPathComponent("proxyapp.log").path
+            let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath)
+            Console.write("Stopping (\(reason))…\n")
+        } else {
+            let signalNumber = await SignalWaiter.waitForTermination()
+            Console.write("\nStopping (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM"))…\n")
+        }
         try? await server.stop()
         try? await group.shutdownGracefully()
         try? await threadPool.shutdownGracefully()
@@ -131,6 +143,39 @@ struct RunCommand: AsyncParsableCommand {
         let statistics = writer.statistics
         Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in \(data.databasePath)"
               + (statistics.flowsDropped > 0 ? " (\(statistics.flowsDropped) dropped under load)" : "") + "\n")
+    }
+}
+
+extension RunCommand {
+    /// Runs the TUI on a thread of its own until the user quits or SIGINT/SIGTERM arrives;
+    /// returns which it was. Log output goes to `logPath` meanwhile.
+    static func runTUI(repository: TrafficRepository, context: TUIContext, logPath: String) async -> String {
+        let stop = TUIStopSignal()
+        let signalled = NIOLockedValueBox<Int32?>(nil)
+        Task {
+            let number = await SignalWaiter.waitForTermination()
+            signalled.withLockedValue { $0 = number }
+            stop.request()
+        }
+        let failure: String? = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                do {
+                    try TerminalUIHost.run(repository: repository, context: context, logPath: logPath, stop: stop,
+                                           handlesTerminationSignals: false)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: "\(error)")
+                }
+            }
+            thread.name = "proxyapp-tui"
+            thread.start()
+        }
+        if let failure { Console.write("error: \(failure)\n") }
+        switch signalled.withLockedValue({ $0 }) {
+        case SIGINT?: return "SIGINT"
+        case SIGTERM?: return "SIGTERM"
+        default: return "quit from the terminal UI"
+        }
     }
 }
 

@@ -111,10 +111,26 @@ public struct FlowListState: Sendable, Equatable {
         }
     }
 
+    /// `count` rows were inserted before the first row (an older part of a filtered view arrived):
+    /// the same rows stay selected and on screen, now further down the table.
+    public mutating func rowsPrepended(_ count: Int) {
+        guard count > 0 else { return }
+        totalRows += count
+        if isFollowing {
+            followTail()
+        } else {
+            selectedIndex = (selectedIndex ?? -count) + count
+            top += count
+            settle()
+        }
+    }
+
     private var lastIndex: Int { totalRows - 1 }
 
-    /// Selects `index` (clamped); a selection off the last row stops following.
-    private mutating func select(_ index: Int) {
+    /// Selects `index` (clamped) and scrolls it into view; a selection off the last row stops
+    /// following. For jumps: a search match, a mouse click.
+    public mutating func select(_ index: Int) {
+        guard totalRows > 0 else { return }
         let clamped = min(max(0, index), lastIndex)
         selectedIndex = clamped
         if clamped != lastIndex { isFollowing = false }

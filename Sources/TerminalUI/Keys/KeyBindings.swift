@@ -58,6 +58,7 @@ public struct KeyBindings: Sendable {
         KeyBinding(.character("F"), "F", .list(.follow)),
         KeyBinding(.enter, "Enter", .openDetail),
         KeyBinding(.character("/"), "/", .editFilter),
+        KeyBinding(.character("s"), "s", .editSearch),
         KeyBinding(.character("n"), "n", .searchNext),
         KeyBinding(.character("N"), "N", .searchPrevious),
         KeyBinding(.character("m"), "m", .toggleMark),

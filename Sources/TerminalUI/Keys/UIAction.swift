@@ -9,6 +9,8 @@ public enum UIAction: Sendable, Hashable {
     case help
     /// Prompt for a view filter (`/`).
     case editFilter
+    /// Prompt for a search expression (`s`), then jump to the next match.
+    case editSearch
     case searchNext
     case searchPrevious
     case toggleMark
@@ -18,6 +20,8 @@ public enum UIAction: Sendable, Hashable {
     case saveCurl
     case showPins
     case openDetail
+    case detail(DetailAction)
+    case closeDetail
 
     /// One line for the help screen.
     public var description: String {
@@ -32,6 +36,7 @@ public enum UIAction: Sendable, Hashable {
         case .quit: "quit"
         case .help: "show the key bindings"
         case .editFilter: "set the view filter"
+        case .editSearch: "search the view (a filter expression)"
         case .searchNext: "next search match"
         case .searchPrevious: "previous search match"
         case .toggleMark: "mark or unmark the flow"
@@ -41,6 +46,8 @@ public enum UIAction: Sendable, Hashable {
         case .saveCurl: "save the flow as a curl command"
         case .showPins: "pinned domains"
         case .openDetail: "open the flow"
+        case .detail: "detail"
+        case .closeDetail: "back to the list"
         }
     }
 }

@@ -43,7 +43,13 @@ public final class TerminalSession: @unchecked Sendable {
     private var restored = false
 
     /// Takes over the terminal on `input` (termios) and `output` (escape sequences).
-    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) throws {
+    ///
+    /// With `restoreOnTermination` (the default), SIGINT, SIGTERM and SIGHUP restore the terminal
+    /// and then kill the process as they would have. Pass false when the caller handles those
+    /// signals itself (the proxy stops in order, then calls `restore()`). Crash signals (SIGSEGV,
+    /// SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT: a Swift trap, a `fatalError`) always restore the
+    /// terminal first and then reach whatever handler was there before (the crash reporter).
+    public init(input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO, restoreOnTermination: Bool = true) throws {
         inputDescriptor = input
         outputDescriptor = output
         guard isatty(input) == 1 else { throw TerminalSessionError.notATerminal(fileDescriptor: input) }
@@ -52,9 +58,10 @@ public final class TerminalSession: @unchecked Sendable {
         guard tcgetattr(input, &saved) == 0 else { throw TerminalSessionError.systemCall("tcgetattr", errno: errno) }
         var raw = Self.rawMode(from: saved)
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw TerminalSessionError.systemCall("tcsetattr", errno: errno) }
-        _ = restoreBytes.count  // initialise the global now, never first in a signal handler
+        _ = restoreBytes.count  // initialise the globals now, never first in a signal handler
+        _ = previousCrashActions
         activeRestore.pointee = RestoreState(active: 1, input: input, output: output, saved: saved)
-        installSignalHandlers()
+        installSignalHandlers(termination: restoreOnTermination)
         writeAll(Self.enterSequence)
     }
 
@@ -127,8 +134,8 @@ public final class TerminalSession: @unchecked Sendable {
         bytes.withUnsafeBytes { writeFully(outputDescriptor, $0.baseAddress, $0.count) }
     }
 
-    private func installSignalHandlers() {
-        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+    private func installSignalHandlers(termination: Bool) {
+        for signalNumber in termination ? [SIGINT, SIGTERM, SIGHUP] : [] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signalNumber in
                 restoreTerminalNow()
@@ -138,6 +145,20 @@ public final class TerminalSession: @unchecked Sendable {
             sigemptyset(&action.sa_mask)
             var previous = sigaction()
             sigaction(signalNumber, &action, &previous)
+            previousActions.append((signalNumber, previous))
+        }
+        for signalNumber in crashSignals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signalNumber in
+                restoreTerminalNow()
+                // Put the previous handler back and return: a fault re-executes the faulting
+                // instruction and abort() raises again, this time reaching that handler.
+                if signalNumber >= 0, signalNumber < 65 { sigaction(signalNumber, &previousCrashActions[Int(signalNumber)], nil) }
+            }
+            sigemptyset(&action.sa_mask)
+            var previous = sigaction()
+            sigaction(signalNumber, &action, &previous)
+            previousCrashActions[Int(signalNumber)] = previous
             previousActions.append((signalNumber, previous))
         }
         if !atExitInstalled.pointee {
@@ -159,6 +180,16 @@ private struct RestoreState {
 nonisolated(unsafe) private let activeRestore: UnsafeMutablePointer<RestoreState> = {
     let pointer = UnsafeMutablePointer<RestoreState>.allocate(capacity: 1)
     pointer.initialize(to: RestoreState())
+    return pointer
+}()
+
+/// The signals of a crash: a Swift trap is SIGILL or SIGTRAP, `fatalError` ends in one of them too.
+private let crashSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE, SIGABRT]
+
+/// The crash handlers found at `init`, by signal number: what a crash reaches after restoring.
+nonisolated(unsafe) private let previousCrashActions: UnsafeMutablePointer<sigaction> = {
+    let pointer = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+    pointer.initialize(repeating: sigaction(), count: 65)
     return pointer
 }()
 

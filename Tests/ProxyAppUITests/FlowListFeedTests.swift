@@ -4,7 +4,7 @@ import ProxyModel
 import TerminalUI
 import XCTest
 
-@testable import proxyapp
+@testable import ProxyAppUI
 
 /// `FlowListFeed`: counts and windows of a capture read on the feed's own queue, including flows
 /// stored after it started (as by a proxy in another process).

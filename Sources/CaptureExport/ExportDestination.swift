@@ -7,20 +7,20 @@ import Glibc
 import Darwin
 #endif
 
-/// Where `proxyapp export --har` writes, and how the file comes into place.
+/// Where a HAR export (`proxyapp export --har`, the TUI's `e`) writes, and how the file comes into place.
 ///
 /// A new file, or an existing regular file, is written beside its name (`FILE.partial`) and
 /// renamed over it at the end, so a failed export never leaves half a HAR under that name.
 /// Anything else — stdout (`-`), a symlink, a device such as `/dev/stdout`, a FIFO from
 /// `>(gzip > x.gz)` — is written through directly: renaming over it would replace the link or
 /// the device node instead of writing into what it points at.
-enum ExportDestination {
+public enum ExportDestination: Sendable {
     case standardOutput
     /// Written to `partial`, renamed to `path` by `commit`.
     case replacing(path: String, partial: String)
     case direct(path: String)
 
-    init(path: String) {
+    public init(path: String) {
         if path == "-" {
             self = .standardOutput
             return
@@ -36,7 +36,7 @@ enum ExportDestination {
     }
 
     /// How messages name it.
-    var name: String {
+    public var name: String {
         switch self {
         case .standardOutput: return "stdout"
         case .replacing(let path, _), .direct(let path): return path
@@ -44,14 +44,14 @@ enum ExportDestination {
     }
 
     /// What a failed export left behind, for its error message.
-    var failureRemark: String {
+    public var failureRemark: String {
         switch self {
         case .replacing: return "Nothing was written under that name."
         case .standardOutput, .direct: return "What was written so far is incomplete."
         }
     }
 
-    func open() throws -> FileOutput {
+    public func open() throws -> FileOutput {
         switch self {
         case .standardOutput: return .standardOutput()
         case .replacing(_, let partial): return try FileOutput(creatingFileAt: partial)
@@ -60,7 +60,7 @@ enum ExportDestination {
     }
 
     /// Closes `output` and puts the file in place.
-    func commit(_ output: FileOutput) throws {
+    public func commit(_ output: FileOutput) throws {
         switch self {
         case .standardOutput:
             try output.flush()
@@ -69,13 +69,13 @@ enum ExportDestination {
         case .replacing(let path, let partial):
             try output.close()
             if rename(partial, path) != 0 {
-                throw CLIError("cannot move \(partial) to \(path): \(String(cString: strerror(errno))).")
+                throw HARFileExportError("cannot move \(partial) to \(path): \(String(cString: strerror(errno))).")
             }
         }
     }
 
     /// After a failure: closes `output` and removes what a `.replacing` export wrote.
-    func abandon(_ output: FileOutput) {
+    public func abandon(_ output: FileOutput) {
         switch self {
         case .standardOutput:
             try? output.flush()

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What the TUI knows about the process it runs in: given once by the command that starts it.
+///
+/// `proxyapp run` fills in the listener and the CA and sets `proxyRunning` (quitting then stops
+/// the proxy, so `q` asks first); `proxyapp tui` leaves them empty.
+public struct TUIContext: Sendable {
+    /// `127.0.0.1:8080`; empty when no proxy runs in this process.
+    public var listenAddress: String
+    /// Where clients download the CA certificate; empty when not served.
+    public var caURL: String
+    /// The rules state for the header (`off` until there are rules).
+    public var rules: String
+    public var proxyRunning: Bool
+    /// The capture is opened read-only: marking, deleting and clearing are refused with a reason.
+    public var readOnly: Bool
+    /// How long a pin lasts after its last failure (the pins view shows expiry dates).
+    public var pinTTL: TimeInterval
+    /// Where exported files go when the user types a relative name.
+    public var outputDirectory: String
+    /// Written into exported HAR files as the creator's version.
+    public var version: String
+    public var timeZone: TimeZone
+
+    public init(listenAddress: String = "", caURL: String = "", rules: String = "off", proxyRunning: Bool = false,
+                readOnly: Bool = false, pinTTL: TimeInterval = 7 * 86_400,
+                outputDirectory: String = FileManager.default.currentDirectoryPath, version: String,
+                timeZone: TimeZone = .current) {
+        self.listenAddress = listenAddress
+        self.caURL = caURL
+        self.rules = rules
+        self.proxyRunning = proxyRunning
+        self.readOnly = readOnly
+        self.pinTTL = pinTTL
+        self.outputDirectory = outputDirectory
+        self.version = version
+        self.timeZone = timeZone
+    }
+
+    /// `name` as a path: absolute names and `~/…` as given, others under `outputDirectory`.
+    public func outputPath(_ name: String) -> String {
+        if name.hasPrefix("/") { return name }
+        if name == "~" || name.hasPrefix("~/") {
+            return FileManager.default.homeDirectoryForCurrentUser.path + name.dropFirst()
+        }
+        return (outputDirectory as NSString).appendingPathComponent(name)
+    }
+}

@@ -1,0 +1,56 @@
+import CaptureStore
+import Foundation
+import ProxyModel
+import TerminalUI
+
+/// The detail view: opening a flow loads it in the background (headers at once, decoded bodies
+/// when ready), so Enter on a flow with a 16 MiB body draws its first frame without waiting.
+extension TUIController {
+    func openDetail() {
+        guard let id = selectedID else { return }
+        screen = .detail(DetailSession(id: id, state: FlowDetailState(), content: nil))
+        let repository = repository
+        let worker = worker
+        worker.perform("cannot read flow #\(id)") {
+            guard let flow = try repository.flow(id: id) else {
+                return [.message(StatusMessage(.error, "flow #\(id) is no longer in the capture"))]
+            }
+            worker.post(.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: nil, responseBody: nil)))
+            let request = BodyDocument(body: flow.requestBody, headers: flow.requestHeaders)
+            let response = BodyDocument(body: flow.responseBody, headers: flow.responseHeaders)
+            return [.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: request, responseBody: response))]
+        }
+    }
+
+    func handleDetail(_ session: DetailSession, _ key: Key) {
+        if key == .control("c") { return perform(.quit) }
+        guard let action = KeyBindings.detail.action(for: key) else { return }
+        perform(action)
+    }
+
+    /// Detail-only actions (the rest go through `perform`).
+    func performDetailAction(_ action: UIAction) {
+        guard case .detail(var session) = screen else { return }
+        switch action {
+        case .closeDetail:
+            screen = .list
+        case .detail(let detailAction):
+            guard let content = session.content else { return }
+            session.state.apply(detailAction, content: content, size: size)
+            screen = .detail(session)
+        default:
+            break
+        }
+    }
+
+    func renderDetail(_ session: DetailSession) -> ScreenGrid {
+        guard let content = session.content else {
+            var grid = ScreenGrid(width: size.width, height: size.height)
+            grid.fill(row: 0, style: CellStyle(reverse: true))
+            grid.put("flow #\(session.id)", row: 0, column: 0, style: CellStyle(reverse: true))
+            grid.put("loading…", row: 2, column: 2, style: CellStyle(dim: true))
+            return grid
+        }
+        return FlowDetailRenderer.render(session.state, content: content, size: size, message: message)
+    }
+}

@@ -1,0 +1,187 @@
+import CaptureExport
+import CaptureStore
+import FlowExport
+import FlowFilter
+import Foundation
+import ProxyModel
+import TerminalUI
+
+/// Key dispatch: an open prompt or question takes the key first, then the screen that is up.
+extension TUIController {
+    public func handle(_ key: Key) {
+        if let overlay {
+            handleOverlay(overlay, key)
+            return
+        }
+        message = nil
+        switch screen {
+        case .list: handleList(key)
+        case .detail(let session): handleDetail(session, key)
+        case .help(let lines, let scroll, let returnTo): handleHelp(lines, scroll, returnTo, key)
+        case .pins(let pins): handlePins(pins, key)
+        }
+    }
+
+    private func handleList(_ key: Key) {
+        if case .mouseClick(let row, _) = key {
+            let index = list.top + row - 2
+            if row >= 2, index < list.totalRows { list.select(index) }
+            return
+        }
+        if key == .control("c") { return requestQuit() }
+        guard let action = KeyBindings.standard.action(for: key) else { return }
+        perform(action)
+    }
+
+    /// Actions shared by the list and the detail view act on `selectedID`.
+    func perform(_ action: UIAction) {
+        switch action {
+        case .list(let movement): list.apply(movement)
+        case .quit: requestQuit()
+        case .help: showHelp()
+        case .editFilter: overlay = .prompt(.filter, LineEditor(filter?.text ?? ""), error: nil)
+        case .editSearch: overlay = .prompt(.search, LineEditor(search?.text ?? ""), error: nil)
+        case .searchNext: searchAgain(forward: true)
+        case .searchPrevious: searchAgain(forward: false)
+        case .toggleMark: toggleMark()
+        case .deleteFlow: deleteSelected()
+        case .clearAll:
+            guard refuseIfReadOnly("clear") else { return }
+            overlay = .confirm(.clearAll(count: list.totalRows))
+        case .exportHAR:
+            overlay = .prompt(.exportHAR, LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)), error: nil)
+        case .saveCurl:
+            guard let id = selectedID else { return }
+            overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)
+        case .showPins: loadPins()
+        case .openDetail: openDetail()
+        default: performDetailAction(action)
+        }
+    }
+
+    /// The flow the list (or the open detail view) is on.
+    var selectedID: Int64? {
+        if case .detail(let session) = screen { return session.id }
+        guard let index = list.selectedIndex else { return nil }
+        return list.row(at: index)?.id ?? feed.ids(at: index..<(index + 1)).first
+    }
+
+    private func requestQuit() {
+        if context.proxyRunning {
+            overlay = .confirm(.quit)
+        } else {
+            wantsQuit = true
+        }
+    }
+
+    private func showHelp() {
+        let returnTo: ReturnScreen
+        let lines: [String]
+        if case .detail(let session) = screen {
+            returnTo = .detail(session)
+            lines = HelpRenderer.lines(for: KeyBindings.detail, title: "Flow detail")
+        } else {
+            returnTo = .list
+            lines = HelpRenderer.lines(for: KeyBindings.standard, title: "Flow list")
+        }
+        screen = .help(lines: lines, scroll: 0, returnTo: returnTo)
+    }
+
+    private func handleHelp(_ lines: [String], _ scroll: Int, _ returnTo: ReturnScreen, _ key: Key) {
+        let page = max(1, size.height - 2)
+        let limit = max(0, lines.count - page)
+        switch key {
+        case .character("j"), .down, .mouseWheelDown: screen = .help(lines: lines, scroll: min(limit, scroll + 1), returnTo: returnTo)
+        case .character("k"), .up, .mouseWheelUp: screen = .help(lines: lines, scroll: max(0, scroll - 1), returnTo: returnTo)
+        case .pageDown, .character(" "): screen = .help(lines: lines, scroll: min(limit, scroll + page), returnTo: returnTo)
+        case .pageUp: screen = .help(lines: lines, scroll: max(0, scroll - page), returnTo: returnTo)
+        default:
+            switch returnTo {
+            case .list: screen = .list
+            case .detail(let session): screen = .detail(session)
+            }
+        }
+    }
+
+    private func handlePins(_ pins: PinsViewState, _ key: Key) {
+        var pins = pins
+        switch key {
+        case .character("j"), .down, .mouseWheelDown: pins.move(by: 1)
+        case .character("k"), .up, .mouseWheelUp: pins.move(by: -1)
+        case .character("d"), .delete:
+            guard let host = pins.selected?.host, refuseIfReadOnly("remove a pin") else { break }
+            let repository = repository
+            worker.perform("cannot remove the pin") {
+                let removed = try repository.removePin(host: host)
+                let text = removed ? "removed the pin for \(host): its next connections are decrypted again"
+                    : "\(host) was no longer pinned"
+                return [.pins(try repository.pinnedDomains()), .message(StatusMessage(.info, text))]
+            }
+        case .character("q"), .escape, .character("p"), .backspace:
+            screen = .list
+            return
+        case .character("?"):
+            screen = .help(lines: ["Pinned domains", "", "  j, k     select", "  d        remove the pin",
+                                   "  q, Esc   back to the flow list"], scroll: 0, returnTo: .list)
+            return
+        default: break
+        }
+        screen = .pins(pins)
+    }
+
+    private func loadPins() {
+        let repository = repository
+        worker.perform("cannot read the pinned domains") { [.pins(try repository.pinnedDomains())] }
+    }
+
+    /// False (with a message saying why) when the capture is read-only.
+    func refuseIfReadOnly(_ what: String) -> Bool {
+        guard context.readOnly else { return true }
+        message = StatusMessage(.error, "cannot \(what): the capture is open read-only (restart `proxyapp tui` without --read-only)")
+        return false
+    }
+
+    private func toggleMark() {
+        guard let id = selectedID, refuseIfReadOnly("mark") else { return }
+        let marked: Bool
+        if case .detail(let session) = screen, let flow = session.content?.flow {
+            marked = !flow.marked
+        } else if let index = list.selectedIndex, let row = list.row(at: index) {
+            marked = !row.marked
+        } else {
+            marked = true
+        }
+        let repository = repository
+        let feed = feed
+        worker.perform("cannot mark flow #\(id)") {
+            _ = try repository.setMarked(marked, id: id)
+            feed.invalidateRows()
+            return [.message(StatusMessage(.info, marked ? "marked flow #\(id)" : "unmarked flow #\(id)"))]
+        }
+        if case .detail(var session) = screen, session.content != nil {
+            session.content?.flow.marked = marked
+            screen = .detail(session)
+        }
+    }
+
+    private func deleteSelected() {
+        guard let id = selectedID, refuseIfReadOnly("delete") else { return }
+        let repository = repository
+        let feed = feed
+        worker.perform("cannot delete flow #\(id)") {
+            try repository.delete(ids: [id])
+            feed.remove(ids: [id])
+            return [.message(StatusMessage(.info, "deleted flow #\(id)"))]
+        }
+        if case .detail = screen { screen = .list }
+    }
+
+    /// `proxyapp-2026-11-22-143005.har`.
+    static func defaultHARName(now: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: now)
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        return "proxyapp-\(parts.year ?? 0)-\(two(parts.month))-\(two(parts.day))-\(two(parts.hour))\(two(parts.minute))\(two(parts.second)).har"
+    }
+}

@@ -1,0 +1,171 @@
+import CaptureExport
+import CaptureStore
+import FlowExport
+import FlowFilter
+import Foundation
+import ProxyModel
+import TerminalUI
+
+/// Prompts (filter, search, export and curl file names) and yes/no questions.
+extension TUIController {
+    func handleOverlay(_ overlay: Overlay, _ key: Key) {
+        switch overlay {
+        case .confirm(let kind):
+            self.overlay = nil
+            guard key == .character("y") || key == .character("Y") else {
+                message = StatusMessage(.info, "cancelled")
+                return
+            }
+            confirmed(kind)
+        case .prompt(let kind, var editor, let error):
+            switch editor.handle(key) {
+            case .edited: self.overlay = .prompt(kind, editor, error: error)
+            case .ignored: break
+            case .cancelled:
+                self.overlay = nil
+                if kind == .filter, filter != nil { message = StatusMessage(.info, "filter unchanged: \(filter?.text ?? "")") }
+            case .submitted(let text):
+                self.overlay = nil
+                submit(kind, text.trimmingCharacters(in: .whitespaces), editor: editor)
+            }
+        }
+    }
+
+    private func confirmed(_ kind: ConfirmKind) {
+        switch kind {
+        case .quit:
+            wantsQuit = true
+        case .clearAll:
+            let repository = repository
+            let feed = feed
+            worker.perform("cannot clear the capture") {
+                let count = try repository.deleteAllFlows()
+                feed.reset()
+                return [.message(StatusMessage(.info, "deleted \(count) flows"))]
+            }
+        }
+    }
+
+    private func submit(_ kind: PromptKind, _ text: String, editor: LineEditor) {
+        switch kind {
+        case .filter:
+            guard !text.isEmpty else {
+                if filter != nil { setFilter(nil) }
+                return
+            }
+            do {
+                setFilter(try FlowFilter(parsing: text))
+            } catch {
+                reopen(kind, editor, error: error)
+            }
+        case .search:
+            guard !text.isEmpty else {
+                search = nil
+                return
+            }
+            do {
+                search = try FlowFilter(parsing: text)
+                searchAgain(forward: true)
+            } catch {
+                reopen(kind, editor, error: error)
+            }
+        case .exportHAR:
+            guard !text.isEmpty else { return }
+            exportHAR(to: context.outputPath(text))
+        case .curl(let id):
+            guard !text.isEmpty else { return }
+            saveCurl(id, to: context.outputPath(text))
+        }
+    }
+
+    /// A bad expression: the prompt stays open on the typed text, the cursor at the error, the
+    /// error above it; the filter in force does not change.
+    private func reopen(_ kind: PromptKind, _ editor: LineEditor, error: FilterSyntaxError) {
+        var editor = editor
+        editor.moveCursor(to: error.position)
+        let kept = kind == .filter ? (filter.map { " (filter in force: \($0.text))" } ?? "") : ""
+        overlay = .prompt(kind, editor, error: "\(error.message) at column \(error.position + 1)\(kept); Esc cancels")
+    }
+
+    private func setFilter(_ newFilter: FlowFilter?) {
+        filter = newFilter
+        feed.setQuery(newFilter.map { FlowQuery(filter: $0) })
+        list = FlowListState(totalRows: 0, visibleRows: list.visibleRows, filterText: newFilter?.text ?? "")
+        message = StatusMessage(.info, newFilter.map { "filter: \($0.text)" } ?? "filter cleared: showing every flow")
+    }
+
+    /// Jumps to the next (or previous) flow of the view that matches the search, from the
+    /// selection; asks for a search first when there is none.
+    func searchAgain(forward: Bool) {
+        guard let search else {
+            overlay = .prompt(.search, LineEditor(), error: nil)
+            return
+        }
+        guard let selected = list.selectedIndex else { return }
+        let repository = repository
+        let feed = feed
+        let generation = snapshotGeneration
+        let query = FlowQuery(filter: search)
+        message = StatusMessage(.info, "searching \(search.text)…")
+        worker.perform("search failed") {
+            if let id = try Self.findMatch(query, from: selected, forward: forward, feed: feed, repository: repository) {
+                return [.searchFound(id: id, generation: generation), .message(StatusMessage(.info, "match: \(search.text)"))]
+            }
+            return [.message(StatusMessage(.info, "no match \(forward ? "below" : "above"): \(search.text)"))]
+        }
+    }
+
+    /// Walks the view's ids from `position` in slices and returns the first id that matches.
+    private static func findMatch(_ query: FlowQuery, from position: Int, forward: Bool, feed: FlowListFeed,
+                                  repository: TrafficRepository) throws -> Int64? {
+        let slice = 2_000
+        var cursor = forward ? position + 1 : position
+        while true {
+            let range = forward ? cursor..<(cursor + slice) : max(0, cursor - slice)..<cursor
+            let ids = feed.ids(at: range)
+            guard let first = ids.first, let last = ids.last else { return nil }
+            let inView = Set(ids)
+            let matching = try repository.matchingFlowIDs(in: first...last, query: query).filter(inView.contains)
+            if let found = forward ? matching.first : matching.last { return found }
+            if forward { cursor += slice } else {
+                if range.lowerBound == 0 { return nil }
+                cursor = range.lowerBound
+            }
+        }
+    }
+
+    /// Exports the marked flows of the view when some are marked, else the whole view.
+    private func exportHAR(to path: String) {
+        let repository = repository
+        let filter = filter
+        let version = context.version
+        message = StatusMessage(.info, "exporting to \(path)…")
+        worker.perform("export failed") {
+            let markedCount = try repository.count(matching: FlowQuery(filter: filter, markedOnly: true))
+            let query = FlowQuery(filter: filter, markedOnly: markedCount > 0)
+            let count = try HARFileExport(query: query, creatorVersion: version).write(from: repository, to: path)
+            let what = markedCount > 0 ? "marked" : (filter == nil ? "" : "filtered")
+            return [.message(StatusMessage(.info, "exported \(count) \(what.isEmpty ? "" : what + " ")flows to \(path)"))]
+        }
+    }
+
+    private func saveCurl(_ id: Int64, to path: String) {
+        let repository = repository
+        worker.perform("cannot save the curl command") {
+            guard let flow = try repository.flow(id: id) else {
+                return [.message(StatusMessage(.error, "flow #\(id) is no longer in the capture"))]
+            }
+            guard CurlCommand.isReproducible(flow) else {
+                return [.message(StatusMessage(.error, "flow #\(id) is a CONNECT tunnel: there is no HTTP request to repeat"))]
+            }
+            let script = "#!/bin/sh\n" + CurlCommand.render(flow) + "\n"
+            do {
+                try Data(script.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                _ = chmod(path, 0o755)
+            } catch {
+                return [.message(StatusMessage(.error, "cannot write \(path): \(error.localizedDescription)"))]
+            }
+            return [.message(StatusMessage(.info, "saved flow #\(id) as a curl command to \(path)"))]
+        }
+    }
+}

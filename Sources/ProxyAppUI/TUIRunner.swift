@@ -1,0 +1,56 @@
+import Dispatch
+import Foundation
+import NIOConcurrencyHelpers
+import TerminalUI
+
+/// Asks a running TUI loop to end (a signal in `proxyapp run`); safe from any thread.
+public final class TUIStopSignal: Sendable {
+    private let requested = NIOLockedValueBox(false)
+
+    public init() {}
+
+    public func request() { requested.withLockedValue { $0 = true } }
+    public var isRequested: Bool { requested.withLockedValue { $0 } }
+}
+
+/// The terminal loop: reads keys, lets the controller fold in new data, and writes only the
+/// cells that changed since the last frame.
+///
+/// One thread, no callbacks: each turn waits at most `turnMilliseconds` for input, so new flows
+/// (the feed polls every 250 ms) and background results show up within a turn, and a key is
+/// answered with a frame in the same turn. The terminal size is read every turn (an `ioctl`),
+/// so a resize redraws on the next turn whether or not SIGWINCH reaches us; a size change
+/// repaints the whole screen.
+public enum TUIRunner {
+    public static let turnMilliseconds: Int32 = 40
+    /// How long a lone ESC waits for the rest of an escape sequence before it counts as Escape.
+    public static let escapeMilliseconds: Int32 = 30
+
+    public static func run(_ controller: TUIController, session: TerminalSession, stop: TUIStopSignal = TUIStopSignal()) {
+        var decoder = KeyDecoder()
+        var shown: ScreenGrid?
+        while !controller.wantsQuit, !stop.isRequested {
+            let (width, height) = session.size()
+            let size = ScreenSize(width: width, height: height)
+            if let previous = shown, previous.width != width || previous.height != height {
+                shown = nil  // repaint everything at the new size
+            }
+            controller.resize(size)
+            controller.tick()
+            let frame = controller.render()
+            if frame != shown {
+                session.write(ScreenDiff.bytes(from: shown, to: frame))
+                shown = frame
+            }
+            let bytes = session.read(timeoutMilliseconds: decoder.hasPending ? escapeMilliseconds : turnMilliseconds)
+            let keys = bytes.isEmpty ? (decoder.hasPending ? decoder.flushPendingEscape() : []) : decoder.feed(bytes)
+            for key in keys {
+                if key == .control("l") {
+                    shown = nil  // Ctrl-L: the screen was scribbled on; repaint all of it
+                } else {
+                    controller.handle(key)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// A one-line text field for the status-line prompts (the view filter, a file name): the text,
+/// a cursor, and the usual editing keys of a shell line.
+///
+/// Pure and `Character`-indexed, so a test can type into it and a wide character or a combining
+/// accent is one step of the cursor.
+public struct LineEditor: Sendable, Equatable {
+    public private(set) var text: [Character]
+    /// The insertion point, `0...text.count`.
+    public private(set) var cursor: Int
+
+    public init(_ text: String = "") {
+        self.text = Array(text)
+        cursor = self.text.count
+    }
+
+    public var string: String { String(text) }
+
+    /// What a key did to the line.
+    public enum Outcome: Sendable, Equatable {
+        case edited
+        case submitted(String)
+        case cancelled
+        /// Not an editing key: the prompt ignores it.
+        case ignored
+    }
+
+    /// Applies one key: printable characters insert; Left/Right/Home/End and Ctrl-A/E/B/F move;
+    /// Backspace/Delete/Ctrl-H/Ctrl-D delete; Ctrl-U clears to the start, Ctrl-K to the end,
+    /// Ctrl-W deletes the word before the cursor; Enter submits; Escape and Ctrl-C cancel.
+    public mutating func handle(_ key: Key) -> Outcome {
+        switch key {
+        case .character(let character):
+            text.insert(character, at: cursor)
+            cursor += 1
+        case .enter: return .submitted(string)
+        case .escape, .control("c"), .control("g"): return .cancelled
+        case .left, .control("b"): cursor = max(0, cursor - 1)
+        case .right, .control("f"): cursor = min(text.count, cursor + 1)
+        case .home, .control("a"): cursor = 0
+        case .end, .control("e"): cursor = text.count
+        case .backspace, .control("h"):
+            guard cursor > 0 else { return .edited }
+            text.remove(at: cursor - 1)
+            cursor -= 1
+        case .delete, .control("d"):
+            if cursor < text.count { text.remove(at: cursor) }
+        case .control("u"):
+            text.removeSubrange(0..<cursor)
+            cursor = 0
+        case .control("k"):
+            text.removeSubrange(cursor...)
+        case .control("w"):
+            var start = cursor
+            while start > 0, text[start - 1] == " " { start -= 1 }
+            while start > 0, text[start - 1] != " " { start -= 1 }
+            text.removeSubrange(start..<cursor)
+            cursor = start
+        default: return .ignored
+        }
+        return .edited
+    }
+
+    /// Moves the cursor to a character offset (clamped): where a syntax error points.
+    public mutating func moveCursor(to offset: Int) {
+        cursor = min(max(0, offset), text.count)
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import CaptureStore
+import Foundation
+import ProxyAppUI
+import TerminalUI
+
+/// `proxyapp tui`: the terminal UI alone, on a capture another process may be writing (a
+/// headless proxy) or an old one. Nothing is proxied.
+struct TUICommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tui",
+        abstract: "Browse a capture in the terminal UI without running the proxy.",
+        discussion: """
+            proxyapp tui                       # the capture of the data directory
+            proxyapp tui --db old.sqlite       # any capture file
+            proxyapp tui --read-only           # no marking, deleting or clearing
+            """)
+
+    @OptionGroup var data: DataDirectoryOptions
+
+    @Option(help: ArgumentHelp("The capture database to open (default: <data-dir>/traffic.sqlite).", valueName: "FILE"))
+    var db: String?
+
+    @Flag(help: "Open the capture read-only: marks, deletes and clearing are refused.")
+    var readOnly = false
+
+    @Option(name: .customLong("pin-ttl"), help: "How long pins last, for the expiry dates the pins view shows.")
+    var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
+
+    func run() throws {
+        let path = db.map { ($0 as NSString).expandingTildeInPath } ?? data.databasePath
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError("no capture database at \(path). Start the proxy with `proxyapp run` first, or pass --db FILE.")
+        }
+        let writable = !readOnly && FileManager.default.isWritableFile(atPath: path)
+        let database: TrafficDatabase
+        do {
+            database = writable ? try TrafficDatabase(path: path) : try TrafficDatabase.openReadOnly(path: path)
+        } catch {
+            throw CLIError("cannot open the capture \(path): \(error)")
+        }
+        let context = TUIContext(readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
+        try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context)
+    }
+}
+
+/// Starts the TUI on this terminal, runs it until the user quits (or `stop` is requested), and
+/// puts the terminal back. While it runs, stdout and stderr go to `logPath` (or nowhere), so a
+/// log line or a stray print can never scribble over the screen.
+enum TerminalUIHost {
+    static func run(repository: TrafficRepository, context: TUIContext, logPath: String? = nil,
+                    stop: TUIStopSignal = TUIStopSignal(), handlesTerminationSignals: Bool = true) throws {
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            throw CLIError("the terminal UI needs a terminal on stdin and stdout. Run it in a terminal, or use `proxyapp run --headless` / `proxyapp flows`.")
+        }
+        let terminal = dup(STDOUT_FILENO)
+        guard terminal >= 0 else { throw CLIError("cannot duplicate stdout: \(String(cString: strerror(errno))).") }
+        let session: TerminalSession
+        do {
+            session = try TerminalSession(input: STDIN_FILENO, output: terminal, restoreOnTermination: handlesTerminationSignals)
+        } catch {
+            close(terminal)
+            throw CLIError("\(error)")
+        }
+        let redirect = OutputRedirect(to: logPath ?? "/dev/null")
+        let feed = FlowListFeed(repository: repository, timeZone: context.timeZone)
+        feed.start()
+        let controller = TUIController(repository: repository, feed: feed, context: context)
+        TUIRunner.run(controller, session: session, stop: stop)
+        feed.stop()
+        session.restore()
+        redirect.undo()
+        close(terminal)
+    }
+}
+
+/// Points stdout and stderr at a file for a while, and back.
+private struct OutputRedirect {
+    private var saved: [(Int32, Int32)] = []
+
+    init(to path: String) {
+        let file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard file >= 0 else { return }
+        for descriptor in [STDOUT_FILENO, STDERR_FILENO] {
+            let copy = dup(descriptor)
+            if copy >= 0, dup2(file, descriptor) >= 0 { saved.append((descriptor, copy)) }
+        }
+        close(file)
+    }
+
+    func undo() {
+        for (descriptor, copy) in saved {
+            dup2(copy, descriptor)
+            close(copy)
+        }
+    }
+}
