@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", "CaptureStore", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
+            dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),

@@ -15,13 +15,14 @@ struct FlowIDScan: Sendable {
     private(set) var newestCovered: Int64 = 0
     /// The lowest id the backward scan has covered; nil before the first read.
     private(set) var oldestCovered: Int64?
-    private(set) var sliceSize: Int64 = 20_000
+    private(set) var sliceSize: Int64
 
     static let sliceTarget: Double = 0.03
     static let sliceBounds: ClosedRange<Int64> = 500...500_000
 
-    init(query: FlowQuery?) {
+    init(query: FlowQuery?, sliceSize: Int64) {
         self.query = query
+        self.sliceSize = min(max(sliceSize, Self.sliceBounds.lowerBound), Self.sliceBounds.upperBound)
     }
 
     /// True when nothing older is left to read.

@@ -51,7 +51,7 @@ public final class FlowListFeed: Sendable {
 
     private struct State {
         var ids: [Int64] = []
-        var scan = FlowIDScan(query: nil)
+        var scan = FlowIDScan(query: nil, sliceSize: 0)
         var snapshot = Snapshot()
         var requested: Range<Int>?
         var running = false
@@ -63,7 +63,12 @@ public final class FlowListFeed: Sendable {
     private let queue = DispatchQueue(label: "proxyapp.tui.feed")
     private let state = NIOLockedValueBox(State())
 
-    public init(repository: TrafficRepository, timeZone: TimeZone = .current, pollInterval: TimeInterval = 0.25) {
+    private let firstSliceSize: Int64
+
+    /// `firstSliceSize`: how many ids a filtered view's first slice covers (later slices adapt).
+    public init(repository: TrafficRepository, timeZone: TimeZone = .current, pollInterval: TimeInterval = 0.25,
+                firstSliceSize: Int64 = 20_000) {
+        self.firstSliceSize = firstSliceSize
         self.repository = repository
         self.timeZone = timeZone
         self.pollInterval = pollInterval
@@ -83,7 +88,7 @@ public final class FlowListFeed: Sendable {
     /// Shows only the flows matching `query` (nil: all); starts a new generation at once.
     public func setQuery(_ query: FlowQuery?) {
         state.withLockedValue { state in
-            state.scan = FlowIDScan(query: query)
+            state.scan = FlowIDScan(query: query, sliceSize: firstSliceSize)
             state.ids = []
             state.requested = nil
             let generation = state.snapshot.generation + 1

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureExport
 import CaptureStore
 import Foundation
 import ProxyModel

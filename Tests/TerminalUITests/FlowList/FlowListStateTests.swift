@@ -169,3 +169,39 @@ final class FlowListStateTests: XCTestCase {
         XCTAssertTrue(state.needsLoading)
     }
 }
+
+/// Rows arriving at the front (a filtered view's older flows) and jumps.
+final class FlowListStatePrependTests: XCTestCase {
+    func testPrependKeepsTheSelectedRow() {
+        var state = FlowListState(totalRows: 100, visibleRows: 10)
+        state.apply(.pageUp)
+        let selected = state.selectedIndex!
+        let top = state.top
+        state.rowsPrepended(50)
+        XCTAssertEqual(state.totalRows, 150)
+        XCTAssertEqual(state.selectedIndex, selected + 50)
+        XCTAssertEqual(state.top, top + 50)
+        XCTAssertFalse(state.isFollowing)
+    }
+
+    func testPrependWhileFollowingStaysOnTheTail() {
+        var state = FlowListState(totalRows: 5, visibleRows: 10)
+        state.rowsPrepended(20)
+        XCTAssertEqual(state.selectedIndex, 24)
+        XCTAssertEqual(state.top, 15)
+        XCTAssertTrue(state.isFollowing)
+    }
+
+    func testSelectJumpsAndStopsFollowing() {
+        var state = FlowListState(totalRows: 1_000_000, visibleRows: 20)
+        state.select(500_000)
+        XCTAssertEqual(state.selectedIndex, 500_000)
+        XCTAssertTrue(state.neededRange.contains(500_000))
+        XCTAssertFalse(state.isFollowing)
+        state.select(2_000_000)
+        XCTAssertEqual(state.selectedIndex, 999_999, "clamped")
+        var empty = FlowListState()
+        empty.select(3)
+        XCTAssertNil(empty.selectedIndex)
+    }
+}

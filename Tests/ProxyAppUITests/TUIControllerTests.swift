@@ -1,0 +1,306 @@
+import CaptureStore
+import Foundation
+import ProxyModel
+import TerminalUI
+import XCTest
+
+@testable import ProxyAppUI
+
+/// `TUIController` driven by keys against a real capture, as the terminal loop drives it: the
+/// screen is read back from `render()`, the store's state from the repository.
+final class TUIControllerTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tui-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func makeRepository(_ flows: [Flow]) throws -> TrafficRepository {
+        let repository = TrafficRepository(database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
+        try repository.insert(flows)
+        return repository
+    }
+
+    /// Ten flows: GETs to a.test, every third a POST to b.test.
+    private static var tenFlows: [Flow] {
+        (0..<10).map { index in
+            index % 3 == 0
+                ? Flow(method: "POST", host: "b.test", path: "/post/\(index)", status: 201)
+                : Flow(host: "a.test", path: "/get/\(index)", status: 200)
+        }
+    }
+
+    private func makeController(_ flows: [Flow] = tenFlows, context: TUIContext? = nil) throws -> (TUIController, TrafficRepository) {
+        let repository = try makeRepository(flows)
+        let feed = FlowListFeed(repository: repository, timeZone: TimeZone(identifier: "UTC")!, pollInterval: 0.02,
+                                firstSliceSize: 500)
+        feed.start()
+        addTeardownBlock { feed.stop() }
+        let controller = TUIController(repository: repository, feed: feed,
+                                       context: context ?? TUIContext(outputDirectory: directory.path, version: "test"))
+        controller.resize(ScreenSize(width: 100, height: 20))
+        return (controller, repository)
+    }
+
+    /// Ticks until `condition` holds (at most 10 s); fails with the screen otherwise.
+    @discardableResult
+    private func settle(_ controller: TUIController, file: StaticString = #filePath, line: UInt = #line,
+                        until condition: (TUIController, String) -> Bool) -> String {
+        let deadline = Date().addingTimeInterval(10)
+        var screen = ""
+        repeat {
+            controller.worker.waitUntilIdle()
+            controller.tick()
+            screen = controller.render().text
+            if condition(controller, screen) { return screen }
+            Thread.sleep(forTimeInterval: 0.005)
+        } while Date() < deadline
+        XCTFail("not reached within 10 s; screen:\n\(screen)", file: file, line: line)
+        return screen
+    }
+
+    private func type(_ text: String, into controller: TUIController) {
+        for character in text { controller.handle(.character(character)) }
+    }
+
+    private func listedPaths(_ screen: String) -> [String] {
+        screen.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first(where: { $0.hasPrefix("/get/") || $0.hasPrefix("/post/") }).map(String.init)
+        }
+    }
+
+    func testListShowsTheCaptureAndFollowsNewFlows() throws {
+        let (controller, repository) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        try repository.insert([Flow(host: "late.test", path: "/get/late", status: 200)])
+        let screen = settle(controller) { _, screen in screen.contains("/get/late") }
+        XCTAssertTrue(screen.contains("11 flows"), screen)
+        XCTAssertTrue(screen.contains("following"), screen)
+    }
+
+    func testFilterPromptAppliesAGoodFilterAndKeepsTheOldOneOnAnError() throws {
+        let (controller, _) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.character("/"))
+        type("~m POST", into: controller)
+        controller.handle(.enter)
+        var screen = settle(controller) { controller, _ in
+            controller.isListSettled && controller.listProgress.rows == 4 && !controller.listProgress.scanning
+        }
+        XCTAssertEqual(listedPaths(screen), ["/post/0", "/post/3", "/post/6", "/post/9"])
+        XCTAssertTrue(screen.contains("filter: ~m POST"), screen)
+
+        // A bad expression: the prompt stays open with the error, the filter in force is kept.
+        controller.handle(.character("/"))
+        controller.handle(.control("u"))
+        type("~c 200 & (", into: controller)
+        controller.handle(.enter)
+        screen = controller.render().text
+        XCTAssertTrue(screen.contains("at column 11"), screen)
+        XCTAssertTrue(screen.contains("filter in force: ~m POST"), screen)
+        XCTAssertTrue(screen.split(separator: "\n").last?.hasPrefix("filter: ~c 200 & (") ?? false, screen)
+        controller.handle(.escape)
+        screen = settle(controller) { controller, _ in controller.isListSettled }
+        XCTAssertEqual(listedPaths(screen), ["/post/0", "/post/3", "/post/6", "/post/9"])
+
+        // An empty filter shows everything again.
+        controller.handle(.character("/"))
+        controller.handle(.control("u"))
+        controller.handle(.enter)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+    }
+
+    /// A filter over more flows than one slice of the backward scan (500 ids): every match
+    /// arrives, once, in order.
+    func testFilteredViewOverManySlices() throws {
+        let flows = (0..<3_000).map { Flow(method: $0 % 7 == 0 ? "PUT" : "GET", host: "h.test", path: "/get/\($0)") }
+        let (controller, _) = try makeController(flows)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 3_000 }
+        controller.handle(.character("/"))
+        type("~m PUT", into: controller)
+        controller.handle(.enter)
+        settle(controller) { controller, _ in
+            controller.isListSettled && controller.listProgress.rows == 429 && !controller.listProgress.scanning
+        }
+        let ids = controller.feed.ids(at: 0..<1_000)
+        XCTAssertEqual(ids, (0..<3_000).filter { $0 % 7 == 0 }.map { Int64($0 + 1) })
+        controller.handle(.home)
+        let screen = settle(controller) { controller, _ in controller.isListSettled }
+        XCTAssertEqual(listedPaths(screen).first, "/get/0")
+    }
+
+    func testSearchJumpsBetweenMatches() throws {
+        let (controller, _) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.home)
+        controller.handle(.character("s"))
+        type("~d b.test", into: controller)
+        controller.handle(.enter)
+        settle(controller) { controller, _ in controller.list.selectedIndex == 3 }
+        controller.handle(.character("n"))
+        settle(controller) { controller, _ in controller.list.selectedIndex == 6 }
+        controller.handle(.character("N"))
+        settle(controller) { controller, _ in controller.list.selectedIndex == 3 }
+        controller.handle(.end)
+        controller.handle(.character("n"))
+        let screen = settle(controller) { _, screen in screen.contains("no match below") }
+        XCTAssertEqual(controller.list.selectedIndex, 9, screen)
+    }
+
+    func testMarkDeleteAndClear() throws {
+        let (controller, repository) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.character("m"))  // the last flow (following)
+        settle(controller) { controller, _ in controller.list.row(at: 9)?.marked == true }
+        XCTAssertEqual(try repository.flow(id: 10)?.marked, true)
+        controller.handle(.character("m"))
+        settle(controller) { controller, _ in controller.list.row(at: 9)?.marked == false }
+        XCTAssertEqual(try repository.flow(id: 10)?.marked, false)
+
+        controller.handle(.home)
+        controller.handle(.character("d"))
+        var screen = settle(controller) { controller, _ in controller.listProgress.rows == 9 && controller.isListSettled }
+        XCTAssertNil(try repository.flow(id: 1))
+        XCTAssertFalse(listedPaths(screen).contains("/post/0"), screen)
+
+        controller.handle(.character("z"))
+        XCTAssertTrue(controller.render().text.contains("Delete all 9 flows from the capture?"))
+        controller.handle(.character("n"))  // anything but y cancels
+        controller.worker.waitUntilIdle()
+        XCTAssertEqual(try repository.count(), 9)
+        controller.handle(.character("z"))
+        controller.handle(.character("y"))
+        screen = settle(controller) { controller, _ in controller.listProgress.rows == 0 && controller.isListSettled }
+        XCTAssertEqual(try repository.count(), 0)
+        XCTAssertTrue(screen.contains("No flows yet"), screen)
+    }
+
+    func testReadOnlyCaptureRefusesChanges() throws {
+        let (controller, repository) = try makeController(context: TUIContext(readOnly: true, version: "test"))
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        for key in [Key.character("m"), .character("d"), .character("z")] {
+            controller.handle(key)
+            XCTAssertTrue(controller.render().text.contains("read-only"), "\(key)")
+        }
+        controller.worker.waitUntilIdle()
+        XCTAssertEqual(try repository.count(), 10)
+        XCTAssertEqual(try repository.count(matching: FlowQuery(markedOnly: true)), 0)
+    }
+
+    func testExportWritesTheViewOrTheMarkedFlows() throws {
+        let (controller, _) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.character("/"))
+        type("~d a.test", into: controller)
+        controller.handle(.enter)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 6 }
+        controller.handle(.character("e"))
+        controller.handle(.control("u"))
+        type("view.har", into: controller)
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("exported 6 filtered flows") }
+        XCTAssertEqual(try harURLs(directory.appendingPathComponent("view.har")).count, 6)
+
+        controller.handle(.character("m"))
+        settle(controller) { _, screen in screen.contains("marked flow") }
+        controller.handle(.character("e"))
+        controller.handle(.control("u"))
+        type("marked.har", into: controller)
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("exported 1 marked flows") }
+        XCTAssertEqual(try harURLs(directory.appendingPathComponent("marked.har")), ["http://a.test/get/8"])
+
+        // An export that cannot be written says why, and the list is untouched.
+        controller.handle(.character("e"))
+        controller.handle(.control("u"))
+        type("/nonexistent-dir/x.har", into: controller)
+        controller.handle(.enter)
+        let screen = settle(controller) { _, screen in screen.contains("export failed") }
+        XCTAssertTrue(screen.contains("cannot write /nonexistent-dir/x.har"), screen)
+    }
+
+    private func harURLs(_ file: URL) throws -> [String] {
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any]
+        let entries = (document?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        return entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
+    }
+
+    func testSaveCurlWritesARunnableScript() throws {
+        let (controller, _) = try makeController([
+            Flow(method: "POST", host: "api.test", path: "/items", requestHeaders: [HeaderField(name: "X-Test", value: "it's")],
+                 requestBody: CapturedBody(bytes: Data("a=1".utf8), size: 3), status: 201),
+            Flow(kind: .tunnel, method: "CONNECT", host: "t.test", port: 443),
+        ])
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 2 }
+        controller.handle(.character("c"))
+        settle(controller) { _, screen in screen.contains("save curl command to: flow-2.sh") }
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("CONNECT tunnel") }
+
+        controller.handle(.home)
+        controller.handle(.character("c"))
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("saved flow #1 as a curl command") }
+        let script = try String(contentsOf: directory.appendingPathComponent("flow-1.sh"), encoding: .utf8)
+        XCTAssertTrue(script.hasPrefix("#!/bin/sh\ncurl 'http://api.test/items'"), script)
+        XCTAssertTrue(script.contains(#"-H 'X-Test: it'\''s'"#), script)
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("flow-1.sh").path))
+    }
+
+    func testPinsViewRemovesAPin() throws {
+        let (controller, repository) = try makeController([])
+        let now = Date()
+        try repository.savePins([
+            PinnedDomain(host: "bank.test", reason: "client rejected the certificate", evidence: "", firstSeen: now, lastSeen: now, count: 2),
+            PinnedDomain(host: "pay.test", reason: "client rejected the certificate", evidence: "", firstSeen: now, lastSeen: now, count: 1),
+        ])
+        controller.handle(.character("p"))
+        var screen = settle(controller) { _, screen in screen.contains("pinned domains: 2") }
+        XCTAssertTrue(screen.contains("bank.test") && screen.contains("pay.test"), screen)
+        controller.handle(.character("d"))
+        screen = settle(controller) { _, screen in screen.contains("pinned domains: 1") }
+        XCTAssertTrue(screen.contains("removed the pin for bank.test"), screen)
+        XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["pay.test"])
+        controller.handle(.escape)
+        XCTAssertTrue(controller.render().text.contains("No flows yet"))
+    }
+
+    func testHelpListsTheBindingsAndQuitAsksWhenTheProxyRuns() throws {
+        let (controller, _) = try makeController(context: TUIContext(proxyRunning: true, version: "test"))
+        controller.handle(.character("?"))
+        var screen = controller.render().text
+        XCTAssertTrue(screen.contains("delete all flows (asks first)"), screen)
+        controller.handle(.character("x"))
+        XCTAssertTrue(controller.render().text.contains("METHOD"))
+
+        controller.handle(.character("q"))
+        screen = controller.render().text
+        XCTAssertTrue(screen.contains("Quit? This stops the proxy.  y/n"), screen)
+        controller.handle(.character("n"))
+        XCTAssertFalse(controller.wantsQuit)
+        controller.handle(.control("c"))
+        controller.handle(.character("y"))
+        XCTAssertTrue(controller.wantsQuit)
+    }
+
+    func testQuitWithoutAProxyDoesNotAsk() throws {
+        let (controller, _) = try makeController(context: TUIContext(version: "test"))
+        controller.handle(.character("q"))
+        XCTAssertTrue(controller.wantsQuit)
+    }
+
+    func testEnterOpensTheFlowAndQReturns() throws {
+        let (controller, _) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.enter)
+        let screen = settle(controller) { _, screen in screen.contains("b.test") && !screen.contains("METHOD") }
+        XCTAssertFalse(screen.contains("loading…"), screen)
+        controller.handle(.character("q"))
+        XCTAssertTrue(controller.render().text.contains("METHOD"))
+    }
+}
