@@ -124,7 +124,9 @@ public final class TUIController {
            last.range.upperBound >= needed.upperBound {
             return  // already asked; the answer is on its way
         }
-        lastRequest = (wanted, seenGeneration, snapshot.prepended, snapshot.contentVersion)
+        // The feed clamps to the rows it has: remember what can come back, so rows that arrive
+        // later are asked for again.
+        lastRequest = (wanted.clamped(to: 0..<list.totalRows), seenGeneration, snapshot.prepended, snapshot.contentVersion)
         feed.request(wanted)
     }
 

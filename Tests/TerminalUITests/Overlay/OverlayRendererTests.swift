@@ -57,11 +57,11 @@ final class OverlayRendererTests: XCTestCase {
                                        size: ScreenSize(width: 80, height: 6), message: StatusMessage(.info, "removed"))
         XCTAssertEqual(grid.text, """
             ProxyApp  pinned domains: 2 (passed through without decryption)
-            HOST                    REASON                                        EXPIRES
-            bank.test               client rejected the certificate (unknown_ca…  2026-11-19 05:06
-            pay.example.com         client closed during the handshake (1×, la…   2026-11-19 05:07
+            HOST                        REASON                              EXPIRES
+            bank.test                   client rejected the certificate (…  2026-11-25 11:06
+            pay.example.com             client closed during the handshak…  2026-11-25 11:07
 
-            removed                                                   d remove pin  q back
+            removed                                                     d remove pin  q back
             """)
         XCTAssertTrue(grid[3, 0].style.reverse, "the selected pin")
         XCTAssertFalse(grid[2, 0].style.reverse)

@@ -14,8 +14,8 @@ final class LineEditorTests: XCTestCase {
         XCTAssertEqual(editor.string, "~d api")
         XCTAssertEqual(editor.cursor, 6)
         editor = edit("~d api", [.home, .character("!"), .end, .character("2"), .left, .left, .delete])
-        XCTAssertEqual(editor.string, "!~d ai2")
-        XCTAssertEqual(editor.cursor, 5)
+        XCTAssertEqual(editor.string, "!~d ap2", "Delete removes the character after the cursor")
+        XCTAssertEqual(editor.cursor, 6)
         editor = edit("日本語", [.left, .backspace])
         XCTAssertEqual(editor.string, "日語", "a wide character is one step")
     }
