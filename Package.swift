@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "CaptureStore", targets: ["CaptureStore"]),
         .library(name: "FlowExport", targets: ["FlowExport"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
+        .library(name: "ProxyAppUI", targets: ["ProxyAppUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -122,6 +123,8 @@ let package = Package(
         ),
         // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
         .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"]),
+        // The TUI's figures on a large capture (scripts/bench's tui phase): first frame, key to frame.
+        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"]),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.
         .executableTarget(
             name: "proxyapp-load",
