@@ -149,11 +149,15 @@ public final class TerminalSession: @unchecked Sendable {
         }
         for signalNumber in crashSignals {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { signalNumber in
+            action.sa_flags = SA_SIGINFO
+            action.__sigaction_handler.sa_sigaction = { signalNumber, info, _ in
                 restoreTerminalNow()
-                // Put the previous handler back and return: a fault re-executes the faulting
-                // instruction and abort() raises again, this time reaching that handler.
-                if signalNumber >= 0, signalNumber < 65 { sigaction(signalNumber, &previousCrashActions[Int(signalNumber)], nil) }
+                // Put the previous handler back. A fault (si_code > 0, from the kernel) repeats
+                // when the handler returns and then reaches it with the faulting context intact;
+                // a sent signal (kill, raise, abort: si_code <= 0) is raised again.
+                guard signalNumber >= 0, signalNumber < 65 else { return }
+                sigaction(signalNumber, &previousCrashActions[Int(signalNumber)], nil)
+                if (info?.pointee.si_code ?? 0) <= 0 { raise(signalNumber) }
             }
             sigemptyset(&action.sa_mask)
             var previous = sigaction()
