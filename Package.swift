@@ -85,7 +85,7 @@ let package = Package(
         ),
         // The terminal UI: screen grid, flow-list model and rendering as pure functions, and a thin
         // termios/ANSI backend that redraws only changed cells.
-        .target(name: "TerminalUI", dependencies: ["ProxyModel"]),
+        .target(name: "TerminalUI", dependencies: ["ProxyModel", "BodyCodec"]),
         // The CLI and the one composition root.
         .executableTarget(
             name: "proxyapp",
@@ -133,7 +133,7 @@ let package = Package(
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
