@@ -54,7 +54,9 @@ struct DetailLine: Sendable, Equatable {
     static let blank = DetailLine("")
 
     /// Columns the runs take.
-    var width: Int { runs.reduce(0) { $0 + DisplayWidth.of($1.text) } }
+    var width: Int {
+        runs.reduce(0) { total, run in run.text.reduce(total) { $0 + ScreenGrid.columns(of: $1) } }
+    }
 }
 
 /// One tab's scrollable content: a few styled lines (request line, headers, the body rule),

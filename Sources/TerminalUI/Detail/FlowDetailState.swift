@@ -65,8 +65,10 @@ public struct FlowDetailState: Sendable, Equatable {
         lefts[tab] = min(max(0, left(of: tab)), max(0, widest - size.width))
     }
 
+    /// `top` within `0...lineCount - rows` (at least one line stays in view on a screen too
+    /// short for content, so the position never reads past the end).
     static func clampedTop(_ top: Int, lineCount: Int, rows: Int) -> Int {
-        min(max(0, top), max(0, lineCount - rows))
+        min(max(0, top), max(0, lineCount - max(1, rows)))
     }
 
     func page(_ tab: DetailTab, content: FlowDetailContent) -> DetailPage {

@@ -24,6 +24,9 @@ struct MessagePage {
             style.foreground = FlowListRenderer.statusColor(status)
             let reason = flow.reason.map { " \($0)" } ?? ""
             head.append(DetailLine("\(flow.httpVersion) \(status)\(reason)", style))
+            if let error = flow.error {  // the response arrived, then something failed (its body, say)
+                head.append(DetailLine("Error: \(error)", CellStyle(foreground: .red, bold: true)))
+            }
             addMessage(headers: flow.responseHeaders, document: document, chosen: chosen)
         } else if let error = flow.error {
             head.append(DetailLine("No response: \(error)", CellStyle(foreground: .red, bold: true)))

@@ -241,3 +241,29 @@ final class FlowDetailViewsTests: XCTestCase {
         XCTAssertEqual(grid.rowText(23).prefix(21), "line 1 of 6, column 9")
     }
 }
+
+/// Screens too small for the layout, and a response that failed after its status line.
+final class FlowDetailEdgeCaseTests: XCTestCase {
+    func testTinyScreensDrawWhatFits() {
+        let content = DetailFixtures.content(DetailFixtures.login)
+        var state = FlowDetailState()
+        state.apply(.bottom, content: content, size: ScreenSize(width: 80, height: 3))
+        XCTAssertEqual(state.top(of: .response), 21, "the last of 22 lines")
+        let three = DetailFixtures.render(content, state, width: 30, height: 3)
+        XCTAssertEqual(three.text, """
+             POST https://api.example.com…
+             Request   Response   Timing/T
+            line 22 of 22
+            """)
+        XCTAssertEqual(DetailFixtures.render(content, state, width: 10, height: 1).text, " POST htt…")
+        XCTAssertEqual(DetailFixtures.render(content, state, width: 0, height: 0).text, "")
+    }
+
+    func testResponseThatFailedAfterItsStatusLine() {
+        var flow = DetailFixtures.login
+        flow.error = "upstream closed the connection mid-body"
+        let grid = DetailFixtures.render(DetailFixtures.content(flow), FlowDetailState(), width: 80, height: 24)
+        XCTAssertEqual(grid.rowText(3).trimmingCharacters(in: .whitespaces), "Error: upstream closed the connection mid-body")
+        XCTAssertEqual(grid[3, 0].style, CellStyle(foreground: .red, bold: true))
+    }
+}
