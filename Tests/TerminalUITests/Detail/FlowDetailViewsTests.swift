@@ -266,4 +266,30 @@ final class FlowDetailEdgeCaseTests: XCTestCase {
         XCTAssertEqual(grid.rowText(3).trimmingCharacters(in: .whitespaces), "Error: upstream closed the connection mid-body")
         XCTAssertEqual(grid[3, 0].style, CellStyle(foreground: .red, bold: true))
     }
+
+    func testTunnelFlow() {
+        let start = DetailFixtures.start
+        let tunnel = Flow(kind: .tunnel, clientAddress: "127.0.0.1:53400", startedAt: start,
+                          finishedAt: start.addingTimeInterval(12.5), method: "CONNECT", scheme: "tcp", host: "bank.test",
+                          port: 443, path: "", bytesUp: 12_000, bytesDown: 36_000,
+                          note: "pinned: client rejected the certificate (unknown_ca alert)")
+        let content = DetailFixtures.content(tunnel)
+        let response = DetailFixtures.render(content, FlowDetailState(), width: 80, height: 8).text
+        XCTAssertEqual(response, """
+             CONNECT bank.test:443  tunnel  46.9 KiB  12.5 s
+             Request   Response   Timing/TLS
+            No HTTP response: the tunnel relayed opaque bytes (see Timing/TLS).
+
+
+
+
+            line 1 of 1                                 Tab next tab  v view  q back  ? help
+            """)
+        let request = DetailFixtures.render(content, FlowDetailState(tab: .request), width: 80, height: 8)
+        XCTAssertEqual(request.rowText(2).trimmingCharacters(in: .whitespaces), "CONNECT bank.test:443 HTTP/1.1")
+        let timing = DetailFixtures.render(content, FlowDetailState(tab: .timing), width: 80, height: 24).text
+        XCTAssertTrue(timing.contains("  Bytes         up 11.7 KiB, down 35.2 KiB\n"), timing)
+        XCTAssertTrue(timing.contains("  Note          pinned: client rejected the certificate (unknown_ca alert)\n"), timing)
+    }
 }
+
