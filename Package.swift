@@ -86,7 +86,7 @@ let package = Package(
         ),
         // The terminal UI: screen grid, flow-list model and rendering as pure functions, and a thin
         // termios/ANSI backend that redraws only changed cells.
-        .target(name: "TerminalUI", dependencies: ["ProxyModel"]),
+        .target(name: "TerminalUI", dependencies: ["ProxyModel", "BodyCodec"]),
         // HAR files from the capture store: shared by `proxyapp export --har` and the TUI.
         .target(name: "CaptureExport", dependencies: ["CaptureStore", "FlowExport", "ProxyModel"]),
         // The TUI application: the capture feed, the controller (keys to state to frames), the terminal loop.
@@ -147,7 +147,7 @@ let package = Package(
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),

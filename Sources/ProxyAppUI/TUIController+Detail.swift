@@ -11,14 +11,15 @@ extension TUIController {
         screen = .detail(DetailSession(id: id, state: FlowDetailState(), content: nil))
         let repository = repository
         let worker = worker
+        let timeZone = context.timeZone
         worker.perform("cannot read flow #\(id)") {
             guard let flow = try repository.flow(id: id) else {
                 return [.message(StatusMessage(.error, "flow #\(id) is no longer in the capture"))]
             }
-            worker.post(.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: nil, responseBody: nil)))
+            worker.post(.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: nil, responseBody: nil, timeZone: timeZone)))
             let request = BodyDocument(body: flow.requestBody, headers: flow.requestHeaders)
             let response = BodyDocument(body: flow.responseBody, headers: flow.responseHeaders)
-            return [.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: request, responseBody: response))]
+            return [.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: request, responseBody: response, timeZone: timeZone))]
         }
     }
 

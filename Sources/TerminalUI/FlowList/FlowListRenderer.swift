@@ -13,9 +13,7 @@ public enum FlowListRenderer {
                               message: StatusMessage? = nil) -> ScreenGrid {
         var grid = ScreenGrid(width: size.width, height: size.height)
         guard size.height > 0, size.width > 0 else { return grid }
-        let headerStyle = CellStyle(reverse: true)
-        grid.fill(row: 0, style: headerStyle)
-        grid.put(ColumnText.fitted(header.text, width: size.width), row: 0, column: 0, style: headerStyle)
+        ScreenChrome.drawTitleBar(header.text, into: &grid)
         guard size.height > 1 else { return grid }
 
         let columns = FlowListColumns(screenWidth: size.width)
@@ -77,14 +75,19 @@ public enum FlowListRenderer {
             return style
         }
         guard row.kind == .http, let code = row.statusCode else { return style }
-        switch code {
-        case 200..<300: style.foreground = .green
-        case 300..<400: style.foreground = .cyan
-        case 400..<500: style.foreground = .yellow
-        case 500..<600: style.foreground = .red
-        default: break
-        }
+        style.foreground = statusColor(code) ?? style.foreground
         return style
+    }
+
+    /// 2xx green, 3xx cyan, 4xx yellow, 5xx red (the list and the detail view agree).
+    static func statusColor(_ status: Int) -> TerminalColor? {
+        switch status {
+        case 200..<300: .green
+        case 300..<400: .cyan
+        case 400..<500: .yellow
+        case 500..<600: .red
+        default: nil
+        }
     }
 
     private static func drawStatusLine(_ state: FlowListState, message: StatusMessage?, row: Int,
@@ -97,17 +100,6 @@ public enum FlowListRenderer {
         } else {
             position = "row \(NumberText.grouped((state.selectedIndex ?? 0) + 1)) of \(NumberText.grouped(state.totalRows))"
         }
-        var column = grid.put(position, row: row, column: 0, style: CellStyle(bold: true))
-        if let message {
-            column += 2
-            let style = message.kind == .error ? CellStyle(foreground: .red, bold: true) : CellStyle.plain
-            column += grid.put(ColumnText.fitted(message.text, width: grid.width - column), row: row,
-                               column: column, style: style)
-        }
-        let hint = "? help  q quit"
-        let hintStart = grid.width - hint.count
-        if hintStart > column + 2 {
-            grid.put(hint, row: row, column: hintStart, style: CellStyle(dim: true))
-        }
+        ScreenChrome.drawStatusLine(position: position, message: message, hint: "? help  q quit", row: row, into: &grid)
     }
 }

@@ -12,8 +12,8 @@ public struct KeyBinding: Sendable, Hashable {
     }
 }
 
-/// The flow list's keys as one typed table: the dispatcher looks keys up in it and the `?` help
-/// screen lists it, so the two can never disagree.
+/// A view's keys as one typed table (the flow list's `standard`, the detail view's `detail`): the
+/// dispatcher looks keys up in it and the `?` help screen lists it, so the two can never disagree.
 public struct KeyBindings: Sendable {
     public let bindings: [KeyBinding]
     private let actions: [Key: UIAction]

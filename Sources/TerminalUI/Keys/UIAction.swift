@@ -20,7 +20,9 @@ public enum UIAction: Sendable, Hashable {
     case saveCurl
     case showPins
     case openDetail
+    /// A change inside the flow detail view (tabs, scrolling, body view).
     case detail(DetailAction)
+    /// Leave the detail view for the flow list.
     case closeDetail
 
     /// One line for the help screen.
@@ -46,8 +48,8 @@ public enum UIAction: Sendable, Hashable {
         case .saveCurl: "save the flow as a curl command"
         case .showPins: "pinned domains"
         case .openDetail: "open the flow"
-        case .detail: "detail"
-        case .closeDetail: "back to the list"
+        case .detail(let action): action.description
+        case .closeDetail: "back to the flow list"
         }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import ProxyModel
+
+/// What the detail view shows for one flow: the flow and its two bodies, decoded.
+///
+/// The body documents are built off the render thread (`BodyDocument.init` decodes and indexes);
+/// nil means "still loading", and the view says so until the app supplies them.
+public struct FlowDetailContent: Sendable {
+    public var flow: Flow
+    public var requestBody: BodyDocument?
+    public var responseBody: BodyDocument?
+    /// The zone the Timing tab writes times in.
+    public var timeZone: TimeZone
+
+    public init(flow: Flow, requestBody: BodyDocument?, responseBody: BodyDocument?, timeZone: TimeZone = .current) {
+        self.flow = flow
+        self.requestBody = requestBody
+        self.responseBody = responseBody
+        self.timeZone = timeZone
+    }
+
+    /// The body document a tab shows; nil for the Timing tab or while loading.
+    func body(for tab: DetailTab) -> BodyDocument? {
+        switch tab {
+        case .request: requestBody
+        case .response: responseBody
+        case .timing: nil
+        }
+    }
+}
+
+/// One line of a detail page before it is placed on screen: styled runs of text, and an
+/// optional character that fills the rest of the row (the `──` of a section rule).
+struct DetailLine: Sendable, Equatable {
+    struct Run: Sendable, Equatable {
+        var text: String
+        var style: CellStyle
+    }
+
+    var runs: [Run]
+    var fill: Character?
+    var fillStyle: CellStyle
+
+    init(_ runs: [Run], fill: Character? = nil, fillStyle: CellStyle = .plain) {
+        self.runs = runs
+        self.fill = fill
+        self.fillStyle = fillStyle
+    }
+
+    init(_ text: String, _ style: CellStyle = .plain) {
+        self.init([Run(text: text, style: style)])
+    }
+
+    static let blank = DetailLine("")
+
+    /// Columns the runs take.
+    var width: Int {
+        runs.reduce(0) { total, run in run.text.reduce(total) { $0 + ScreenGrid.columns(of: $1) } }
+    }
+}
+
+/// One tab's scrollable content: a few styled lines (request line, headers, the body rule),
+/// then the body's lines, produced lazily. Both the state (to clamp scrolling) and the renderer
+/// build it; it is cheap because only the header part is materialised.
+struct DetailPage {
+    var head: [DetailLine]
+    var body: BodyLines
+    /// The view mode `body` is in; nil on pages without a body.
+    var mode: BodyViewMode?
+
+    var lineCount: Int { head.count + body.count }
+
+    init(content: FlowDetailContent, tab: DetailTab, mode: BodyViewMode?) {
+        switch tab {
+        case .timing:
+            head = TimingPage.lines(content.flow, timeZone: content.timeZone)
+            body = .empty
+            self.mode = nil
+        case .request, .response:
+            let message = MessagePage(flow: content.flow, tab: tab, document: content.body(for: tab), mode: mode)
+            head = message.head
+            body = message.body
+            self.mode = message.mode
+        }
+    }
+
+    /// The line at `index` as runs; body lines are plain.
+    func line(_ index: Int) -> DetailLine {
+        index < head.count ? head[index] : DetailLine(body.line(index - head.count))
+    }
+}

@@ -1,0 +1,83 @@
+/// The detail view's position as a value: the tab, and per tab the first line shown, the
+/// horizontal offset and the body view mode the user picked.
+///
+/// Per tab, so flipping between Request and Response keeps each one's place and view. Actions
+/// take the content and screen size because scrolling is clamped to what there is to show; the
+/// renderer clamps again, since a body that finishes loading changes the line count.
+public struct FlowDetailState: Sendable, Equatable {
+    public var tab: DetailTab
+    private var tops: [DetailTab: Int] = [:]
+    private var lefts: [DetailTab: Int] = [:]
+    private var chosenModes: [DetailTab: BodyViewMode] = [:]
+
+    /// Columns one Left or Right moves.
+    public static let horizontalStep = 8
+
+    public init(tab: DetailTab = .response) {
+        self.tab = tab
+    }
+
+    /// The first content line shown on `tab` (before clamping to the content).
+    public func top(of tab: DetailTab) -> Int { tops[tab] ?? 0 }
+
+    /// The first content column shown on `tab`.
+    public func left(of tab: DetailTab) -> Int { lefts[tab] ?? 0 }
+
+    /// The view mode the user picked for `tab`'s body, if any (else the body's detected mode applies).
+    public func chosenMode(of tab: DetailTab) -> BodyViewMode? { chosenModes[tab] }
+
+    /// The view mode `tab`'s body is shown in; nil while it loads and on the Timing tab.
+    public func bodyMode(of tab: DetailTab, content: FlowDetailContent) -> BodyViewMode? {
+        page(tab, content: content).mode
+    }
+
+    public mutating func apply(_ action: DetailAction, content: FlowDetailContent, size: ScreenSize) {
+        let rows = max(1, FlowDetailRenderer.contentRows(screenHeight: size.height))
+        switch action {
+        case .nextTab: tab = Self.tab(after: tab, by: 1)
+        case .previousTab: tab = Self.tab(after: tab, by: -1)
+        case .selectTab(let selected): tab = selected
+        case .scrollUp: tops[tab] = top(of: tab) - 1
+        case .scrollDown: tops[tab] = top(of: tab) + 1
+        case .pageUp: tops[tab] = top(of: tab) - rows
+        case .pageDown: tops[tab] = top(of: tab) + rows
+        case .top: tops[tab] = 0
+        case .bottom: tops[tab] = Int.max / 2
+        case .scrollLeft: lefts[tab] = left(of: tab) - Self.horizontalStep
+        case .scrollRight: lefts[tab] = left(of: tab) + Self.horizontalStep
+        case .cycleBodyView:
+            guard let document = content.body(for: tab), let current = bodyMode(of: tab, content: content),
+                  let position = document.availableModes.firstIndex(of: current)
+            else { break }
+            chosenModes[tab] = document.availableModes[(position + 1) % document.availableModes.count]
+        }
+        clamp(content: content, size: size)
+    }
+
+    /// Keeps the current tab's offsets within its content: the last line no higher than the
+    /// bottom of the screen, and no scrolling right past the widest line on screen.
+    private mutating func clamp(content: FlowDetailContent, size: ScreenSize) {
+        let page = page(tab, content: content)
+        let rows = FlowDetailRenderer.contentRows(screenHeight: size.height)
+        let top = Self.clampedTop(top(of: tab), lineCount: page.lineCount, rows: rows)
+        tops[tab] = top
+        let widest = (top..<min(page.lineCount, top + rows)).reduce(0) { max($0, page.line($1).width) }
+        lefts[tab] = min(max(0, left(of: tab)), max(0, widest - size.width))
+    }
+
+    /// `top` within `0...lineCount - rows` (at least one line stays in view on a screen too
+    /// short for content, so the position never reads past the end).
+    static func clampedTop(_ top: Int, lineCount: Int, rows: Int) -> Int {
+        min(max(0, top), max(0, lineCount - max(1, rows)))
+    }
+
+    func page(_ tab: DetailTab, content: FlowDetailContent) -> DetailPage {
+        DetailPage(content: content, tab: tab, mode: chosenModes[tab])
+    }
+
+    private static func tab(after tab: DetailTab, by step: Int) -> DetailTab {
+        let all = DetailTab.allCases
+        let index = all.firstIndex(of: tab) ?? 0
+        return all[(index + step + all.count) % all.count]
+    }
+}

