@@ -3,12 +3,13 @@ import Dispatch
 import Foundation
 
 /// Which part of the id space a list view has read, and how to read the next part: the tail
-/// (flows stored since the last poll) and, for a filtered view, the next slice of older flows.
+/// (flows stored since the last poll) and the next slice of older flows.
 ///
-/// A value owned by `FlowListFeed` and only used on its queue. Unfiltered views read every id at
-/// once (`flowIDs(after:)` is one index scan). Filtered views start with the newest slice and
-/// walk back; the slice size adapts so one slice takes about `sliceTarget`, short enough that
-/// window requests and a new filter never wait long behind it.
+/// A value owned by `FlowListFeed` and only used on its queue. Every view, filtered or not,
+/// starts with the newest slice and walks back: reading even the bare ids of a million flows
+/// walks the whole table (its rows hold the bodies), so the first screen must not wait for it.
+/// The slice size adapts so one slice takes about `sliceTarget`, short enough that window
+/// requests and a new filter never wait long behind it.
 struct FlowIDScan: Sendable {
     let query: FlowQuery?
     /// The highest id the view has covered.
@@ -27,19 +28,14 @@ struct FlowIDScan: Sendable {
 
     /// True when nothing older is left to read.
     var isComplete: Bool {
-        guard query != nil else { return true }
         guard let oldestCovered else { return false }
         return oldestCovered <= 1
     }
 
-    /// The matching ids stored after `newestCovered`, ascending. The first read of a filtered
-    /// view covers the newest slice only.
+    /// The matching ids stored after `newestCovered`, ascending. The first read covers the
+    /// newest slice only.
     mutating func readNewer(_ repository: TrafficRepository) throws -> [Int64] {
-        guard let query else {
-            let ids = try repository.flowIDs(after: newestCovered)
-            if let last = ids.last { newestCovered = last }
-            return ids
-        }
+        let query = query ?? FlowQuery()
         let last = try repository.lastFlowID()
         guard last > newestCovered else {
             if oldestCovered == nil { oldestCovered = 1 }  // an empty capture: nothing older either
@@ -54,7 +50,8 @@ struct FlowIDScan: Sendable {
 
     /// The matching ids of the next older slice, ascending.
     mutating func readOlder(_ repository: TrafficRepository) throws -> [Int64] {
-        guard let query, let oldest = oldestCovered, oldest > 1 else { return [] }
+        guard let oldest = oldestCovered, oldest > 1 else { return [] }
+        let query = query ?? FlowQuery()
         let lower = max(1, oldest - sliceSize)
         let ids = try timed { try repository.matchingFlowIDs(in: lower...(oldest - 1), query: query) }
         oldestCovered = lower

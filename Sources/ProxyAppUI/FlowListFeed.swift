@@ -14,11 +14,10 @@ import TerminalUI
 /// another process), and loads the window of rows the UI asks for (`listedFlows(ids:)`, no
 /// bodies). The UI reads the newest results with `latest()`, a short lock, never a query.
 ///
-/// With a view filter the ids come from `FlowIDScan`: the newest slice of the id space first,
-/// then older slices one queue item at a time, so the tail the user sees is ready at once, window
-/// requests are served between slices, and a new filter stops the old scan. Rows found by the
-/// backward scan are *prepended*: `Snapshot.prepended` counts them so the UI can keep its
-/// selection on the same flow.
+/// The ids come from `FlowIDScan`: the newest slice of the id space first, then older slices one
+/// queue item at a time, so the tail the user sees is ready at once, window requests are served
+/// between slices, and a new filter stops the old scan. Rows found by the backward scan are
+/// *prepended*: `Snapshot.prepended` counts them so the UI can keep its selection on the same flow.
 public final class FlowListFeed: Sendable {
     /// What the feed knows at one moment.
     public struct Snapshot: Sendable, Equatable {
@@ -27,8 +26,8 @@ public final class FlowListFeed: Sendable {
         public var totalRows = 0
         /// Rows inserted at the front in this generation so far (a filtered view's older part).
         public var prepended = 0
-        /// True while a filtered view is still looking through older flows.
-        public var scanning = false
+        /// True while the view is still reading (or filtering) older flows.
+        public var scanning = true
         /// Bumped when rows already loaded changed (a mark, a delete): reload the window.
         public var contentVersion = 0
         /// The last window loaded: the first row's position, the rows, and `prepended` when it
@@ -51,7 +50,7 @@ public final class FlowListFeed: Sendable {
 
     private struct State {
         var ids: [Int64] = []
-        var scan = FlowIDScan(query: nil, sliceSize: 0)
+        var scan: FlowIDScan
         var snapshot = Snapshot()
         var requested: Range<Int>?
         var running = false
@@ -61,7 +60,7 @@ public final class FlowListFeed: Sendable {
     private let timeZone: TimeZone
     private let pollInterval: TimeInterval
     private let queue = DispatchQueue(label: "proxyapp.tui.feed")
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
 
     private let firstSliceSize: Int64
 
@@ -70,14 +69,21 @@ public final class FlowListFeed: Sendable {
                 firstSliceSize: Int64 = 20_000) {
         self.firstSliceSize = firstSliceSize
         self.repository = repository
+        state = NIOLockedValueBox(State(scan: FlowIDScan(query: nil, sliceSize: firstSliceSize)))
         self.timeZone = timeZone
         self.pollInterval = pollInterval
     }
 
     /// Starts polling: the first read happens at once, then every `pollInterval`.
     public func start() {
-        state.withLockedValue { $0.running = true }
-        queue.async { [weak self] in self?.pollAndReschedule() }
+        let generation = state.withLockedValue { state in
+            state.running = true
+            return state.snapshot.generation
+        }
+        queue.async { [weak self] in
+            self?.pollAndReschedule()
+            self?.scheduleOlderSlice(generation: generation)
+        }
     }
 
     /// Stops polling after the read in progress, if any.
@@ -92,7 +98,7 @@ public final class FlowListFeed: Sendable {
             state.ids = []
             state.requested = nil
             let generation = state.snapshot.generation + 1
-            state.snapshot = Snapshot(generation: generation, scanning: query != nil)
+            state.snapshot = Snapshot(generation: generation)
         }
         let generation = state.withLockedValue { $0.snapshot.generation }
         queue.async { [weak self] in

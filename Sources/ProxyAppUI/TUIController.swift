@@ -174,7 +174,7 @@ public final class TUIController {
     /// The feed's state when nothing else is being said: a read error, or a filter still working.
     private var feedMessage: StatusMessage? {
         if let error = snapshot.error { return StatusMessage(.error, error) }
-        if snapshot.scanning { return StatusMessage(.info, "filtering older flows…") }
+        if snapshot.scanning { return StatusMessage(.info, filter == nil ? "reading older flows…" : "filtering older flows…") }
         return nil
     }
 
