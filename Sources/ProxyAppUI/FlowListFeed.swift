@@ -52,7 +52,8 @@ public final class FlowListFeed: Sendable {
         var ids: [Int64] = []
         var scan: FlowIDScan
         var snapshot = Snapshot()
-        var requested: Range<Int>?
+        /// The window asked for: positions, the `prepended` they refer to, and the generation.
+        var requested: (range: Range<Int>, prepended: Int, generation: Int)?
         var running = false
     }
 
@@ -64,9 +65,10 @@ public final class FlowListFeed: Sendable {
 
     private let firstSliceSize: Int64
 
-    /// `firstSliceSize`: how many ids a filtered view's first slice covers (later slices adapt).
+    /// `firstSliceSize`: how many ids the first slice of a view covers (later slices adapt to
+    /// about 30 ms each); small, so the first screen of a filtered view comes at once.
     public init(repository: TrafficRepository, timeZone: TimeZone = .current, pollInterval: TimeInterval = 0.25,
-                firstSliceSize: Int64 = 20_000) {
+                firstSliceSize: Int64 = 5_000) {
         self.firstSliceSize = firstSliceSize
         self.repository = repository
         state = NIOLockedValueBox(State(scan: FlowIDScan(query: nil, sliceSize: firstSliceSize)))
@@ -112,9 +114,13 @@ public final class FlowListFeed: Sendable {
         setQuery(state.withLockedValue { $0.scan.query })
     }
 
-    /// Asks for the rows at `range` (positions of the current generation); served on the queue.
-    public func request(_ range: Range<Int>) {
-        state.withLockedValue { $0.requested = range }
+    /// Asks for the rows at `range`, positions as they were when `prepended` rows had been
+    /// prepended (the snapshot the caller looked at; older rows may arrive before the request is
+    /// served, and the positions are moved by as many). Served on the feed's queue.
+    public func request(_ range: Range<Int>, prepended: Int? = nil) {
+        state.withLockedValue { state in
+            state.requested = (range, prepended ?? state.snapshot.prepended, state.snapshot.generation)
+        }
         queue.async { [weak self] in self?.loadRequested() }
     }
 
@@ -214,8 +220,10 @@ public final class FlowListFeed: Sendable {
 
     private func loadRequested() {
         let request = state.withLockedValue { state -> (Range<Int>, [Int64], Int, Int, Int)? in
-            guard let range = state.requested else { return nil }
+            guard let requested = state.requested, requested.generation == state.snapshot.generation else { return nil }
             state.requested = nil
+            let shift = state.snapshot.prepended - requested.prepended
+            let range = (requested.range.lowerBound + shift)..<(requested.range.upperBound + shift)
             let clamped = range.clamped(to: 0..<state.ids.count)
             return (clamped, Array(state.ids[clamped]), state.snapshot.generation, state.snapshot.prepended,
                     state.snapshot.contentVersion)

@@ -127,7 +127,7 @@ public final class TUIController {
         // The feed clamps to the rows it has: remember what can come back, so rows that arrive
         // later are asked for again.
         lastRequest = (wanted.clamped(to: 0..<list.totalRows), seenGeneration, snapshot.prepended, snapshot.contentVersion)
-        feed.request(wanted)
+        feed.request(wanted, prepended: snapshot.prepended)
     }
 
     /// True when every row the list shows is loaded and current (benchmarks wait for this).
