@@ -77,4 +77,27 @@ final class FlowListFeedTests: XCTestCase {
         XCTAssertFalse(state.needsLoading)
         XCTAssertEqual(state.row(at: 49)?.host, "h49.test")
     }
+
+    /// The view is read newest slice first; older rows are prepended. A request made before
+    /// some of them arrived names the `prepended` count it saw, and is served at the positions
+    /// those rows have now.
+    func testOlderSlicesArePrependedAndRequestsFollowThem() throws {
+        let repository = try makeRepository()
+        try repository.insert((0..<3_000).map { Flow(host: "h\($0).test") })
+        let feed = FlowListFeed(repository: repository, timeZone: TimeZone(identifier: "UTC")!, pollInterval: 0.02,
+                                firstSliceSize: 500)
+        defer { feed.stop() }
+        feed.start()
+        let done = waitFor(feed) { $0.totalRows == 3_000 && !$0.scanning }
+        XCTAssertEqual(done.prepended, 2_500, "the first slice was the newest 500; the rest came before them")
+        XCTAssertEqual(feed.ids(at: 0..<3_000), (1...3_000).map { Int64($0) })
+
+        // Positions 10..<20 as seen when 100 fewer rows had been prepended are 110..<120 now.
+        feed.request(10..<20, prepended: done.prepended - 100)
+        let loaded = waitFor(feed) { $0.window?.offset == 110 }
+        XCTAssertEqual(loaded.window?.ids, (111...120).map { Int64($0) })
+        XCTAssertEqual(feed.position(of: 2_999), 2_998)
+        XCTAssertNil(feed.position(of: 4_000))
+    }
 }
+
