@@ -144,12 +144,18 @@ public final class FlowListFeed: Sendable {
     }
 
     /// The ids of the view at `positions` (clamped), for actions on rows: mark, delete, search.
-    public func ids(at positions: Range<Int>) -> [Int64] {
-        state.withLockedValue { state in Array(state.ids[positions.clamped(to: 0..<state.ids.count)]) }
+    /// `prepended`: the count the positions refer to (default: now), as for `request`.
+    public func ids(at positions: Range<Int>, prepended: Int? = nil) -> [Int64] {
+        state.withLockedValue { state in
+            let shift = state.snapshot.prepended - (prepended ?? state.snapshot.prepended)
+            let shifted = (positions.lowerBound + shift)..<(positions.upperBound + shift)
+            return Array(state.ids[shifted.clamped(to: 0..<state.ids.count)])
+        }
     }
 
-    /// The position of flow `id` in the current view, if it is there.
-    public func position(of id: Int64) -> Int? {
+    /// The position of flow `id` in the view (counted as when `prepended` rows had been
+    /// prepended; default: now), if it is there.
+    public func position(of id: Int64, prepended: Int? = nil) -> Int? {
         state.withLockedValue { state in
             var low = 0
             var high = state.ids.count
@@ -157,7 +163,8 @@ public final class FlowListFeed: Sendable {
                 let middle = (low + high) / 2
                 if state.ids[middle] < id { low = middle + 1 } else { high = middle }
             }
-            return low < state.ids.count && state.ids[low] == id ? low : nil
+            guard low < state.ids.count, state.ids[low] == id else { return nil }
+            return low - (state.snapshot.prepended - (prepended ?? state.snapshot.prepended))
         }
     }
 

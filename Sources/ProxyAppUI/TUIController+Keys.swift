@@ -63,7 +63,7 @@ extension TUIController {
     var selectedID: Int64? {
         if case .detail(let session) = screen { return session.id }
         guard let index = list.selectedIndex else { return nil }
-        return list.row(at: index)?.id ?? feed.ids(at: index..<(index + 1)).first
+        return list.row(at: index)?.id ?? feed.ids(at: index..<(index + 1), prepended: seenPrepended).first
     }
 
     private func requestQuit() {

@@ -105,10 +105,12 @@ extension TUIController {
         let repository = repository
         let feed = feed
         let generation = snapshotGeneration
+        let prepended = seenPrepended
         let query = FlowQuery(filter: search)
         message = StatusMessage(.info, "searching \(search.text)…")
         worker.perform("search failed") {
-            if let id = try Self.findMatch(query, from: selected, forward: forward, feed: feed, repository: repository) {
+            if let id = try Self.findMatch(query, from: selected, prepended: prepended, forward: forward, feed: feed,
+                                           repository: repository) {
                 return [.searchFound(id: id, generation: generation), .message(StatusMessage(.info, "match: \(search.text)"))]
             }
             return [.message(StatusMessage(.info, "no match \(forward ? "below" : "above"): \(search.text)"))]
@@ -116,13 +118,13 @@ extension TUIController {
     }
 
     /// Walks the view's ids from `position` in slices and returns the first id that matches.
-    private static func findMatch(_ query: FlowQuery, from position: Int, forward: Bool, feed: FlowListFeed,
-                                  repository: TrafficRepository) throws -> Int64? {
+    private static func findMatch(_ query: FlowQuery, from position: Int, prepended: Int, forward: Bool,
+                                  feed: FlowListFeed, repository: TrafficRepository) throws -> Int64? {
         let slice = 2_000
         var cursor = forward ? position + 1 : position
         while true {
             let range = forward ? cursor..<(cursor + slice) : max(0, cursor - slice)..<cursor
-            let ids = feed.ids(at: range)
+            let ids = feed.ids(at: range, prepended: prepended)
             guard let first = ids.first, let last = ids.last else { return nil }
             let inView = Set(ids)
             let matching = try repository.matchingFlowIDs(in: first...last, query: query).filter(inView.contains)

@@ -74,7 +74,8 @@ public final class TUIController {
     public internal(set) var wantsQuit = false
 
     private var seenGeneration = -1
-    private var seenPrepended = 0
+    /// The `prepended` count of the snapshot the list's positions follow.
+    private(set) var seenPrepended = 0
     private var lastRequest: (range: Range<Int>, generation: Int, prepended: Int, version: Int)?
     private(set) var snapshot = FlowListFeed.Snapshot()
     var snapshotGeneration: Int { snapshot.generation }
@@ -95,7 +96,6 @@ public final class TUIController {
     /// Folds in the feed's newest snapshot and the worker's finished work, and asks the feed for
     /// the rows the list shows (plus a page either side) when they are not loaded.
     public func tick() {
-        for event in worker.drain() { apply(event) }
         snapshot = feed.latest()
         if snapshot.generation != seenGeneration {
             seenGeneration = snapshot.generation
@@ -110,6 +110,7 @@ public final class TUIController {
             }
             if snapshot.totalRows != list.totalRows { list.rowsAppended(newTotal: snapshot.totalRows) }
         }
+        for event in worker.drain() { apply(event) }
         var stale = false
         if let window = snapshot.window, window.generation == seenGeneration {
             list.load(window.rows, at: window.offset + snapshot.prepended - window.prepended)
@@ -199,7 +200,7 @@ public final class TUIController {
                 screen = .pins(PinsViewState(pins: pins))
             }
         case .searchFound(let id, let generation):
-            guard generation == snapshot.generation, let position = feed.position(of: id) else { return }
+            guard generation == snapshot.generation, let position = feed.position(of: id, prepended: seenPrepended) else { return }
             list.select(position)
         case .detail(let id, let content):
             if case .detail(var session) = screen, session.id == id {
