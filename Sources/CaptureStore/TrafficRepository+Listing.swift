@@ -33,9 +33,18 @@ extension TrafficRepository {
     }
 
     /// Every column, with NULL in place of the two body BLOBs (FlowRecord reads NULL as empty).
-    static let listingColumns: String = {
-        let bodies: Set<String> = [FlowRecord.Columns.requestBody.name, FlowRecord.Columns.responseBody.name]
+    static let listingColumns = columns(replacing: [
+        FlowRecord.Columns.requestBody.name: "NULL", FlowRecord.Columns.responseBody.name: "NULL",
+    ])
+
+    /// The listing columns with empty header lists too: for filters that read neither.
+    static let listingColumnsWithoutHeaders = columns(replacing: [
+        FlowRecord.Columns.requestBody.name: "NULL", FlowRecord.Columns.responseBody.name: "NULL",
+        FlowRecord.Columns.requestHeaders.name: "'[]'", FlowRecord.Columns.responseHeaders.name: "'[]'",
+    ])
+
+    private static func columns(replacing replaced: [String: String]) -> String {
         let names = [FlowRecord.Columns.id.name] + FlowRecord.insertColumns.map(\.name)
-        return names.map { bodies.contains($0) ? "NULL AS \($0)" : $0 }.joined(separator: ", ")
-    }()
+        return names.map { name in replaced[name].map { "\($0) AS \(name)" } ?? name }.joined(separator: ", ")
+    }
 }

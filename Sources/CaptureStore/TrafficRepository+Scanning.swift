@@ -16,7 +16,7 @@ extension TrafficRepository {
 
     /// The ids in `ids` (a slice of the id space, both ends included) whose flows match `query`,
     /// ascending. Exact filters run in SQL alone; for the rest the SQL superset is re-checked in
-    /// Swift, reading bodies only when the filter looks at them.
+    /// Swift, reading bodies (and parsing headers) only when the filter looks at them.
     public func matchingFlowIDs(in ids: ClosedRange<Int64>, query: FlowQuery) throws -> [Int64] {
         let condition = FilterSQLCondition(query)
         let arguments = StatementArguments([ids.lowerBound, ids.upperBound]) + StatementArguments(condition.arguments)
@@ -26,7 +26,8 @@ extension TrafficRepository {
                 try Int64.fetchAll(db, sql: "SELECT id FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
             }
         }
-        let columns = filter.expression.readsBodies ? "*" : Self.listingColumns
+        let columns = filter.expression.readsBodies ? "*"
+            : filter.expression.readsHeaders ? Self.listingColumns : Self.listingColumnsWithoutHeaders
         return try database.pool.read { db in
             var matching: [Int64] = []
             let cursor = try FlowRecord.fetchCursor(

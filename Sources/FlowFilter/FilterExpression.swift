@@ -90,13 +90,28 @@ extension FilterExpression {
     /// True when evaluating needs the message bodies (`~b`, `~bq`, `~bs`): readers that can skip
     /// loading bodies (a list view's filter) ask this first.
     public var readsBodies: Bool {
+        contains { if case .body = $0 { true } else { false } }
+    }
+
+    /// True when evaluating needs headers (`~h`, `~t`, `~websocket`, and `~b`, which decodes by
+    /// `Content-Encoding`): readers may skip parsing them otherwise.
+    public var readsHeaders: Bool {
+        contains { expression in
+            switch expression {
+            case .header, .contentType, .websocket, .body: true
+            default: false
+            }
+        }
+    }
+
+    /// Whether some predicate of the tree satisfies `test` (iterative: trees may be deep).
+    private func contains(_ test: (FilterExpression) -> Bool) -> Bool {
         var pending: [FilterExpression] = [self]
         while let expression = pending.popLast() {
             switch expression {
             case .and(let left, let right), .or(let left, let right): pending += [left, right]
             case .not(let operand): pending.append(operand)
-            case .body: return true
-            default: continue
+            default: if test(expression) { return true }
             }
         }
         return false
