@@ -103,6 +103,17 @@ final class TUIEndToEndTests: XCTestCase {
         try await terminal.waitForText("exported 2 filtered flows to \(harFile.path)")
         try assertHAR(harFile, holds: betaPaths.map(origin.url), methods: ["GET", "POST"])
 
+        // A resize redraws the whole screen at the new size: status line at the new bottom,
+        // right-aligned to the new width, the same rows listed.
+        try await terminal.press("F")  // any key clears the export's message from the status line
+        try await terminal.resize(width: 100, height: 24)
+        try await terminal.waitForScreen("the list redrawn at 100×24") { screen in
+            let lines = Self.lines(screen)
+            return lines.count == 24 && lines.allSatisfy { $0.count <= 100 }
+                && lines.last?.hasSuffix("? help  q quit") == true && lines.last?.count == 100
+                && lines.filter { $0.contains("/echo/tui-be") }.count == 2  // paths are cut to the narrower column
+        }
+
         // q quits: exit status 0, main screen back.
         try await terminal.press("q")
         let after = try await terminal.waitForText("TUI-EXITED")

@@ -53,6 +53,11 @@ struct TmuxSession: Sendable {
         try await tmux(["send-keys", "-t", target] + keys)
     }
 
+    /// Resizes the window (and the pane in it): what a user dragging the terminal does.
+    func resize(width: Int, height: Int) async throws {
+        try await tmux(["resize-window", "-t", target, "-x", String(width), "-y", String(height)])
+    }
+
     /// The visible screen of the pane, one line per row.
     func screen() async throws -> String {
         try await tmux(["capture-pane", "-p", "-t", target])
