@@ -26,8 +26,7 @@ extension TrafficRepository {
                 try Int64.fetchAll(db, sql: "SELECT id FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
             }
         }
-        let columns = filter.expression.readsBodies ? "*"
-            : filter.expression.readsHeaders ? Self.listingColumns : Self.listingColumnsWithoutHeaders
+        let columns = Self.columns(reading: filter)
         return try database.pool.read { db in
             var matching: [Int64] = []
             let cursor = try FlowRecord.fetchCursor(
@@ -37,6 +36,38 @@ extension TrafficRepository {
             }
             return matching
         }
+    }
+
+    /// Those of `ids` whose flows match `query`, in the order given: a search over a view's own
+    /// rows (which may be sparse in the id space), a few hundred ids per statement.
+    public func matchingFlowIDs(among ids: [Int64], query: FlowQuery) throws -> [Int64] {
+        let condition = FilterSQLCondition(query)
+        let filter = condition.isExact ? nil : query.filter
+        let columns = filter.map(Self.columns(reading:)) ?? "id"
+        var matching: Set<Int64> = []
+        try database.pool.read { db in
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let part = Array(ids[start..<min(start + 500, ids.count)])
+                let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
+                let sql = "SELECT \(columns) FROM flows WHERE id IN (\(placeholders)) AND (\(condition.sql))"
+                let arguments = StatementArguments(part) + StatementArguments(condition.arguments)
+                if let filter {
+                    let cursor = try FlowRecord.fetchCursor(db, sql: sql, arguments: arguments)
+                    while let record = try cursor.next() {
+                        if let id = record.flow.id, filter.matches(record.flow) { matching.insert(id) }
+                    }
+                } else {
+                    matching.formUnion(try Int64.fetchAll(db, sql: sql, arguments: arguments))
+                }
+            }
+        }
+        return ids.filter(matching.contains)
+    }
+
+    /// The columns `filter` needs: bodies, headers, or neither (the others read as empty).
+    private static func columns(reading filter: FlowFilter) -> String {
+        filter.expression.readsBodies ? "*"
+            : filter.expression.readsHeaders ? listingColumns : listingColumnsWithoutHeaders
     }
 
     /// Deletes every flow (pins are kept); returns how many were deleted.

@@ -26,6 +26,9 @@ struct FlowIDScan: Sendable {
         self.sliceSize = min(max(sliceSize, Self.sliceBounds.lowerBound), Self.sliceBounds.upperBound)
     }
 
+    /// True once the first read (the newest slice) succeeded.
+    var hasStarted: Bool { oldestCovered != nil }
+
     /// True when nothing older is left to read.
     var isComplete: Bool {
         guard let oldestCovered else { return false }

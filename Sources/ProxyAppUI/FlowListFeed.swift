@@ -194,15 +194,20 @@ public final class FlowListFeed: Sendable {
         }
     }
 
-    /// One older slice of a filtered view's backward scan, then the next as a new queue item.
-    private func scheduleOlderSlice(generation: Int) {
-        queue.async { [weak self] in
+    /// One older slice of the view's backward scan, then the next as a new queue item. Before
+    /// the first read succeeded, and after a failed read, it tries again a poll interval later.
+    private func scheduleOlderSlice(generation: Int, after delay: TimeInterval = 0) {
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
             let scan = self.state.withLockedValue { $0.snapshot.generation == generation ? $0.scan : nil }
             guard var scan, !scan.isComplete else {
                 self.state.withLockedValue { state in
                     if state.snapshot.generation == generation { state.snapshot.scanning = false }
                 }
+                return
+            }
+            guard scan.hasStarted else {
+                self.scheduleOlderSlice(generation: generation, after: self.pollInterval)
                 return
             }
             do {
@@ -220,7 +225,8 @@ public final class FlowListFeed: Sendable {
                 }
                 if stillCurrent { self.scheduleOlderSlice(generation: generation) }
             } catch {
-                self.state.withLockedValue { $0.snapshot.error = "cannot filter the capture: \(error)" }
+                self.state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(error)" }
+                self.scheduleOlderSlice(generation: generation, after: self.pollInterval)
             }
         }
     }
@@ -240,6 +246,16 @@ public final class FlowListFeed: Sendable {
             let rows = try repository.listedFlows(ids: ids).map { FlowRow($0, timeZone: timeZone) }
             state.withLockedValue { state in
                 guard state.snapshot.generation == generation else { return }
+                if rows.count < ids.count {
+                    // Flows deleted by another process: drop their ids, so positions and rows
+                    // agree again, and have the window asked for anew.
+                    let present = Set(rows.compactMap(\.id))
+                    let missing = Set(ids).subtracting(present)
+                    state.ids.removeAll { missing.contains($0) }
+                    state.snapshot.totalRows = state.ids.count
+                    state.snapshot.contentVersion += 1
+                    return
+                }
                 state.snapshot.window = Window(generation: generation, offset: range.lowerBound, prepended: prepended,
                                                contentVersion: version, rows: rows, ids: rows.compactMap(\.id))
             }

@@ -24,8 +24,8 @@ extension TUIController {
 
     private func handleList(_ key: Key) {
         if case .mouseClick(let row, _) = key {
-            let index = list.top + row - 2
-            if row >= 2, index < list.totalRows { list.select(index) }
+            // Rows 0 and 1 are the header and the column titles.
+            if row >= 2, row - 2 < list.totalRows - list.top { list.select(list.top + row - 2) }
             return
         }
         if key == .control("c") { return requestQuit() }
@@ -47,6 +47,10 @@ extension TUIController {
         case .deleteFlow: deleteSelected()
         case .clearAll:
             guard refuseIfReadOnly("clear") else { return }
+            guard list.totalRows > 0 || snapshot.scanning else {
+                message = StatusMessage(.info, "the view is empty: nothing to delete")
+                return
+            }
             overlay = .confirm(.clearAll(count: list.totalRows))
         case .exportHAR:
             overlay = .prompt(.exportHAR, LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)), error: nil)
@@ -130,6 +134,7 @@ extension TUIController {
     }
 
     private func loadPins() {
+        pinsRequested = true
         let repository = repository
         worker.perform("cannot read the pinned domains") { [.pins(try repository.pinnedDomains())] }
     }
@@ -143,14 +148,18 @@ extension TUIController {
 
     private func toggleMark() {
         guard let id = selectedID, refuseIfReadOnly("mark") else { return }
-        let marked: Bool
-        if case .detail(let session) = screen, let flow = session.content?.flow {
-            marked = !flow.marked
+        let current: Bool
+        if let pending = pendingMarks[id] {
+            current = pending
+        } else if case .detail(let session) = screen, let flow = session.content?.flow {
+            current = flow.marked
         } else if let index = list.selectedIndex, let row = list.row(at: index) {
-            marked = !row.marked
+            current = row.marked
         } else {
-            marked = true
+            current = false
         }
+        let marked = !current
+        pendingMarks[id] = marked
         let repository = repository
         let feed = feed
         worker.perform("cannot mark flow #\(id)") {

@@ -26,7 +26,7 @@ extension TUIController {
                 if kind == .filter, filter != nil { message = StatusMessage(.info, "filter unchanged: \(filter?.text ?? "")") }
             case .submitted(let text):
                 self.overlay = nil
-                submit(kind, text.trimmingCharacters(in: .whitespaces), editor: editor)
+                submit(kind, text, editor: editor)
             }
         }
     }
@@ -38,7 +38,7 @@ extension TUIController {
         case .clearAll:
             let repository = repository
             let feed = feed
-            worker.perform("cannot clear the capture") {
+            worker.perform("cannot clear the capture", lane: .long) {
                 let count = try repository.deleteAllFlows()
                 feed.reset()
                 return [.message(StatusMessage(.info, "deleted \(count) flows"))]
@@ -49,7 +49,8 @@ extension TUIController {
     private func submit(_ kind: PromptKind, _ text: String, editor: LineEditor) {
         switch kind {
         case .filter:
-            guard !text.isEmpty else {
+            // Parsed as typed (the lexer skips blanks), so an error's column matches the prompt.
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 if filter != nil { setFilter(nil) }
                 return
             }
@@ -59,7 +60,7 @@ extension TUIController {
                 reopen(kind, editor, error: error)
             }
         case .search:
-            guard !text.isEmpty else {
+            guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
                 search = nil
                 return
             }
@@ -70,11 +71,13 @@ extension TUIController {
                 reopen(kind, editor, error: error)
             }
         case .exportHAR:
-            guard !text.isEmpty else { return }
-            exportHAR(to: context.outputPath(text))
+            let name = text.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { return }
+            exportHAR(to: context.outputPath(name))
         case .curl(let id):
-            guard !text.isEmpty else { return }
-            saveCurl(id, to: context.outputPath(text))
+            let name = text.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { return }
+            saveCurl(id, to: context.outputPath(name))
         }
     }
 
@@ -101,14 +104,17 @@ extension TUIController {
             overlay = .prompt(.search, LineEditor(), error: nil)
             return
         }
-        guard let selected = list.selectedIndex else { return }
+        guard let selected = list.selectedIndex else {
+            message = StatusMessage(.info, "no flows to search")
+            return
+        }
         let repository = repository
         let feed = feed
         let generation = snapshotGeneration
         let prepended = seenPrepended
         let query = FlowQuery(filter: search)
         message = StatusMessage(.info, "searching \(search.text)…")
-        worker.perform("search failed") {
+        worker.perform("search failed", lane: .long) {
             if let id = try Self.findMatch(query, from: selected, prepended: prepended, forward: forward, feed: feed,
                                            repository: repository) {
                 return [.searchFound(id: id, generation: generation), .message(StatusMessage(.info, "match: \(search.text)"))]
@@ -125,9 +131,8 @@ extension TUIController {
         while true {
             let range = forward ? cursor..<(cursor + slice) : max(0, cursor - slice)..<cursor
             let ids = feed.ids(at: range, prepended: prepended)
-            guard let first = ids.first, let last = ids.last else { return nil }
-            let inView = Set(ids)
-            let matching = try repository.matchingFlowIDs(in: first...last, query: query).filter(inView.contains)
+            guard !ids.isEmpty else { return nil }
+            let matching = try repository.matchingFlowIDs(among: ids, query: query)
             if let found = forward ? matching.first : matching.last { return found }
             if forward { cursor += slice } else {
                 if range.lowerBound == 0 { return nil }
@@ -142,7 +147,7 @@ extension TUIController {
         let filter = filter
         let version = context.version
         message = StatusMessage(.info, "exporting to \(path)…")
-        worker.perform("export failed") {
+        worker.perform("export failed", lane: .long) {
             let markedCount = try repository.count(matching: FlowQuery(filter: filter, markedOnly: true))
             let query = FlowQuery(filter: filter, markedOnly: markedCount > 0)
             let count = try HARFileExport(query: query, creatorVersion: version).write(from: repository, to: path)

@@ -66,10 +66,16 @@ public final class TUIController {
     var screen: Screen = .list
     var overlay: Overlay?
     var list = FlowListState()
-    var size = ScreenSize(width: 80, height: 24)
+    /// Zero until the first `resize`, so that one always sizes the list.
+    var size = ScreenSize(width: 0, height: 0)
     var message: StatusMessage?
     var filter: FlowFilter?
     var search: FlowFilter?
+    /// True after `p` until the pins view opens: a pins result opens it only then.
+    var pinsRequested = false
+    /// Marks sent to the store whose rows are not reloaded yet, by flow id: a quick second `m`
+    /// must undo the first, not repeat it.
+    var pendingMarks: [Int64: Bool] = [:]
     /// True once the user asked to quit (and confirmed, where asked).
     public internal(set) var wantsQuit = false
 
@@ -99,7 +105,7 @@ public final class TUIController {
         snapshot = feed.latest()
         if snapshot.generation != seenGeneration {
             seenGeneration = snapshot.generation
-            seenPrepended = 0
+            seenPrepended = snapshot.prepended  // already counted in totalRows
             lastRequest = nil
             list = FlowListState(totalRows: snapshot.totalRows, visibleRows: list.visibleRows,
                                  filterText: filter?.text ?? "")
@@ -111,10 +117,16 @@ public final class TUIController {
             if snapshot.totalRows != list.totalRows { list.rowsAppended(newTotal: snapshot.totalRows) }
         }
         for event in worker.drain() { apply(event) }
+        if snapshot.error != nil { lastRequest = nil }  // a failed read: ask again next turn
         var stale = false
         if let window = snapshot.window, window.generation == seenGeneration {
             list.load(window.rows, at: window.offset + snapshot.prepended - window.prepended)
             stale = window.contentVersion != snapshot.contentVersion
+            if !stale, !pendingMarks.isEmpty {
+                for row in window.rows where row.id.flatMap({ pendingMarks[$0] }) == row.marked {
+                    pendingMarks[row.id!] = nil
+                }
+            }
         }
         let needed = list.neededRange
         guard list.needsLoading || stale, !needed.isEmpty else { return }
@@ -144,11 +156,20 @@ public final class TUIController {
         (list.totalRows, snapshot.scanning)
     }
 
+    /// True while an export, a search or a store change is still running in the background.
+    public var hasPendingWork: Bool { worker.isBusy }
+
+    /// Waits for background work (an export being written) to finish: called after quitting,
+    /// so a quit never leaves half a file behind.
+    public func finishPendingWork() {
+        worker.waitUntilIdle()
+    }
+
     public func render() -> ScreenGrid {
         var grid: ScreenGrid
         switch screen {
         case .list:
-            grid = FlowListRenderer.render(list, header: header, size: size, message: message ?? feedMessage)
+            grid = FlowListRenderer.render(list, header: header, size: size, message: feedError ?? message ?? scanMessage)
         case .detail(let session):
             grid = renderDetail(session)
         case .help(let lines, let scroll, _):
@@ -172,9 +193,13 @@ public final class TUIController {
                    filter: filter?.text ?? "", rules: context.rules)
     }
 
-    /// The feed's state when nothing else is being said: a read error, or a filter still working.
-    private var feedMessage: StatusMessage? {
-        if let error = snapshot.error { return StatusMessage(.error, error) }
+    /// A read error of the feed: shown before anything else.
+    private var feedError: StatusMessage? {
+        snapshot.error.map { StatusMessage(.error, $0) }
+    }
+
+    /// What the feed is doing when nothing else is being said.
+    private var scanMessage: StatusMessage? {
         if snapshot.scanning { return StatusMessage(.info, filter == nil ? "reading older flows…" : "filtering older flows…") }
         return nil
     }
@@ -182,7 +207,7 @@ public final class TUIController {
     private func question(_ kind: ConfirmKind) -> String {
         switch kind {
         case .clearAll(let count):
-            filter == nil ? "Delete all \(count) flows from the capture?"
+            filter == nil && !snapshot.scanning ? "Delete all \(count) flows from the capture?"
                 : "Delete EVERY flow in the capture, not only the \(count) shown?"
         case .quit: "Quit? This stops the proxy."
         }
@@ -196,9 +221,10 @@ public final class TUIController {
             if case .pins(var state) = screen {
                 state.replace(pins)
                 screen = .pins(state)
-            } else {
+            } else if pinsRequested, case .list = screen {
                 screen = .pins(PinsViewState(pins: pins))
             }
+            pinsRequested = false
         case .searchFound(let id, let generation):
             guard generation == snapshot.generation, let position = feed.position(of: id, prepended: seenPrepended) else { return }
             list.select(position)

@@ -20,7 +20,7 @@ public final class TUIStopSignal: Sendable {
 /// (the feed polls every 250 ms) and background results show up within a turn, and a key is
 /// answered with a frame in the same turn. The terminal size is read every turn (an `ioctl`),
 /// so a resize redraws on the next turn whether or not SIGWINCH reaches us; a size change
-/// repaints the whole screen.
+/// repaints the whole screen. The loop also ends when the terminal hangs up.
 public enum TUIRunner {
     public static let turnMilliseconds: Int32 = 40
     /// How long a lone ESC waits for the rest of an escape sequence before it counts as Escape.
@@ -42,7 +42,9 @@ public enum TUIRunner {
                 session.write(ScreenDiff.bytes(from: shown, to: frame))
                 shown = frame
             }
-            let bytes = session.read(timeoutMilliseconds: decoder.hasPending ? escapeMilliseconds : turnMilliseconds)
+            guard let bytes = session.read(timeoutMilliseconds: decoder.hasPending ? escapeMilliseconds : turnMilliseconds) else {
+                return  // the terminal is gone: nobody is left to look at the screen
+            }
             let keys = bytes.isEmpty ? (decoder.hasPending ? decoder.flushPendingEscape() : []) : decoder.feed(bytes)
             for key in keys {
                 if key == .control("l") {

@@ -1,7 +1,4 @@
-import CaptureExport
-import CaptureStore
 import Dispatch
-import FlowExport
 import Foundation
 import NIOConcurrencyHelpers
 import ProxyModel
@@ -16,17 +13,26 @@ enum TUIEvent: Sendable {
     case detail(id: Int64, content: FlowDetailContent)
 }
 
-/// Runs the TUI's slow work (store writes, exports, searches, loading a flow) on a queue of its
-/// own and hands the results back as `TUIEvent`s, which the controller drains on its next tick:
-/// a key press never waits for the database or the disk.
+/// Runs the TUI's slow work (store writes, exports, searches, loading a flow) off the UI thread
+/// and hands the results back as `TUIEvent`s, which the controller drains on its next tick: a
+/// key press never waits for the database or the disk.
+///
+/// Two serial lanes: `.quick` for what a user waits on (a mark, a delete, opening a flow, the
+/// pins) and `.long` for what may take minutes on a big capture (an export, a search, clearing),
+/// so a running export never holds up the next mark.
 final class TUIWorker: Sendable {
-    private let queue = DispatchQueue(label: "proxyapp.tui.worker")
+    enum Lane { case quick, long }
+
+    private let quick = DispatchQueue(label: "proxyapp.tui.worker")
+    private let long = DispatchQueue(label: "proxyapp.tui.worker.long")
     private let inbox = NIOLockedValueBox<[TUIEvent]>([])
+    private let pending = NIOLockedValueBox(0)
 
     /// Runs `work` in the background; the events it returns are delivered in order. A thrown
     /// error becomes an error message prefixed with `failure`.
-    func perform(_ failure: String, _ work: @escaping @Sendable () throws -> [TUIEvent]) {
-        queue.async { [inbox] in
+    func perform(_ failure: String, lane: Lane = .quick, _ work: @escaping @Sendable () throws -> [TUIEvent]) {
+        pending.withLockedValue { $0 += 1 }
+        (lane == .quick ? quick : long).async { [inbox, pending] in
             let events: [TUIEvent]
             do {
                 events = try work()
@@ -34,6 +40,7 @@ final class TUIWorker: Sendable {
                 events = [.message(StatusMessage(.error, "\(failure): \(error)"))]
             }
             inbox.withLockedValue { $0 += events }
+            pending.withLockedValue { $0 -= 1 }
         }
     }
 
@@ -50,8 +57,13 @@ final class TUIWorker: Sendable {
         }
     }
 
-    /// Blocks until the work queued so far has run (tests, and quitting after an export).
+    /// True while some work has not finished.
+    var isBusy: Bool { pending.withLockedValue { $0 > 0 } }
+
+    /// Blocks until the work queued so far has run (quitting with an export running; tests).
     func waitUntilIdle() {
-        queue.sync {}
+        quick.sync {}
+        long.sync {}
+        quick.sync {}
     }
 }

@@ -35,7 +35,8 @@ final class TUIControllerTests: XCTestCase {
         }
     }
 
-    private func makeController(_ flows: [Flow] = tenFlows, context: TUIContext? = nil) throws -> (TUIController, TrafficRepository) {
+    private func makeController(_ flows: [Flow] = tenFlows, context: TUIContext? = nil,
+                                size: ScreenSize = ScreenSize(width: 100, height: 20)) throws -> (TUIController, TrafficRepository) {
         let repository = try makeRepository(flows)
         let feed = FlowListFeed(repository: repository, timeZone: TimeZone(identifier: "UTC")!, pollInterval: 0.02,
                                 firstSliceSize: 500)
@@ -43,7 +44,7 @@ final class TUIControllerTests: XCTestCase {
         addTeardownBlock { feed.stop() }
         let controller = TUIController(repository: repository, feed: feed,
                                        context: context ?? TUIContext(outputDirectory: directory.path, version: "test"))
-        controller.resize(ScreenSize(width: 100, height: 20))
+        controller.resize(size)
         return (controller, repository)
     }
 
@@ -302,5 +303,103 @@ final class TUIControllerTests: XCTestCase {
         XCTAssertFalse(screen.contains("loading…"), screen)
         controller.handle(.character("q"))
         XCTAssertTrue(controller.render().text.contains("METHOD"))
+    }
+
+    // MARK: found in review
+
+    /// 80×24, the commonest terminal size, sizes the list like any other.
+    func testAnEightyByTwentyFourTerminalShowsTheList() throws {
+        let (controller, _) = try makeController(size: ScreenSize(width: 80, height: 24))
+        let screen = settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        XCTAssertEqual(listedPaths(screen).count, 10, screen)
+    }
+
+    /// A click far below the list (or a garbage report) selects nothing and cannot overflow.
+    func testClicksOutsideTheListAreIgnored() throws {
+        let (controller, _) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.mouseClick(row: 4, column: 10))
+        XCTAssertEqual(controller.list.selectedIndex, 2)
+        controller.handle(.mouseClick(row: Int.max, column: 0))
+        controller.handle(.mouseClick(row: 15, column: 0))
+        controller.handle(.mouseClick(row: 0, column: 0))
+        XCTAssertEqual(controller.list.selectedIndex, 2)
+    }
+
+    /// Older rows that arrived before the first tick of a new filter are not counted twice: Home
+    /// stays on the first row.
+    func testRowsPrependedBeforeTheFirstTickOfAFilterAreCountedOnce() throws {
+        let flows = (0..<3_000).map { Flow(host: "h.test", path: "/get/\($0)") }
+        let (controller, _) = try makeController(flows)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 3_000 }
+        controller.handle(.character("/"))
+        type("~d h.test", into: controller)
+        controller.handle(.enter)
+        let deadline = Date().addingTimeInterval(10)
+        while controller.feed.latest().scanning || controller.feed.latest().totalRows < 3_000, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        controller.tick()
+        controller.handle(.home)
+        for _ in 0..<5 { controller.tick() }
+        XCTAssertEqual(controller.list.selectedIndex, 0)
+        let screen = settle(controller) { controller, _ in controller.isListSettled }
+        XCTAssertEqual(listedPaths(screen).first, "/get/0", screen)
+        XCTAssertEqual(controller.list.selectedIndex, 0)
+    }
+
+    /// Flows deleted by another process disappear from the view; the rows stay aligned.
+    func testFlowsDeletedElsewhereLeaveTheView() throws {
+        let flows = (0..<12).map { Flow(host: "h.test", path: "/get/\($0)") }
+        let (controller, repository) = try makeController(flows)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 12 }
+        try repository.delete(ids: [5, 6])
+        controller.feed.invalidateRows()  // what a later scroll or mark would do: the window is read again
+        let screen = settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        // Ids 5 and 6 were the flows /get/4 and /get/5.
+        XCTAssertEqual(listedPaths(screen), [0, 1, 2, 3, 6, 7, 8, 9, 10, 11].map { "/get/\($0)" }, screen)
+        XCTAssertFalse(screen.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "…" },
+                       "no row is waiting to be loaded:\n\(screen)")
+    }
+
+    /// Two quick `m`s mark and unmark, even before the list shows the first.
+    func testMarkTwiceQuicklyUnmarks() throws {
+        let (controller, repository) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.character("m"))
+        controller.handle(.character("m"))
+        controller.worker.waitUntilIdle()
+        XCTAssertEqual(try repository.flow(id: 10)?.marked, false)
+        controller.handle(.character("m"))
+        settle(controller) { controller, _ in controller.list.row(at: 9)?.marked == true }
+        XCTAssertEqual(try repository.flow(id: 10)?.marked, true)
+    }
+
+    /// The pins arriving after the user moved on do not pull the pins view back up.
+    func testLatePinsDoNotReplaceAnotherScreen() throws {
+        let (controller, _) = try makeController()
+        controller.handle(.character("p"))
+        controller.handle(.character("?"))  // the help, before the pins were read
+        controller.worker.waitUntilIdle()
+        controller.tick()
+        XCTAssertTrue(controller.render().text.contains("key bindings"))
+    }
+
+    /// An error's column counts the blanks the user typed before the expression.
+    func testFilterErrorColumnCountsLeadingBlanks() throws {
+        let (controller, _) = try makeController()
+        controller.handle(.character("/"))
+        type("  ~x", into: controller)
+        controller.handle(.enter)
+        XCTAssertTrue(controller.render().text.contains("unknown operator ~x at column 3"), controller.render().text)
+    }
+
+    func testSearchOnAnEmptyViewSaysSo() throws {
+        let (controller, _) = try makeController([])
+        settle(controller) { controller, _ in controller.isListSettled && !controller.listProgress.scanning }
+        controller.handle(.character("s"))
+        type("~d x", into: controller)
+        controller.handle(.enter)
+        XCTAssertTrue(controller.render().text.contains("no flows to search"))
     }
 }

@@ -10,6 +10,7 @@ public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     /// Longer "sequences" are garbage: dropped so a broken stream cannot grow the buffer.
     private static let maximumSequenceLength = 64
+    static let maximumMouseCoordinate = 10_000
 
     public init() {}
 
@@ -170,7 +171,10 @@ public struct KeyDecoder: Sendable {
     /// An SGR mouse press `button;column;row` (1-based): wheel up, wheel down or a left click.
     private func mouseKey(_ parameters: String) -> Key? {
         let numbers = parameters.split(separator: ";").compactMap { Int($0) }
-        guard numbers.count == 3, numbers[1] >= 1, numbers[2] >= 1 else { return nil }
+        // No terminal is 10,000 cells wide or tall: larger numbers are garbage (pasted text),
+        // and would overflow arithmetic downstream.
+        guard numbers.count == 3, (1...Self.maximumMouseCoordinate).contains(numbers[1]),
+              (1...Self.maximumMouseCoordinate).contains(numbers[2]) else { return nil }
         switch numbers[0] {
         case 64: return .mouseWheelUp
         case 65: return .mouseWheelDown

@@ -121,13 +121,19 @@ public final class TerminalSession: @unchecked Sendable {
     public func write(_ bytes: [UInt8]) { writeAll(bytes) }
 
     /// Reads what is available, waiting up to `timeoutMilliseconds` for the first byte
-    /// (-1: wait forever). Returns no bytes on timeout.
-    public func read(timeoutMilliseconds: Int32) -> [UInt8] {
+    /// (-1: wait forever). Returns no bytes on timeout, and nil once the terminal is gone
+    /// (hung up, closed, or failing), so a loop on it can end instead of spinning.
+    public func read(timeoutMilliseconds: Int32) -> [UInt8]? {
         var descriptor = pollfd(fd: inputDescriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, timeoutMilliseconds) > 0 else { return [] }
+        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        if ready < 0 { return errno == EINTR ? [] : nil }
+        if ready == 0 { return [] }
+        if descriptor.revents & Int16(POLLIN) == 0 { return nil }  // POLLHUP, POLLERR or POLLNVAL alone
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { Glibc.read(inputDescriptor, $0.baseAddress, $0.count) }
-        return count > 0 ? Array(buffer[0..<count]) : []
+        if count > 0 { return Array(buffer[0..<count]) }
+        if count < 0, errno == EINTR || errno == EAGAIN { return [] }
+        return nil  // end of file, or EIO from a terminal that hung up
     }
 
     private func writeAll(_ bytes: [UInt8]) {

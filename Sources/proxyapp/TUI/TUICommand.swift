@@ -40,7 +40,9 @@ struct TUICommand: ParsableCommand {
             throw CLIError("cannot open the capture \(path): \(error)")
         }
         let context = TUIContext(readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
-        try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context)
+        // Log lines (and a crash report) go beside the capture, if that directory takes them.
+        let logPath = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("proxyapp.log")
+        try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context, logPath: logPath)
     }
 }
 
@@ -71,6 +73,10 @@ enum TerminalUIHost {
         session.restore()
         redirect.undo()
         close(terminal)
+        if controller.hasPendingWork {
+            FileHandle.standardError.write(Data("proxyapp: finishing an export or change that was still running…\n".utf8))
+            controller.finishPendingWork()
+        }
     }
 }
 
@@ -79,7 +85,8 @@ private struct OutputRedirect {
     private var saved: [(Int32, Int32)] = []
 
     init(to path: String) {
-        let file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        var file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        if file < 0 { file = open("/dev/null", O_WRONLY | O_CLOEXEC) }  // never onto the screen
         guard file >= 0 else { return }
         for descriptor in [STDOUT_FILENO, STDERR_FILENO] {
             let copy = dup(descriptor)

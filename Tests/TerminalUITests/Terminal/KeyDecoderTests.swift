@@ -76,4 +76,13 @@ final class KeyDecoderTests: XCTestCase {
         XCTAssertFalse(decoder.hasPending)
         XCTAssertEqual(decoder.feed(Array("z".utf8)), [.character("z")])
     }
+
+    /// Mouse reports with absurd coordinates (pasted garbage) are dropped, not turned into clicks
+    /// whose arithmetic would overflow.
+    func testMouseCoordinatesAreBounded() {
+        var decoder = KeyDecoder()
+        XCTAssertEqual(decoder.feed(Array("\u{1B}[<0;1;9223372036854775807M".utf8)), [])
+        XCTAssertEqual(decoder.feed(Array("\u{1B}[<0;10001;5M".utf8)), [])
+        XCTAssertEqual(decoder.feed(Array("\u{1B}[<0;10000;5M".utf8)), [.mouseClick(row: 4, column: 9_999)])
+    }
 }

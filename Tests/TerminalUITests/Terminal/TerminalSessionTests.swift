@@ -107,6 +107,16 @@ final class TerminalSessionTests: XCTestCase {
         let typed: [UInt8] = [0x03, 0x1B, UInt8(ascii: "["), UInt8(ascii: "A")]  // Ctrl-C arrives as a byte in raw mode
         _ = typed.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
         var decoder = KeyDecoder()
-        XCTAssertEqual(decoder.feed(session.read(timeoutMilliseconds: -1)), [.control("c"), .up])
+        XCTAssertEqual(decoder.feed(session.read(timeoutMilliseconds: -1) ?? []), [.control("c"), .up])
+        XCTAssertEqual(session.read(timeoutMilliseconds: 0), [], "nothing typed: no bytes, not the end")
+    }
+
+    /// When the terminal goes away (the master side closes: a hang-up), reads say so.
+    func testReadReportsAHangUp() throws {
+        let session = try TerminalSession(input: slave, output: slave)
+        defer { session.restore() }
+        close(master)
+        master = -1
+        XCTAssertNil(session.read(timeoutMilliseconds: 1_000))
     }
 }
