@@ -3,7 +3,7 @@ import Glibc
 import XCTest
 @testable import TerminalUI
 
-/// The crash path: a process that dies of a Swift trap (or a fatal signal) while a
+/// The crash path: a process that dies of a Swift trap, a fatal signal or SIGTERM while a
 /// `TerminalSession` holds the terminal leaves it restored. The crash happens in a child process
 /// (this test binary, running `TerminalCrashChild`) whose terminal is a pty this test holds.
 final class TerminalCrashRestoreTests: XCTestCase {
@@ -36,6 +36,16 @@ final class TerminalCrashRestoreTests: XCTestCase {
         child.standardOutput = FileHandle.nullDevice
         child.standardError = FileHandle.nullDevice
         try child.run()
+        if how == "term" {
+            // Wait until the child has taken the terminal (it raw-modes it first), then ask it to stop.
+            let entered = Date().addingTimeInterval(20)
+            var raw = termios()
+            repeat {
+                usleep(10_000)
+                _ = tcgetattr(slave, &raw)
+            } while raw.c_lflag & tcflag_t(ICANON) != 0 && Date() < entered
+            kill(child.processIdentifier, SIGTERM)
+        }
         let deadline = Date().addingTimeInterval(30)
         while child.isRunning, Date() < deadline { usleep(10_000) }
         if child.isRunning { kill(child.processIdentifier, SIGKILL) }
@@ -65,6 +75,11 @@ final class TerminalCrashRestoreTests: XCTestCase {
     func testSegfaultSignalRestoresTheTerminal() throws {
         try crashChild("segv")
     }
+
+    /// SIGTERM (a `kill`, a closing tmux) restores the terminal and still ends the process.
+    func testTerminationSignalRestoresTheTerminal() throws {
+        try crashChild("term")
+    }
 }
 
 /// Not a test: the body of the child process `TerminalCrashRestoreTests` starts.
@@ -80,7 +95,9 @@ final class TerminalCrashChild: XCTestCase {
         let terminal = open(path, O_RDWR | O_NOCTTY)
         let session = try TerminalSession(input: terminal, output: terminal)
         _ = session
-        if how == "segv" {
+        if how == "term" {
+            sleep(30)  // the parent sends SIGTERM
+        } else if how == "segv" {
             raise(SIGSEGV)
         } else {
             let values: [Int] = []
