@@ -57,6 +57,10 @@ public struct Flow: Sendable, Hashable {
     /// A short remark shown with the flow (why a tunnel was passed through, say:
     /// "pinned: client rejected the certificate (unknown_ca alert)"); nil normally.
     public var note: String?
+    /// The names of the rules (from the rules file) that acted on this exchange, in the order
+    /// they acted: a block, a map-local or map-remote, a DNS override, a rewrite, or an
+    /// `ssl_proxying` exclusion. Empty when no rule touched it.
+    public var appliedRules: [String]
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
@@ -66,7 +70,7 @@ public struct Flow: Sendable, Hashable {
         requestBody: CapturedBody = .empty, status: Int? = nil, reason: String? = nil,
         responseHeaders: [HeaderField] = [], responseBody: CapturedBody = .empty, error: String? = nil,
         bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
-        note: String? = nil, serverAddress: String? = nil
+        note: String? = nil, serverAddress: String? = nil, appliedRules: [String] = []
     ) {
         self.id = id
         self.kind = kind
@@ -93,6 +97,7 @@ public struct Flow: Sendable, Hashable {
         self.tls = tls
         self.note = note
         self.serverAddress = serverAddress
+        self.appliedRules = appliedRules
     }
 
     /// Total duration in milliseconds, when the flow has finished.
