@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // Flows, headers, timings: value types with no I/O and no NIO.
@@ -69,11 +70,18 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The rules engine: the rules file (YAML, validated with line numbers), host and path
+        // matching, the per-request plan, body text rewriting and live reload.
+        .target(
+            name: "Rules",
+            dependencies: ["ProxyModel", "ProxyCore", "BodyCodec", .product(name: "Yams", package: "Yams")],
+            swiftSettings: hotPathSettings
+        ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
         .target(
             name: "ProxyEngine",
             dependencies: [
-                "ProxyModel", "ProxyCore", "ProxyTLS",
+                "ProxyModel", "ProxyCore", "ProxyTLS", "Rules", "BodyCodec",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,7 +110,7 @@ let package = Package(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
-                "CaptureExport", "ProxyAppUI",
+                "CaptureExport", "ProxyAppUI", "Rules",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -153,11 +161,12 @@ let package = Package(
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
             name: "proxyappTests",
-            dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
+            dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "ProxyCore", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(
             name: "proxyapp-loadTests",
             dependencies: [
@@ -180,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -207,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec",
+                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

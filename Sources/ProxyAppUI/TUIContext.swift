@@ -9,8 +9,9 @@ public struct TUIContext: Sendable {
     public var listenAddress: String
     /// Where clients download the CA certificate; empty when not served.
     public var caURL: String
-    /// The rules state for the header (`off` until there are rules).
-    public var rules: String
+    /// The rules state for the header, asked on every frame (`off`, `3 active`, and whether the
+    /// last reload failed); empty when this process runs no proxy.
+    public var rules: @Sendable () -> String
     public var proxyRunning: Bool
     /// The capture is opened read-only: marking, deleting and clearing are refused with a reason.
     public var readOnly: Bool
@@ -22,7 +23,7 @@ public struct TUIContext: Sendable {
     public var version: String
     public var timeZone: TimeZone
 
-    public init(listenAddress: String = "", caURL: String = "", rules: String = "off", proxyRunning: Bool = false,
+    public init(listenAddress: String = "", caURL: String = "", rules: @escaping @Sendable () -> String = { "off" }, proxyRunning: Bool = false,
                 readOnly: Bool = false, pinTTL: TimeInterval = 7 * 86_400,
                 outputDirectory: String = FileManager.default.currentDirectoryPath, version: String,
                 timeZone: TimeZone = .current) {

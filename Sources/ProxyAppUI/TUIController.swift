@@ -190,7 +190,7 @@ public final class TUIController {
 
     private var header: HeaderInfo {
         HeaderInfo(listenAddress: context.listenAddress, caURL: context.caURL, flowCount: list.totalRows,
-                   filter: filter?.text ?? "", rules: context.rules)
+                   filter: filter?.text ?? "", rules: context.rules())
     }
 
     /// A read error of the feed: shown before anything else.

@@ -8,6 +8,7 @@ import NIOPosix
 import ProxyEngine
 import ProxyAppUI
 import ProxyModel
+import Rules
 
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
 /// `<data-dir>/traffic.sqlite` until SIGINT or SIGTERM.
@@ -36,6 +37,8 @@ struct RunCommand: AsyncParsableCommand {
     var upstreamTimeout: Int = 60
 
     @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
+
+    @OptionGroup(title: "Rules") var rulesOptions: RulesOptions
 
     @Flag(help: "Run without the terminal UI (print one line per flow instead). Implied when stdin or stdout is not a terminal.")
     var headless = false
@@ -81,6 +84,7 @@ struct RunCommand: AsyncParsableCommand {
             onCommitted = { flows in printer.print(flows) }
         }
         let repository = TrafficRepository(database: database)
+        let initialRules = try rulesOptions.loadForRun(data: data)
         let https = try self.https.makeSetup(data: data, repository: repository, logger: logger)
         let writer = CaptureWriter(repository: repository, logger: logger, onCommitted: onCommitted)
 
@@ -96,9 +100,13 @@ struct RunCommand: AsyncParsableCommand {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let threadPool = NIOThreadPool(numberOfThreads: 4)
         threadPool.start()
+        let liveRules = LiveRules(initialRules.rules)
+        let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
+                                            initialText: initialRules.text) { line in Console.write(line + "\n") }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
-            resolver: SystemHostResolver(threadPool: threadPool), interception: https?.interception, logger: logger)
+            resolver: SystemHostResolver(threadPool: threadPool), interception: https?.interception,
+            rules: liveRules, blockingPool: threadPool, logger: logger)
 
         let address: SocketAddress
         do {
@@ -113,6 +121,7 @@ struct RunCommand: AsyncParsableCommand {
         banner += "Data directory: \(directory.path)\n"
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
+        banner += initialRules.banner
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
         }
@@ -123,11 +132,12 @@ struct RunCommand: AsyncParsableCommand {
             banner += FlowTable.header + "\n"
         }
         Console.write(banner)
+        rulesWatcher.start()
 
         if withTUI {
             let context = TUIContext(
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
-                proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
+                rules: { liveRules.status.summary }, proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
             let logPath = directory.appendingPathComponent("proxyapp.log").path
             let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath)
             Console.write("Stopping (\(reason))…\n")
@@ -135,6 +145,7 @@ struct RunCommand: AsyncParsableCommand {
             let signalNumber = await SignalWaiter.waitForTermination()
             Console.write("\nStopping (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM"))…\n")
         }
+        rulesWatcher.stop()
         try? await server.stop()
         try? await group.shutdownGracefully()
         try? await threadPool.shutdownGracefully()

@@ -15,13 +15,15 @@ struct ExchangeRecorder {
     private var requestSent: NIODeadline?
     private var responseStarted: NIODeadline?
 
+    /// - Parameter clientTLS: the client side's TLS, for a decrypted exchange (the origin's side
+    ///   comes with the connection).
     init(clientAddress: String, method: String, scheme: String, host: String, port: Int, path: String,
-         version: HTTPVersion, headers: HTTPHeaders, cap: Int) {
+         version: HTTPVersion, headers: HTTPHeaders, cap: Int, clientTLS: TLSDetails? = nil) {
         self.cap = cap
         self.flow = Flow(
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
-            requestHeaders: Self.fields(headers))
+            requestHeaders: Self.fields(headers), tls: clientTLS)
         Self.reserve(&flow.requestBody, for: headers, cap: cap)
     }
 
@@ -45,9 +47,17 @@ struct ExchangeRecorder {
         return fields
     }
 
-    /// The client side's TLS (a decrypted exchange); the origin's side comes with the connection.
-    mutating func clientTLS(_ details: TLSDetails) {
-        flow.tls = details
+    /// A rule acted on the exchange (its name goes on the flow), and/or a remark about what it
+    /// did (joined to any earlier note with "; ").
+    mutating func applied(rule: String?, note: String?) {
+        if let rule { flow.appliedRules.append(rule) }
+        if let note { flow.note = flow.note.map { "\($0); \(note)" } ?? note }
+    }
+
+    /// A rewrite replaced the response body: the flow keeps what the client received.
+    mutating func replaceResponseBody(with buffer: ByteBuffer) {
+        flow.responseBody = CapturedBody()
+        Self.capture(buffer, into: &flow.responseBody, cap: cap)
     }
 
     mutating func upstreamConnected(_ timings: UpstreamConnectTimings, tls: UpstreamTLSSession? = nil,

@@ -2,20 +2,23 @@ import NIOCore
 import NIOHTTP1
 import ProxyCore
 import ProxyModel
+import Rules
 
 /// One request forwarded to an origin and its response relayed back, streamed both ways with
 /// back-pressure, and recorded as a flow.
 ///
-/// Created by `HTTPProxyHandler` for each absolute-form request; it owns the upstream connection
-/// for the exchange's lifetime and gives it back to the pool only after a clean, complete
-/// exchange. Everything runs on the client channel's event loop.
+/// Created by `HTTPProxyHandler` for each request the rules let through (to the URL's origin,
+/// or where a map-remote rule sends it); it owns the upstream connection for the exchange's
+/// lifetime and gives it back to the pool only after a clean, complete exchange. A rewrite
+/// rule's edits are applied on the way; a body it rewrites is held whole (`ExchangeRewriter`).
+/// Everything runs on the client channel's event loop.
 final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private unowned let client: HTTPProxyHandler
     private let services: ProxyServices
     private let pool: UpstreamConnectionPool
     private let key: UpstreamConnectionPool.Key
     private var recorder: ExchangeRecorder
-    private let upstreamHead: HTTPRequestHead
+    private var upstreamHead: HTTPRequestHead
     private let clientVersion: HTTPVersion
     private let clientKeepAlive: Bool
     private let isHeadRequest: Bool
@@ -23,11 +26,16 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private let wantsUpgrade: Bool
     /// How to reach the origin over TLS (nil: plain HTTP).
     private let upstreamTLS: UpstreamTLSTarget?
+    /// A dns rule's addresses for the upstream connection.
+    private let addresses: [String]?
+    private let rewriter: ExchangeRewriter?
 
     private var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
     private var usingPooledConnection = false
     /// Request parts that arrived while the upstream connection was being opened.
     private var pendingParts: [HTTPClientRequestPart] = []
+    /// The request body held for a rewrite; nil when not holding (any more).
+    private var heldRequest: HeldBody?
     private var requestHadBody = false
     private var requestEnded = false
     /// The request's trailers, kept so a retried request can be ended again.
@@ -35,33 +43,55 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private var requestFullyWritten = false
     private var responseHeadReceived = false
     private var responseHeadWritten = false
+    /// The response held for a rewrite: its head as the client will get it, and the body so far.
+    private var heldResponse: (head: HTTPResponseHead, body: HeldBody)?
     private var upstreamKeepAlive = false
     private var closeClientAfterResponse = false
     private var switchingProtocols = false
     private var finished = false
+    /// The client left while a held response was being rewritten off the loop.
+    private var clientGoneWhileRewriting = false
 
-    init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, head: HTTPRequestHead,
-         scheme: String, host: String, port: Int, pathAndQuery: String, clientAddress: String,
-         upstreamTLS: UpstreamTLSTarget? = nil, clientTLS: TLSDetails? = nil, clientAuthority: String? = nil) {
+    init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, request: ClientRequest,
+         target: UpstreamTarget, recorder: ExchangeRecorder, upstreamTLS: UpstreamTLSTarget?) {
         self.client = client
         self.services = services
         self.pool = pool
         self.upstreamTLS = upstreamTLS
-        self.key = .init(host: host, port: port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName)
+        self.addresses = target.addresses
+        self.key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
+                         addressOverride: target.addresses?.joined(separator: ","))
+        let head = request.head
         self.clientVersion = head.version
         self.clientKeepAlive = head.isKeepAlive
         self.isHeadRequest = head.method == .HEAD
-        self.recorder = ExchangeRecorder(
-            clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
-            path: pathAndQuery, version: head.version, headers: head.headers,
-            cap: services.configuration.maxCapturedBodyBytes)
-        if upstreamTLS != nil {
-            recorder.clientTLS(clientTLS ?? TLSDetails())
+        self.recorder = recorder
+        for name in target.appliedRules {
+            self.recorder.applied(rule: name, note: nil)
         }
-        let (headers, upgrade) = Self.upstreamHeaders(
-            from: head.headers, authority: clientAuthority ?? Self.authority(host: host, port: port, scheme: scheme))
+        for note in target.notes {
+            self.recorder.applied(rule: nil, note: note)
+        }
+        var (headers, upgrade) = Self.upstreamHeaders(from: head.headers, authority: target.authority)
         self.wantsUpgrade = upgrade
-        self.upstreamHead = HTTPRequestHead(version: .http1_1, method: head.method, uri: pathAndQuery, headers: headers)
+        self.rewriter = target.rewrite.map {
+            ExchangeRewriter(rule: $0, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))
+        }
+        if let rewriter {
+            rewriter.editRequestHeaders(&headers)
+            if rewriter.holdsRequestBody && !upgrade {
+                heldRequest = HeldBody(limit: rewriter.limit)
+                // The body is sent only once it is whole: nothing for the origin to continue.
+                headers.remove(name: "expect")
+                if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }),
+                   head.version == .http1_1 {
+                    client.write(.head(HTTPResponseHead(version: .http1_1, status: .continue)))
+                    client.flush()
+                }
+            }
+        }
+        self.upstreamHead = HTTPRequestHead(version: .http1_1, method: head.method, uri: target.pathAndQuery,
+                                            headers: headers)
     }
 
     // MARK: starting
@@ -78,7 +108,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private func connectFresh() {
         client.setReadsPaused(true, by: .connecting)
         let eventLoop = client.eventLoop
-        services.connector.connect(host: key.host, port: key.port, kind: .http, tls: upstreamTLS, on: eventLoop)
+        services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
+                                   on: eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 // The client may have left while connecting (`clientClosed` finished us); its
@@ -107,6 +138,12 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         upstream = (channel, handler)
         handler.delegate = self
         recorder.upstreamConnected(timings, tls: handler.tlsSession, serverAddress: handler.serverAddress)
+        guard heldRequest == nil else { return }  // the head goes with the rewritten body
+        sendRequestSoFar(on: handler)
+    }
+
+    /// Sends the head and whatever of the request arrived before the connection was up.
+    private func sendRequestSoFar(on handler: UpstreamHTTPHandler) {
         handler.send(.head(upstreamHead))
         for part in pendingParts {
             handler.send(part)
@@ -130,6 +167,17 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         requestHadBody = true
         recorder.requestBody(buffer)
+        if heldRequest != nil {
+            if heldRequest!.append(buffer) { return }
+            // Too large to rewrite: send what was held and stream the rest as it comes.
+            recorder.applied(rule: nil, note: "rewrite: request body over \(rewriter!.limit >> 20) MiB, not rewritten")
+            releaseRequest(parts: heldRequest!.parts, headers: nil)
+            return
+        }
+        sendBody(buffer)
+    }
+
+    private func sendBody(_ buffer: ByteBuffer) {
         if let upstream {
             upstream.handler.send(.body(.byteBuffer(buffer)))
             if !upstream.channel.isWritable {
@@ -144,11 +192,38 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         requestEnded = true
         requestTrailers = trailers
+        if let held = heldRequest, let rewriter {
+            ExchangeRewriter.rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody,
+                                     side: "request", pool: services.blockingPool, on: client.eventLoop)
+                .assumeIsolated()
+                .whenSuccess { result in
+                    guard !self.finished else { return }
+                    if let note = result.note { self.recorder.applied(rule: nil, note: note) }
+                    var headers = self.upstreamHead.headers
+                    ExchangeRewriter.fit(&headers, to: result)
+                    var buffer = ByteBuffer()
+                    buffer.writeBytes(result.body)
+                    self.requestTrailers = nil
+                    self.releaseRequest(parts: result.body.isEmpty ? [] : [buffer], headers: headers)
+                }
+            return
+        }
         if let upstream {
             upstream.handler.send(.end(trailers))
             upstream.handler.flush()
             markRequestWritten()
         }  // else `attach` ends the request once connected
+    }
+
+    /// Stops holding the request: `parts` (and `headers`, when the rewrite changed the body's
+    /// framing) go out now, or when the connection is up.
+    private func releaseRequest(parts: [ByteBuffer], headers: HTTPHeaders?) {
+        heldRequest = nil
+        if let headers { upstreamHead.headers = headers }
+        pendingParts = parts.map { .body(.byteBuffer($0)) } + pendingParts
+        if let upstream {
+            sendRequestSoFar(on: upstream.handler)
+        }
     }
 
     func clientReadComplete() {
@@ -177,7 +252,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     /// The client went away before the exchange completed.
     func clientClosed(reason: String = "client closed the connection before the exchange completed") {
-        guard !finished else { return }
+        guard !finished else {
+            if heldResponse != nil { clientGoneWhileRewriting = true }
+            return
+        }
         finished = true
         if let upstream {
             upstream.handler.delegate = nil
@@ -194,8 +272,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         switch part {
         case .head(let head):
             if head.status.code < 200 && head.status != .switchingProtocols {
-                // 100 Continue and friends: relay to clients that understand them.
-                if clientVersion.major == 1 && clientVersion.minor >= 1 {
+                // 100 Continue and friends: relay to clients that understand them (a held
+                // request body was already invited by the proxy itself).
+                if clientVersion.major == 1 && clientVersion.minor >= 1 && rewriter?.holdsRequestBody != true {
                     client.write(.head(HTTPResponseHead(version: clientVersion, status: head.status, headers: head.headers)))
                     client.flush()
                 }
@@ -211,18 +290,38 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                 return
             }
             responseHeadReceived = true
-            recorder.responseHead(head)
             let clientHead = makeClientHead(from: head)
+            if let rewriter, !switchingProtocols, rewriter.holdsResponseBody(clientHead, isHeadRequest: isHeadRequest) {
+                heldResponse = (clientHead, HeldBody(limit: rewriter.limit))
+                return
+            }
+            recorder.responseHead(clientHead)
             client.write(.head(clientHead))
             responseHeadWritten = true
         case .body(let buffer):
-            recorder.responseBody(buffer)
-            client.write(.body(.byteBuffer(buffer)))
-            if !client.isWritable {
-                upstream?.handler.pauseReads()
+            if heldResponse != nil {
+                if heldResponse!.body.append(buffer) { return }
+                // Too large to rewrite: send what was held and stream the rest.
+                let (head, held) = heldResponse!
+                heldResponse = nil
+                recorder.applied(rule: nil, note: "rewrite: response body over \(rewriter!.limit >> 20) MiB, not rewritten")
+                recorder.responseHead(head)
+                client.write(.head(head))
+                responseHeadWritten = true
+                for part in held.parts { relayResponseBody(part) }
+                return
             }
+            relayResponseBody(buffer)
         case .end(let trailers):
             responseComplete(trailers: trailers)
+        }
+    }
+
+    private func relayResponseBody(_ buffer: ByteBuffer) {
+        recorder.responseBody(buffer)
+        client.write(.body(.byteBuffer(buffer)))
+        if !client.isWritable {
+            upstream?.handler.pauseReads()
         }
     }
 
@@ -256,8 +355,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard let upstream else { return }
         upstream.handler.delegate = nil
         self.upstream = nil
-        services.sink.record(recorder.finish(error: nil))
         if switchingProtocols {
+            services.sink.record(recorder.finish(error: nil))
             client.write(.end(nil))
             client.flush()
             client.switchToRawBytes(upstream: upstream.channel)
@@ -268,12 +367,42 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         } else {
             upstream.channel.close(promise: nil)
         }
+        if let (head, held) = heldResponse, let rewriter {
+            ExchangeRewriter.rewrite(held, headers: head.headers, replacements: rewriter.action.responseBody,
+                                     side: "response", pool: services.blockingPool, on: client.eventLoop)
+                .assumeIsolated()
+                .whenSuccess { result in self.sendRewrittenResponse(head: head, result: result) }
+            return
+        }
+        services.sink.record(recorder.finish(error: nil))
         client.completeResponse(
             trailers: trailers, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
     }
 
+    private func sendRewrittenResponse(head: HTTPResponseHead, result: ExchangeRewriter.RewrittenBody) {
+        heldResponse = nil
+        if let note = result.note { recorder.applied(rule: nil, note: note) }
+        var head = head
+        ExchangeRewriter.fit(&head.headers, to: result)
+        recorder.responseHead(head)
+        var buffer = ByteBuffer()
+        buffer.writeBytes(result.body)
+        recorder.responseBody(buffer)
+        if clientGoneWhileRewriting {
+            services.sink.record(recorder.finish(error: "client closed the connection before the exchange completed"))
+            return
+        }
+        services.sink.record(recorder.finish(error: nil))
+        client.write(.head(head))
+        if !result.body.isEmpty {
+            client.write(.body(.byteBuffer(buffer)))
+        }
+        client.completeResponse(trailers: nil, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
+    }
+
     private func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
         finished = true
+        heldResponse = nil
         if let upstream {
             upstream.handler.delegate = nil
             upstream.channel.close(promise: nil)
@@ -290,8 +419,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
     }
 
-    // MARK: header rewriting
+    // MARK: response head
 
+    /// The origin's head as the client gets it: hop-by-hop headers removed, the connection's
+    /// fate decided, and a rewrite rule's status and header edits applied.
     private func makeClientHead(from head: HTTPResponseHead) -> HTTPResponseHead {
         switchingProtocols = head.status == .switchingProtocols && wantsUpgrade
         upstreamKeepAlive = head.isKeepAlive
@@ -320,81 +451,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             headers.add(name: "Connection", value: "keep-alive")
         }
         closeClientAfterResponse = close
-        return HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)
-    }
-
-    /// Whether any header could be hop-by-hop; most messages have none, and then the headers
-    /// are forwarded as they are, without a copy.
-    static func hasHopByHopHeader(_ headers: HTTPHeaders) -> Bool {
-        for (name, _) in headers where HopByHopHeaders.mayBeHopByHop(name) && !HopByHopHeaders.standard.forwards(name) {
-            return true
+        var clientHead = HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)
+        if let rewriter, !switchingProtocols {
+            rewriter.editResponseHead(&clientHead)
         }
-        return false
-    }
-
-    private static func filtered(_ headers: HTTPHeaders, keeping hop: HopByHopHeaders) -> HTTPHeaders {
-        var kept = HTTPHeaders()
-        kept.reserveCapacity(headers.count + 1)
-        for (name, value) in headers where hop.forwards(name) {
-            kept.add(name: name, value: value)
-        }
-        return kept
-    }
-
-    /// The client's headers minus hop-by-hop ones, with `Host` set to the target's authority
-    /// (RFC 9112 §3.2.2); the second value tells whether an upgrade is forwarded.
-    static func upstreamHeaders(from original: HTTPHeaders, authority: String) -> (HTTPHeaders, Bool) {
-        // The common case: one Host header that already names the target and nothing
-        // hop-by-hop. Forward the headers as they are.
-        if !hasHopByHopHeader(original), original.first(name: "host") == authority,
-           original[canonicalForm: "host"].count == 1 {
-            return (original, false)
-        }
-        var connectionValues = original[canonicalForm: "connection"].map(String.init)
-        connectionValues += original[canonicalForm: "proxy-connection"].map(String.init)
-        let hop = HopByHopHeaders(connectionValues: connectionValues, forwardUpgrade: original.contains(name: "upgrade"))
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(original.count + 1)
-        var hostWritten = false
-        if !original.contains(name: "host") {
-            headers.add(name: "Host", value: authority)
-            hostWritten = true
-        }
-        for (name, value) in original where hop.forwards(name) {
-            if name.equalsIgnoringASCIICase("host") {
-                if !hostWritten {
-                    headers.add(name: name, value: authority)
-                    hostWritten = true
-                }
-                continue
-            }
-            headers.add(name: name, value: value)
-        }
-        if hop.keepsUpgrade {
-            headers.add(name: "Connection", value: "upgrade")
-        }
-        return (headers, hop.keepsUpgrade)
-    }
-
-    static func authority(host: String, port: Int, scheme: String) -> String {
-        let hostPart = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
-        let defaultPort = (scheme == "https" || scheme == "wss") ? 443 : 80
-        return port == defaultPort ? hostPart : "\(hostPart):\(port)"
-    }
-
-    static func failure(for error: any Error, host: String, port: Int, timeout: TimeAmount) -> ProxyFailure {
-        switch error {
-        case let failure as ProxyFailure:
-            return failure
-        case is UpstreamTimeoutError:
-            return .upstreamTimeout(host: host, port: port, seconds: timeout.nanoseconds / 1_000_000_000)
-        case let parserError as HTTPParserError:
-            if case .invalidEOFState = parserError {
-                return .upstreamClosed(host: host, port: port)
-            }
-            return .upstreamProtocolError(host: host, reason: "\(parserError)")
-        default:
-            return .upstreamClosed(host: host, port: port)
-        }
+        return clientHead
     }
 }

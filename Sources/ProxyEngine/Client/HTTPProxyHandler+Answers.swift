@@ -1,26 +1,30 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import ProxyCore
+import ProxyModel
+import Rules
 
 /// The client handler's own answers (built-in pages, failures) and the switch to a byte relay
 /// or a tunnel's sniffer: the parts of `HTTPProxyHandler` that replace forwarding.
 extension HTTPProxyHandler {
     func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
         let page = BuiltInPages.page(for: pathAndQuery, rootCertificate: services.configuration.rootCertificate)
-        writeComplete(status: page.status, contentType: page.contentType, body: page.body,
+        writeCompleteResponse(status: page.status, contentType: page.contentType, body: page.body,
                       version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
                       extraHeaders: page.extraHeaders)
     }
 
     /// Answers with a failure the proxy produced itself: its status and one-line reason.
     func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool) {
-        writeComplete(status: HTTPResponseStatus(statusCode: failure.statusCode),
+        writeCompleteResponse(status: HTTPResponseStatus(statusCode: failure.statusCode),
                       contentType: "text/plain; charset=utf-8", body: Array((failure.message + "\n").utf8),
                       version: version, keepAlive: keepAlive, requestEnded: requestEnded,
                       extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
     }
 
-    private func writeComplete(status: HTTPResponseStatus, contentType: String, body: [UInt8],
+    /// A whole response of the proxy's own: head, body and end, with `Content-Length`.
+    func writeCompleteResponse(status: HTTPResponseStatus, contentType: String, body: [UInt8],
                                version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
                                extraHeaders: [(String, String)] = []) {
         guard let context else { return }
@@ -34,6 +38,28 @@ extension HTTPProxyHandler {
                       promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         completeResponse(trailers: nil, close: close, requestEnded: requestEnded)
+    }
+
+    /// A block rule refuses the CONNECT: its status with the reason in `Proxy-Status` (a CONNECT
+    /// response carries no body), recorded as a tunnel flow that never opened.
+    func refuseConnect(_ head: HTTPRequestHead, host: String, port: Int, rule: AppliedRule<BlockAction>) {
+        var flow = Flow(kind: .tunnel, clientAddress: clientAddress, startedAt: Date(), method: "CONNECT", scheme: "tcp",
+                        host: host, port: port, path: "", httpVersion: ExchangeRecorder.versionText(head.version),
+                        requestHeaders: ExchangeRecorder.fields(head.headers))
+        let status = HTTPResponseStatus(statusCode: rule.action.status)
+        flow.status = rule.action.status
+        flow.reason = status.reasonPhrase
+        flow.appliedRules = [rule.name]
+        flow.note = "blocked by rule '\(rule.name)'"
+        flow.finishedAt = Date()
+        services.sink.record(flow)
+        let details = "blocked by rule '\(rule.name)'".replacingOccurrences(of: "\"", with: "'")
+        var headers = HTTPHeaders(rule.action.headers.map { ($0.name, $0.value) })
+        headers.add(name: "Proxy-Status", value: "ProxyApp; error=http_request_denied; details=\"\(details)\"")
+        writeCompleteResponse(status: status, contentType: "text/plain; charset=utf-8",
+                              body: Array((rule.action.body ?? "blocked by ProxyApp rule '\(rule.name)'\n").utf8),
+                              version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
+                              extraHeaders: headers.map { ($0.name, $0.value) })
     }
 
     // MARK: switching to a byte relay

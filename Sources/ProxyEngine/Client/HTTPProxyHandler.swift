@@ -1,7 +1,9 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 import ProxyCore
 import ProxyModel
+import Rules
 
 /// The last handler of a client connection: reads each request, decides what it is (a proxy
 /// request, a CONNECT, or a request for the proxy itself) and hands it to the object that
@@ -23,9 +25,12 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         static let upstreamBusy = PauseReasons(rawValue: 2)
     }
 
-    private enum State {
+    /// Set only by this handler and its extensions (dispatch, answers).
+    enum State {
         case idle
         case forwarding(ForwardExchange)
+        /// A rule answers this request itself (block, map-local).
+        case answering(LocalAnswerExchange)
         case tunnelling(ConnectTunnel)
         /// Answered already; the rest of this request is read and dropped.
         case draining
@@ -44,15 +49,15 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let services: ProxyServices
-    private let tunnel: TunnelOrigin?
-    private var state: State = .idle
+    let tunnel: TunnelOrigin?
+    var state: State = .idle
     private(set) var context: ChannelHandlerContext?
-    private var pool: UpstreamConnectionPool?
+    private(set) var pool: UpstreamConnectionPool?
     private var pauseReasons: PauseReasons = []
     private var readPending = false
     private var idleTimer = DeadlineTimer()
     /// When the connection last became idle (no request in flight); nil while busy.
-    private var idleSince: NIODeadline?
+    var idleSince: NIODeadline?
     /// When the client last sent anything: a request body that stops arriving times out.
     private var lastClientActivity = NIODeadline.uptimeNanoseconds(0)
     private(set) var inputClosed = false
@@ -129,7 +134,14 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } else {
                 next = lastClientActivity + timeout
             }
-        case .forwarding, .tunnelling, .done:
+        case .answering(let local) where !local.isRequestComplete:
+            if now - lastClientActivity >= timeout {
+                local.requestStalled(seconds: timeout.nanoseconds / 1_000_000_000)
+                if self.context == nil { return }
+            } else {
+                next = lastClientActivity + timeout
+            }
+        case .forwarding, .answering, .tunnelling, .done:
             break
         }
         idleTimerArmed = true
@@ -144,13 +156,17 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             startRequest(head)
         case .body(let buffer):
-            if case .forwarding(let exchange) = state {
-                exchange.clientBody(buffer)
+            switch state {
+            case .forwarding(let exchange): exchange.clientBody(buffer)
+            case .answering(let local): local.clientBody(buffer)
+            default: break
             }
         case .end(let trailers):
             switch state {
             case .forwarding(let exchange):
                 exchange.clientEnd(trailers)
+            case .answering(let local):
+                local.clientEnd()
             case .tunnelling(let tunnel):
                 tunnel.clientRequestEnded()
             case .draining:
@@ -181,6 +197,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         state = .done
         switch previous {
         case .forwarding(let exchange): exchange.clientClosed()
+        case .answering(let local): local.clientClosed()
         case .tunnelling(let tunnel): tunnel.clientClosed()
         default: break
         }
@@ -215,7 +232,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch state {
         case .idle, .draining:
             answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
-        case .forwarding, .tunnelling, .done:
+        case .forwarding, .answering, .tunnelling, .done:
             // Mid-exchange the stream cannot be trusted any more.
             abortConnection(reason: "the client sent a malformed request (\(parserError))")
         }
@@ -243,93 +260,19 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    // MARK: dispatch
-
-    private func startRequest(_ head: HTTPRequestHead) {
-        guard case .idle = state, let pool else {
-            // HTTPServerPipelineHandler hands over one request at a time; anything else is a bug
-            // here, and a hang would hide it: close instead.
-            abortConnection()
-            return
-        }
-        idleSince = nil
-        let target: RequestTarget
-        do {
-            target = try RequestTarget.parse(method: head.method.rawValue, uri: head.uri)
-        } catch {
-            answer(.badRequest(reason: error.description), version: head.version, keepAlive: false, requestEnded: false)
-            return
-        }
-        if let tunnel {
-            startTunnelledRequest(head, target: target, tunnel: tunnel, pool: pool)
-            return
-        }
-        switch target {
-        case .origin(let pathAndQuery):
-            answerBuiltInPage(pathAndQuery, head: head)
-        case .authority(let host, let port):
-            let tunnel = ConnectTunnel(client: self, services: services, head: head, host: host, port: port,
-                                       clientAddress: clientAddress)
-            state = .tunnelling(tunnel)
-            tunnel.start()
-        case .absolute(let scheme, let host, let port, let pathAndQuery):
-            guard scheme == "http" || scheme == "ws" else {
-                answer(.notImplemented(reason: "\(scheme):// URLs must be requested through CONNECT"),
-                       version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
-                return
-            }
-            if BuiltInPages.isReservedHost(host) {
-                answerBuiltInPage(pathAndQuery, head: head)
-                return
-            }
-            forward(head, scheme: "http", host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: nil, pool: pool)
-        }
-    }
-
-    /// A request read inside a CONNECT tunnel: it goes to the tunnel's target (an absolute-form
-    /// request may name another host; the tunnel's scheme applies either way).
-    private func startTunnelledRequest(_ head: HTTPRequestHead, target: RequestTarget, tunnel: TunnelOrigin,
-                                       pool: UpstreamConnectionPool) {
-        switch target {
-        case .origin(let pathAndQuery):
-            // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
-            let hosts = head.headers[canonicalForm: "host"]
-            forward(head, scheme: tunnel.scheme, host: tunnel.host, port: tunnel.port, pathAndQuery: pathAndQuery,
-                    clientTLS: tunnel.tls?.details, pool: pool, clientAuthority: hosts.count == 1 ? String(hosts[0]) : nil)
-        case .absolute(_, let host, let port, let pathAndQuery):
-            forward(head, scheme: tunnel.scheme, host: host, port: port, pathAndQuery: pathAndQuery,
-                    clientTLS: tunnel.tls?.details, pool: pool)
-        case .authority:
-            answer(.notImplemented(reason: "CONNECT inside a CONNECT tunnel is not supported"),
-                   version: head.version, keepAlive: false, requestEnded: false)
-        }
-    }
-
-    private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
-                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
-        var upstreamTLS: UpstreamTLSTarget?
-        if scheme == "https" {
-            guard let interception = services.interception else {
-                answer(.notImplemented(reason: "HTTPS interception is off"), version: head.version, keepAlive: false,
-                       requestEnded: false)
-                return
-            }
-            let isIP = (try? SocketAddress(ipAddress: host, port: port)) != nil
-            upstreamTLS = UpstreamTLSTarget(context: interception.upstreamContext,
-                                            serverName: clientTLS?.sni ?? (isIP ? nil : host))
-        }
-        let exchange = ForwardExchange(
-            client: self, services: services, pool: pool, head: head, scheme: scheme, host: host, port: port,
-            pathAndQuery: pathAndQuery, clientAddress: clientAddress, upstreamTLS: upstreamTLS, clientTLS: clientTLS,
-            clientAuthority: clientAuthority)
-        state = .forwarding(exchange)
-        exchange.start()
-    }
-
     // MARK: answering (called by exchanges and tunnels)
 
     func write(_ part: HTTPServerResponsePart) {
         context?.write(wrapOutboundOut(part), promise: nil)
+    }
+
+    /// Writes and flushes `part`; the future completes once it is written (back-pressure for
+    /// answers the proxy streams itself, such as map-local files).
+    func writeAndFlush(_ part: HTTPServerResponsePart) -> EventLoopFuture<Void> {
+        guard let context else {
+            return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        return context.writeAndFlush(wrapOutboundOut(part))
     }
 
     func flush() {
@@ -376,6 +319,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // already finished): otherwise it would outlive this handler and still call it.
         switch previous {
         case .forwarding(let exchange): exchange.clientClosed(reason: reason)
+        case .answering(let local): local.clientClosed(reason: reason)
         case .tunnelling(let tunnel): tunnel.clientClosed()
         case .idle, .draining, .done: break
         }

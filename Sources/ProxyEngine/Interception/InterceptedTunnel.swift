@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import ProxyCore
 import ProxyModel
+import Rules
 
 /// Decides what a CONNECT tunnel carries once the client's first bytes arrive, and sets the
 /// client connection up for it:
@@ -11,8 +12,8 @@ import ProxyModel
 ///   (or the CONNECT host when there is none), then run the decrypted requests through the
 ///   same HTTP path as plain ones, sent to the origin over TLS;
 /// - an HTTP request line: proxy the tunnel's requests as plain HTTP to the CONNECT target;
-/// - anything else, a pinned host, or silence (server speaks first): relay bytes untouched,
-///   recorded as a tunnel flow.
+/// - anything else, a pinned host, a host the rules' `ssl_proxying` lists exclude, or silence
+///   (server speaks first): relay bytes untouched, recorded as a tunnel flow.
 ///
 /// The upstream connection is opened only when needed, so decrypted requests can use pooled
 /// TLS connections to the origin across client connections.
@@ -27,10 +28,13 @@ final class InterceptedTunnel {
     private var flow: Flow
     private var sniffer: FirstBytesSniffer?
     private var clientGone = false
+    /// The rules in force when the CONNECT arrived.
+    private let rules: RuleSet
 
     init(services: ProxyServices, interception: TLSInterception, channel: any Channel, host: String, port: Int,
-         flow: Flow) {
+         flow: Flow, rules: RuleSet) {
         self.services = services
+        self.rules = rules
         self.interception = interception
         self.channel = channel
         self.host = host
@@ -60,6 +64,10 @@ final class InterceptedTunnel {
             let name = serverName ?? host
             if let pin = interception.pins?.pin(for: name) {
                 relay(note: "pinned: \(pin.reason)")
+            } else if !rules.sslProxying.decrypts(connectHost: HostName.normalized(host),
+                                                  serverName: serverName.map { HostName.normalized($0) }) {
+                flow.appliedRules.append("ssl_proxying")
+                relay(note: "not decrypted: excluded by ssl_proxying")
             } else {
                 mintAndIntercept(certificateHost: name, serverName: serverName)
             }
@@ -112,7 +120,10 @@ final class InterceptedTunnel {
     private func relay(note: String?) {
         flow.note = note
         let loop = channel.eventLoop
-        services.connector.connect(host: host, port: port, kind: .raw, tls: nil, on: loop)
+        let dns = rules.dnsOverride(host: HostName.normalized(host), port: port)
+        if let dns { flow.appliedRules.append(dns.name) }
+        services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
+                                   on: loop)
             .assumeIsolated()
             .whenComplete { result in
                 switch result {

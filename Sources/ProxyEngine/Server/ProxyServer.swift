@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ProxyModel
+import Rules
 
 /// The listening proxy: binds the address, gives every accepted connection its pipeline, and
 /// shuts down cleanly.
@@ -18,13 +19,17 @@ public final class ProxyServer: Sendable {
     ///   - resolver: resolves upstream host names; defaults to the system resolver on `threadPool`.
     ///   - interception: HTTPS interception (root CA leaves, upstream TLS, pins); nil keeps
     ///     every CONNECT a byte tunnel.
+    ///   - rules: the rules in force (block, map-local, map-remote, dns, rewrite, SSL-proxying
+    ///     lists); swapped by whoever reloads the rules file.
+    ///   - blockingPool: runs map-local file reads and large body rewrites off the event loops.
     public init(configuration: ProxyConfiguration, sink: any FlowSink, group: any EventLoopGroup,
-                resolver: any HostResolver, interception: TLSInterception? = nil, logger: Logger) {
+                resolver: any HostResolver, interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
+                blockingPool: NIOThreadPool = .singleton, logger: Logger) {
         self.group = group
         self.services = ProxyServices(
             configuration: configuration, sink: sink,
             connector: UpstreamConnector(resolver: resolver, configuration: configuration),
-            interception: interception, logger: logger)
+            interception: interception, rules: rules, blockingPool: blockingPool, logger: logger)
     }
 
     /// Binds and starts accepting; returns the bound address (useful with port 0).

@@ -1,10 +1,13 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import ProxyModel
+import Rules
 
 /// The shared, immutable services every client connection uses: configuration, where flows go,
-/// how upstream connections are opened and pooled.
+/// how upstream connections are opened and pooled, the rules in force, and the thread pool for
+/// the blocking or heavy work rules need (map-local files, body rewrites).
 ///
 /// Built once by `ProxyServer`; handed to each connection's handlers.
 final class ProxyServices: Sendable {
@@ -14,14 +17,21 @@ final class ProxyServices: Sendable {
     let pools: UpstreamPools
     /// HTTPS interception; nil means CONNECT is always a byte tunnel.
     let interception: TLSInterception?
+    /// The rules file's current rules; each request and tunnel reads it once.
+    let rules: LiveRules
+    /// Where map-local files are read and large bodies rewritten, off the event loops.
+    let blockingPool: NIOThreadPool
     let logger: Logger
 
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
-         interception: TLSInterception? = nil, logger: Logger) {
+         interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
+         blockingPool: NIOThreadPool = .singleton, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector
         self.interception = interception
+        self.rules = rules
+        self.blockingPool = blockingPool
         self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin)
         self.logger = logger
     }
@@ -29,8 +39,11 @@ final class ProxyServices: Sendable {
 
 /// Opens upstream connections; a protocol so handler tests can hand out in-memory channels.
 protocol UpstreamConnecting: Sendable {
+    /// - Parameter addresses: IP literals to connect to instead of resolving `host` (a `dns`
+    ///   rule); `host` still names the origin in errors and TLS.
     func connect(
-        host: String, port: Int, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?, on eventLoop: any EventLoop
+        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?,
+        on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
 }
 

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import ProxyCore
 import ProxyModel
+import Rules
 
 /// Carries out one CONNECT request.
 ///
@@ -23,11 +24,17 @@ final class ConnectTunnel {
     private var finished = false
     /// Interception decides after the 200, from the first bytes; no upstream connection yet.
     private var interception: TLSInterception?
+    /// The rules in force when the CONNECT arrived: they decide for the whole tunnel.
+    private let rules: RuleSet
+    /// The tunnel's host in the form rules match (`HostName.normalized`).
+    private let normalizedHost: String
 
     init(client: HTTPProxyHandler, services: ProxyServices, head: HTTPRequestHead, host: String, port: Int,
-         clientAddress: String) {
+         clientAddress: String, rules: RuleSet) {
         self.client = client
         self.services = services
+        self.rules = rules
+        self.normalizedHost = HostName.normalized(host)
         self.clientVersion = head.version
         self.host = host
         self.port = port
@@ -41,13 +48,22 @@ final class ConnectTunnel {
         if let interception = services.interception {
             if let pin = interception.pins?.pin(for: host) {
                 flow.note = "pinned: \(pin.reason)"
+            } else if rules.sslProxying.exclude.matches(normalizedHost: normalizedHost) {
+                // Excluded by its host alone: relay at once, as without interception (a failure
+                // is still a 502 on the CONNECT). Everything else is decided after the
+                // ClientHello, whose server name may include or exclude it.
+                flow.note = "not decrypted: excluded by ssl_proxying"
+                flow.appliedRules.append("ssl_proxying")
             } else {
                 self.interception = interception
                 establishIfReady()
                 return
             }
         }
-        services.connector.connect(host: host, port: port, kind: .raw, tls: nil, on: client.eventLoop)
+        let dns = rules.dnsOverride(host: normalizedHost, port: port)
+        if let dns { flow.appliedRules.append(dns.name) }
+        services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
+                                   on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 switch result {
@@ -103,7 +119,7 @@ final class ConnectTunnel {
             if let interception, let channel = client.channel {
                 let tunnel = InterceptedTunnel(
                     services: services, interception: interception, channel: channel, host: host, port: port,
-                    flow: flow)
+                    flow: flow, rules: rules)
                 client.switchToHandler(tunnel.makeSniffer())
             }
             return

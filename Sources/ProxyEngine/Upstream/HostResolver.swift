@@ -9,7 +9,8 @@ import Darwin
 
 /// Turns a host name into addresses to connect to.
 ///
-/// A protocol so the rules engine can later put a DNS override in front of the system resolver.
+/// A protocol so tests can answer names without DNS. (`dns` rules do not go through it: the
+/// exchange passes their addresses to the connector, which then skips resolving.)
 public protocol HostResolver: Sendable {
     /// Resolves `host`; fails with `ProxyFailure.dnsFailure` naming the host and the reason.
     func resolve(host: String, port: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]>

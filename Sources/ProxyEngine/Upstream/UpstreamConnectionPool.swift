@@ -11,6 +11,9 @@ final class UpstreamConnectionPool {
         /// TLS connections are kept apart from plain ones, and per SNI name.
         var tls: Bool = false
         var serverName: String?
+        /// The addresses a `dns` rule connected to, joined; nil when the host was resolved.
+        /// Connections made under an override are never handed to requests without it.
+        var addressOverride: String?
     }
 
     private struct Entry {

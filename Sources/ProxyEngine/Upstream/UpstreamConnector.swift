@@ -48,11 +48,20 @@ final class UpstreamConnector: Sendable {
     }
 
     func connect(
-        host: String, port: Int, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?, on eventLoop: any EventLoop
+        host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
+        tls: UpstreamTLSTarget?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         let started = NIODeadline.now()
-        let isLiteral = (try? SocketAddress(ipAddress: host, port: port)) != nil
-        return resolver.resolve(host: host, port: port, on: eventLoop)
+        let isLiteral = overrides != nil || (try? SocketAddress(ipAddress: host, port: port)) != nil
+        let resolved: EventLoopFuture<[SocketAddress]>
+        if let overrides {
+            // A dns rule: connect to these, whatever the host resolves to (the loader checked
+            // they are IP literals).
+            resolved = eventLoop.makeSucceededFuture(overrides.compactMap { try? SocketAddress(ipAddress: $0, port: port) })
+        } else {
+            resolved = resolver.resolve(host: host, port: port, on: eventLoop)
+        }
+        return resolved
             .flatMapErrorThrowing { error in
                 if error is ProxyFailure { throw error }
                 throw ProxyFailure.dnsFailure(host: host, reason: "\(error)")

@@ -8,7 +8,8 @@ public struct HeaderInfo: Sendable, Hashable {
     public var flowCount: Int
     /// The view filter; empty for none.
     public var filter: String
-    /// The rules state as shown (`off`, `3 active`).
+    /// The rules state as shown (`off`, `3 active`); empty leaves it out (a TUI reading a
+    /// capture another process writes does not know that process's rules).
     public var rules: String
 
     public init(listenAddress: String = "", caURL: String = "", flowCount: Int = 0, filter: String = "",
@@ -27,7 +28,7 @@ public struct HeaderInfo: Sendable, Hashable {
         if !caURL.isEmpty { parts.append("CA \(caURL)") }
         parts.append("\(NumberText.grouped(flowCount)) \(flowCount == 1 ? "flow" : "flows")")
         if !filter.isEmpty { parts.append("filter: \(filter)") }
-        parts.append("rules: \(rules)")
+        if !rules.isEmpty { parts.append("rules: \(rules)") }
         return parts.joined(separator: "  ")
     }
 }

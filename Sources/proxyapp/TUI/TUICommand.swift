@@ -39,7 +39,7 @@ struct TUICommand: ParsableCommand {
         } catch {
             throw CLIError("cannot open the capture \(path): \(error)")
         }
-        let context = TUIContext(readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
+        let context = TUIContext(rules: { "" }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
         // Log lines (and a crash report) go beside the capture, if that directory takes them.
         let logPath = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("proxyapp.log")
         try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context, logPath: logPath)

@@ -25,16 +25,19 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
     var onNewChannel: ((EmbeddedChannel) -> Void)?
     private var pending: [(EventLoopPromise<(any Channel, UpstreamConnectTimings)>, UpstreamPipelineKind, Int)] = []
     private(set) var connects: [(host: String, port: Int, kind: UpstreamPipelineKind)] = []
+    /// The addresses a dns rule gave each connect (nil: resolved normally).
+    private(set) var connectAddresses: [[String]?] = []
     private(set) var channels: [EmbeddedChannel] = []
 
     init(loop: EmbeddedEventLoop) {
         self.loop = loop
     }
 
-    func connect(host: String, port: Int, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?, on eventLoop: any EventLoop)
-        -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
+    func connect(host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?,
+                 on eventLoop: any EventLoop) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
     {
         connects.append((host, port, kind))
+        connectAddresses.append(addresses)
         if let failure {
             return loop.makeFailedFuture(failure)
         }

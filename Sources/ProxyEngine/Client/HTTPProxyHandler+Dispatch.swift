@@ -1,0 +1,123 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ProxyCore
+import ProxyModel
+import Rules
+
+/// How `HTTPProxyHandler` dispatches each request: to a CONNECT tunnel, a built-in page, a
+/// local answer a rule asks for (block, map-local), or a forwarded exchange (maybe mapped
+/// elsewhere and rewritten by rules).
+extension HTTPProxyHandler {
+    func startRequest(_ head: HTTPRequestHead) {
+        guard case .idle = state, let pool else {
+            // HTTPServerPipelineHandler hands over one request at a time; anything else is a bug
+            // here, and a hang would hide it: close instead.
+            abortConnection()
+            return
+        }
+        idleSince = nil
+        let target: RequestTarget
+        do {
+            target = try RequestTarget.parse(method: head.method.rawValue, uri: head.uri)
+        } catch {
+            answer(.badRequest(reason: error.description), version: head.version, keepAlive: false, requestEnded: false)
+            return
+        }
+        if let tunnel {
+            startTunnelledRequest(head, target: target, tunnel: tunnel, pool: pool)
+            return
+        }
+        switch target {
+        case .origin(let pathAndQuery):
+            answerBuiltInPage(pathAndQuery, head: head)
+        case .authority(let host, let port):
+            let rules = services.rules.current
+            if !rules.isInert, let block = rules.blockingConnect(host: HostName.normalized(host), port: port) {
+                refuseConnect(head, host: host, port: port, rule: block)
+                return
+            }
+            let tunnel = ConnectTunnel(client: self, services: services, head: head, host: host, port: port,
+                                       clientAddress: clientAddress, rules: rules)
+            state = .tunnelling(tunnel)
+            tunnel.start()
+        case .absolute(let scheme, let host, let port, let pathAndQuery):
+            guard scheme == "http" || scheme == "ws" else {
+                answer(.notImplemented(reason: "\(scheme):// URLs must be requested through CONNECT"),
+                       version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
+                return
+            }
+            if BuiltInPages.isReservedHost(host) {
+                answerBuiltInPage(pathAndQuery, head: head)
+                return
+            }
+            forward(head, scheme: "http", host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: nil, pool: pool)
+        }
+    }
+
+    /// A request read inside a CONNECT tunnel: it goes to the tunnel's target (an absolute-form
+    /// request may name another host; the tunnel's scheme applies either way).
+    private func startTunnelledRequest(_ head: HTTPRequestHead, target: RequestTarget, tunnel: TunnelOrigin,
+                                       pool: UpstreamConnectionPool) {
+        switch target {
+        case .origin(let pathAndQuery):
+            // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
+            let hosts = head.headers[canonicalForm: "host"]
+            forward(head, scheme: tunnel.scheme, host: tunnel.host, port: tunnel.port, pathAndQuery: pathAndQuery,
+                    clientTLS: tunnel.tls?.details, pool: pool, clientAuthority: hosts.count == 1 ? String(hosts[0]) : nil)
+        case .absolute(_, let host, let port, let pathAndQuery):
+            forward(head, scheme: tunnel.scheme, host: host, port: port, pathAndQuery: pathAndQuery,
+                    clientTLS: tunnel.tls?.details, pool: pool)
+        case .authority:
+            answer(.notImplemented(reason: "CONNECT inside a CONNECT tunnel is not supported"),
+                   version: head.version, keepAlive: false, requestEnded: false)
+        }
+    }
+
+    /// Runs a request through the rules: answered here (block, map-local) or forwarded, maybe
+    /// elsewhere (map-remote, dns) and with edits (rewrite).
+    private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
+                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
+        let request = ClientRequest(
+            head: head, scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery,
+            authority: clientAuthority ?? ForwardExchange.authority(host: host, port: port, scheme: scheme))
+        let recorder = ExchangeRecorder(
+            clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
+            path: pathAndQuery, version: head.version, headers: head.headers,
+            cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil)
+        switch RequestRouting.decide(request, rules: services.rules.current) {
+        case .block(let rule):
+            answerLocally(request, .block(rule), recorder: recorder)
+        case .mapLocal(let rule, let facts):
+            answerLocally(request, .file(rule, LocalFileLookup.file(for: rule.action, request: facts, condition: rule.path)),
+                          recorder: recorder)
+        case .forward(let target):
+            var upstreamTLS: UpstreamTLSTarget?
+            if target.scheme == "https" {
+                guard let interception = services.interception else {
+                    let reason = scheme == "https" ? "HTTPS interception is off"
+                        : "map_remote to an https:// URL needs HTTPS interception (run without --no-intercept)"
+                    answer(.notImplemented(reason: reason), version: head.version, keepAlive: false, requestEnded: false)
+                    return
+                }
+                let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
+                let sameHost = target.host == host
+                upstreamTLS = UpstreamTLSTarget(
+                    context: interception.upstreamContext,
+                    serverName: (sameHost ? clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
+            }
+            let exchange = ForwardExchange(client: self, services: services, pool: pool, request: request,
+                                           target: target, recorder: recorder, upstreamTLS: upstreamTLS)
+            state = .forwarding(exchange)
+            exchange.start()
+        }
+    }
+
+    private func answerLocally(_ request: ClientRequest, _ answer: LocalAnswerExchange.Answer, recorder: ExchangeRecorder) {
+        let local = LocalAnswerExchange(client: self, services: services, request: request, answer: answer,
+                                        recorder: recorder)
+        state = .answering(local)
+        local.start()
+    }
+
+}

@@ -1,0 +1,79 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Rules
+
+/// A rewrite rule's work on one exchange: request and response header edits, the status, and
+/// body text replacements, which need the whole body, so the exchange holds bodies back (up to
+/// `limit`) and hands them here when they end.
+///
+/// Bodies are edited off the event loop when they are larger than `inlineLimit` (decoding and
+/// regular expressions over megabytes take milliseconds).
+struct ExchangeRewriter {
+    let rule: AppliedRule<RewriteAction>
+    /// Larger bodies are sent on unchanged (with a note on the flow).
+    let limit: Int
+    static let inlineLimit = 64 << 10
+
+    var action: RewriteAction { rule.action }
+
+    /// Whether the request body is held for rewriting.
+    var holdsRequestBody: Bool { !action.requestBody.isEmpty }
+
+    /// Whether a response with `head` is held for rewriting (never a body that cannot exist).
+    func holdsResponseBody(_ head: HTTPResponseHead, isHeadRequest: Bool) -> Bool {
+        guard !action.responseBody.isEmpty, !isHeadRequest else { return false }
+        let code = head.status.code
+        return code >= 200 && code != 204 && code != 304
+    }
+
+    func editRequestHeaders(_ headers: inout HTTPHeaders) {
+        action.requestHeaders.apply(to: &headers)
+    }
+
+    /// The status (keeping the reason phrase of the new code) and header edits.
+    func editResponseHead(_ head: inout HTTPResponseHead) {
+        if let status = action.status {
+            head.status = HTTPResponseStatus(statusCode: status)
+        }
+        action.responseHeaders.apply(to: &head.headers)
+    }
+
+    /// What a held body becomes: its bytes to send, headers fitted to them, and a note when it
+    /// could not be rewritten.
+    struct RewrittenBody: Sendable {
+        var body: [UInt8]
+        var decoded: Bool
+        var note: String?
+    }
+
+    /// Rewrites a held body with `replacements`; `completion` runs on `eventLoop`.
+    static func rewrite(_ held: HeldBody, headers: HTTPHeaders, replacements: [TextReplacement], side: String,
+                        pool: NIOThreadPool, on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
+        let bytes = held.bytes
+        let contentType = headers.first(name: "content-type")
+        let contentEncoding = headers.first(name: "content-encoding")
+        let work: @Sendable () -> RewrittenBody = {
+            switch BodyTextRewriter.rewrite(bytes, contentType: contentType, contentEncoding: contentEncoding,
+                                            replacements: replacements) {
+            case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil)
+            case .unchanged: return RewrittenBody(body: bytes, decoded: false, note: nil)
+            case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
+            }
+        }
+        if bytes.count <= inlineLimit {
+            return eventLoop.makeSucceededFuture(work())
+        }
+        return pool.runIfActive(eventLoop: eventLoop, work)
+    }
+
+    /// `headers` framed for `result`: a Content-Length, no Transfer-Encoding, and no
+    /// Content-Encoding once the text was decoded.
+    static func fit(_ headers: inout HTTPHeaders, to result: RewrittenBody) {
+        headers.remove(name: "transfer-encoding")
+        if result.decoded {
+            headers.remove(name: "content-encoding")
+        }
+        headers.replaceOrAdd(name: "Content-Length", value: String(result.body.count))
+    }
+}

@@ -1,0 +1,111 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A map-local file, opened and read in chunks on a thread pool, never on an event loop.
+///
+/// One descriptor, read with `pread` at explicit offsets; `close()` is idempotent and the
+/// owner calls it on every way out (end of response, client gone). A lock keeps a close from
+/// the event loop apart from a read still running on the pool.
+final class LocalFileReader: @unchecked Sendable {
+    /// Why the file cannot be served, in words for a 404 body and the flow's note.
+    struct OpenError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let path: String
+    let size: Int64
+    private let descriptor: NIOLockedValueBox<Int32>
+
+    private init(path: String, descriptor: Int32, size: Int64) {
+        self.path = path
+        self.descriptor = NIOLockedValueBox(descriptor)
+        self.size = size
+    }
+
+    /// Opens `path` (a directory serves its `index.html`) on `pool`.
+    static func opening(path: String, pool: NIOThreadPool, on eventLoop: any EventLoop) -> EventLoopFuture<LocalFileReader> {
+        pool.runIfActive(eventLoop: eventLoop) {
+            do {
+                return try openNow(path)
+            } catch let error as OpenError where error.description.hasSuffix("is a directory") {
+                return try openNow(path.hasSuffix("/") ? path + "index.html" : path + "/index.html")
+            }
+        }
+    }
+
+    private static func openNow(_ path: String) throws -> LocalFileReader {
+        let descriptor = openForReading(path)
+        guard descriptor >= 0 else { throw OpenError(description: message(errno, path)) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            closeDescriptor(descriptor)
+            throw OpenError(description: message(code, path))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            closeDescriptor(descriptor)
+            throw OpenError(description: "\(path) is a directory")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            closeDescriptor(descriptor)
+            throw OpenError(description: "\(path) is not a regular file")
+        }
+        return LocalFileReader(path: path, descriptor: descriptor, size: Int64(info.st_size))
+    }
+
+    private static func message(_ code: Int32, _ path: String) -> String {
+        switch code {
+        case ENOENT, ENOTDIR: return "no file at \(path)"
+        case EACCES: return "cannot read \(path): permission denied"
+        case EISDIR: return "\(path) is a directory"
+        default: return "cannot open \(path): \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// Up to `count` bytes from `offset`; fewer at the end of the file (or if it shrank).
+    func read(offset: Int64, count: Int, allocator: ByteBufferAllocator, pool: NIOThreadPool,
+              on eventLoop: any EventLoop) -> EventLoopFuture<ByteBuffer> {
+        pool.runIfActive(eventLoop: eventLoop) {
+            var buffer = allocator.buffer(capacity: count)
+            let read = self.descriptor.withLockedValue { descriptor in
+                buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in
+                    guard descriptor >= 0 else { return 0 }
+                    let result = pread(descriptor, pointer.baseAddress, count, off_t(offset))
+                    return result > 0 ? result : 0
+                }
+            }
+            if read == 0 && count > 0 {
+                throw OpenError(description: "\(self.path) ended early (changed while being sent)")
+            }
+            return buffer
+        }
+    }
+
+    /// Closes the descriptor (on the calling thread: `close` does not block on regular files).
+    func close() {
+        descriptor.withLockedValue { open in
+            if open >= 0 {
+                closeDescriptor(open)
+                open = -1
+            }
+        }
+    }
+
+    deinit {
+        close()
+    }
+}
+
+private func openForReading(_ path: String) -> Int32 {
+    open(path, O_RDONLY | O_CLOEXEC)
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
+}

@@ -1,0 +1,70 @@
+/// Which file a `map_local` rule answers a request with.
+///
+/// A `file:` rule always answers with its file. A `dir:` rule appends the request's path,
+/// percent-decoded, to the directory: for a rule whose path is `literal*` (`/static/*`), only
+/// what the `*` matched; otherwise the whole path. A path ending in `/` gets `index.html`.
+/// `..` segments, NUL bytes and backslashes are refused, so no request reaches a file outside
+/// the directory.
+public enum LocalFileLookup {
+    public enum Result: Sendable, Equatable {
+        case file(String)
+        /// The request's path cannot name a file under the directory; the reason, for a 404.
+        case refused(String)
+    }
+
+    public static func file(for action: MapLocalAction, request: RequestFacts, condition: PathCondition?) -> Result {
+        switch action.source {
+        case .file(let path):
+            return .file(path)
+        case .directory(let directory):
+            var relative = request.path
+            if case .glob(let glob)? = condition, let remainder = glob.remainder(of: relative) {
+                relative = remainder
+            }
+            guard let decoded = percentDecoded(relative) else {
+                return .refused("the path has invalid percent-encoding")
+            }
+            var components: [Substring] = []
+            for component in decoded.split(separator: "/", omittingEmptySubsequences: true) {
+                if component == "." { continue }
+                if component == ".." || component.contains("\\") || component.contains("\0") {
+                    return .refused("the path leaves the map_local directory")
+                }
+                components.append(component)
+            }
+            if decoded.isEmpty || decoded.hasSuffix("/") {
+                components.append("index.html")
+            }
+            let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+            return .file(([base] + components.map(String.init)).joined(separator: "/"))
+        }
+    }
+
+    /// `%XX` decoded (a `+` stays a `+`: this is a path, not a form); nil for a bad escape or
+    /// bytes that are not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

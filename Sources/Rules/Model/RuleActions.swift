@@ -1,0 +1,127 @@
+import Foundation
+
+/// `block`: answer the request from the proxy (403 by default) without contacting the origin;
+/// a CONNECT to a blocked host is refused.
+public struct BlockAction: Sendable {
+    public var status: Int
+    /// The response body; nil: a one-line text naming the rule.
+    public var body: String?
+    public var headers: [(name: String, value: String)]
+
+    public init(status: Int = 403, body: String? = nil, headers: [(name: String, value: String)] = []) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
+}
+
+/// `map_local`: answer from a local file, or from a directory with the URL path appended.
+public struct MapLocalAction: Sendable {
+    public enum Source: Sendable, Hashable {
+        /// An absolute path to a regular file.
+        case file(String)
+        /// An absolute path to a directory; the request's path picks the file.
+        case directory(String)
+    }
+
+    public var source: Source
+    public var status: Int
+    /// Overrides the type guessed from the file's extension.
+    public var contentType: String?
+    public var headers: [(name: String, value: String)]
+
+    public init(source: Source, status: Int = 200, contentType: String? = nil,
+                headers: [(name: String, value: String)] = []) {
+        self.source = source
+        self.status = status
+        self.contentType = contentType
+        self.headers = headers
+    }
+}
+
+/// `map_remote`: send the request to another scheme, host, port and maybe path.
+public struct MapRemoteAction: Sendable {
+    public var destination: RemoteDestination
+    /// Keep the client's `Host` header instead of naming the new host.
+    public var preserveHost: Bool
+
+    public init(destination: RemoteDestination, preserveHost: Bool = false) {
+        self.destination = destination
+        self.preserveHost = preserveHost
+    }
+}
+
+/// `dns`: connect to these addresses instead of what the host resolves to; the request keeps
+/// its `Host` header and TLS its SNI, so the origin sees the original name.
+public struct DNSOverride: Sendable, Hashable {
+    /// IP literals in canonical form, tried in order.
+    public var addresses: [String]
+
+    public init(addresses: [String]) {
+        self.addresses = addresses
+    }
+}
+
+/// `rewrite`: edit request and response headers, replace the status, replace text in bodies.
+public struct RewriteAction: Sendable {
+    public var requestHeaders: HeaderEdits
+    public var responseHeaders: HeaderEdits
+    public var status: Int?
+    public var requestBody: [TextReplacement]
+    public var responseBody: [TextReplacement]
+
+    public init(requestHeaders: HeaderEdits = HeaderEdits(), responseHeaders: HeaderEdits = HeaderEdits(),
+                status: Int? = nil, requestBody: [TextReplacement] = [], responseBody: [TextReplacement] = []) {
+        self.requestHeaders = requestHeaders
+        self.responseHeaders = responseHeaders
+        self.status = status
+        self.requestBody = requestBody
+        self.responseBody = responseBody
+    }
+}
+
+/// Header edits, applied in this order: remove, set (replace every value of the name, or add
+/// it), add (append another value).
+public struct HeaderEdits: Sendable {
+    /// Names to remove (any case).
+    public var remove: [String]
+    public var set: [(name: String, value: String)]
+    public var add: [(name: String, value: String)]
+
+    public init(remove: [String] = [], set: [(name: String, value: String)] = [],
+                add: [(name: String, value: String)] = []) {
+        self.remove = remove
+        self.set = set
+        self.add = add
+    }
+
+    public var isEmpty: Bool { remove.isEmpty && set.isEmpty && add.isEmpty }
+}
+
+/// One text replacement in a body: a literal string or a regular expression (with `$1`-style
+/// templates), every occurrence.
+public struct TextReplacement: @unchecked Sendable {
+    public enum Pattern {
+        case literal(String)
+        /// `NSRegularExpression` is immutable and thread-safe for matching.
+        case regex(NSRegularExpression)
+    }
+
+    public var pattern: Pattern
+    public var replacement: String
+
+    public init(pattern: Pattern, replacement: String) {
+        self.pattern = pattern
+        self.replacement = replacement
+    }
+
+    public func apply(to text: String) -> String {
+        switch pattern {
+        case .literal(let find):
+            return text.replacingOccurrences(of: find, with: replacement)
+        case .regex(let regex):
+            return regex.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: replacement)
+        }
+    }
+}

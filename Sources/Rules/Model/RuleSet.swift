@@ -1,0 +1,116 @@
+import ProxyCore
+
+/// A rule that acted, with its action unpacked.
+public struct AppliedRule<Action: Sendable>: Sendable {
+    public let name: String
+    public let action: Action
+    /// The rule's path condition: map-local directories and map-remote paths keep what a
+    /// trailing `*` matched.
+    public let path: PathCondition?
+}
+
+/// What the rules say about one HTTP request: for each kind, the first enabled rule that
+/// matches, if any. DNS overrides are asked separately (`dnsOverride`), for the host the
+/// request finally goes to.
+public struct RequestPlan: Sendable {
+    public var block: AppliedRule<BlockAction>?
+    public var mapLocal: AppliedRule<MapLocalAction>?
+    public var mapRemote: AppliedRule<MapRemoteAction>?
+    public var rewrite: AppliedRule<RewriteAction>?
+
+    public init() {}
+
+    public var isEmpty: Bool { block == nil && mapLocal == nil && mapRemote == nil && rewrite == nil }
+}
+
+/// One loaded rules file: the rules in file order and the SSL-proxying lists, plus an index
+/// that finds the rules a host can match without looking at every rule.
+///
+/// Immutable: a reload builds a new set and swaps it in (`LiveRules`); a request keeps the set
+/// it started with.
+public struct RuleSet: Sendable {
+    public let rules: [Rule]
+    public let sslProxying: SSLProxyingLists
+    /// The file it came from; nil for an empty set or one built in code.
+    public let source: String?
+    private let index: RuleIndex
+
+    public init(rules: [Rule] = [], sslProxying: SSLProxyingLists = SSLProxyingLists(), source: String? = nil) {
+        self.rules = rules
+        self.sslProxying = sslProxying
+        self.source = source
+        self.index = RuleIndex(rules)
+    }
+
+    public static let empty = RuleSet()
+
+    /// No enabled rule and the default SSL-proxying lists: requests need no lookup at all.
+    public var isInert: Bool { index.isEmpty && sslProxying.isDefault }
+
+    public var enabledCount: Int { rules.lazy.filter(\.enabled).count }
+
+    /// The plan for an HTTP request (plain, or decrypted inside a tunnel).
+    public func plan(for request: RequestFacts) -> RequestPlan {
+        var plan = RequestPlan()
+        if index.isEmpty { return plan }
+        index.forEachCandidate(host: request.host) { position in
+            let rule = rules[position]
+            switch rule.action {
+            case .block(let action):
+                if plan.block == nil, rule.match.matches(request) {
+                    plan.block = AppliedRule(name: rule.name, action: action, path: rule.match.path)
+                }
+            case .mapLocal(let action):
+                if plan.mapLocal == nil, rule.match.matches(request) {
+                    plan.mapLocal = AppliedRule(name: rule.name, action: action, path: rule.match.path)
+                }
+            case .mapRemote(let action):
+                if plan.mapRemote == nil, rule.match.matches(request) {
+                    plan.mapRemote = AppliedRule(name: rule.name, action: action, path: rule.match.path)
+                }
+            case .rewrite(let action):
+                if plan.rewrite == nil, rule.match.matches(request) {
+                    plan.rewrite = AppliedRule(name: rule.name, action: action, path: rule.match.path)
+                }
+            case .dns:
+                break
+            }
+            return plan.block == nil || plan.mapLocal == nil || plan.mapRemote == nil || plan.rewrite == nil
+        }
+        return plan
+    }
+
+    /// The block rule that refuses a CONNECT to `host`:`port` (normalized host): the first
+    /// block rule whose match needs nothing but the host and port.
+    public func blockingConnect(host: String, port: Int) -> AppliedRule<BlockAction>? {
+        if index.isEmpty { return nil }
+        var found: AppliedRule<BlockAction>?
+        index.forEachCandidate(host: host) { position in
+            let rule = rules[position]
+            if case .block(let action) = rule.action, rule.match.decidableAtConnect,
+               rule.match.port.map({ $0 == port }) ?? true, rule.match.hosts.matches(normalizedHost: host) {
+                found = AppliedRule(name: rule.name, action: action, path: nil)
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    /// The DNS override for connections to `host`:`port` (normalized host), if a dns rule
+    /// matches; dns rules match on host and port only (the loader refuses anything else).
+    public func dnsOverride(host: String, port: Int) -> AppliedRule<DNSOverride>? {
+        if index.isEmpty { return nil }
+        var found: AppliedRule<DNSOverride>?
+        index.forEachCandidate(host: host) { position in
+            let rule = rules[position]
+            if case .dns(let override) = rule.action, rule.match.port.map({ $0 == port }) ?? true,
+               rule.match.hosts.matches(normalizedHost: host) {
+                found = AppliedRule(name: rule.name, action: override, path: nil)
+                return false
+            }
+            return true
+        }
+        return found
+    }
+}
