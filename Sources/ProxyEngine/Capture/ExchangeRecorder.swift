@@ -54,12 +54,6 @@ struct ExchangeRecorder {
         if let note { flow.note = flow.note.map { "\($0); \(note)" } ?? note }
     }
 
-    /// A rewrite replaced the response body: the flow keeps what the client received.
-    mutating func replaceResponseBody(with buffer: ByteBuffer) {
-        flow.responseBody = CapturedBody()
-        Self.capture(buffer, into: &flow.responseBody, cap: cap)
-    }
-
     mutating func upstreamConnected(_ timings: UpstreamConnectTimings, tls: UpstreamTLSSession? = nil,
                                     serverAddress: String? = nil) {
         flow.serverAddress = serverAddress

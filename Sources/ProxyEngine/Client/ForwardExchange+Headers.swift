@@ -80,3 +80,45 @@ extension ForwardExchange {
         }
     }
 }
+
+/// An origin's response head as the client gets it: hop-by-hop headers removed, and the
+/// client connection's fate decided (kept alive, closed, or switched to a byte relay).
+struct ClientResponseHead {
+    let head: HTTPResponseHead
+    /// A `101` the client asked for: the connection becomes a byte relay after it.
+    let switchingProtocols: Bool
+    /// The client connection closes after this response.
+    let close: Bool
+
+    init(from head: HTTPResponseHead, clientVersion: HTTPVersion, clientKeepAlive: Bool, inputClosed: Bool,
+         wantsUpgrade: Bool, isHeadRequest: Bool) {
+        let switching = head.status == .switchingProtocols && wantsUpgrade
+        var headers = head.headers
+        if ForwardExchange.hasHopByHopHeader(headers) {
+            let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
+                                      forwardUpgrade: switching)
+            headers = ForwardExchange.filtered(headers, keeping: hop)
+        }
+        // A failed upgrade leaves the client's request parser stopped: this connection is done.
+        var close = !clientKeepAlive || inputClosed || (wantsUpgrade && !switching)
+        let http10 = clientVersion.major == 1 && clientVersion.minor == 0
+        if http10 {
+            let hasLength = headers.contains(name: "content-length")
+            headers.remove(name: "transfer-encoding")
+            let bodyless = isHeadRequest || head.status == .noContent || head.status == .notModified
+            if !hasLength && !bodyless {
+                close = true  // an HTTP/1.0 client reads such a body until the connection closes
+            }
+        }
+        if switching {
+            headers.add(name: "Connection", value: "upgrade")
+        } else if close {
+            headers.add(name: "Connection", value: "close")
+        } else if http10 {
+            headers.add(name: "Connection", value: "keep-alive")
+        }
+        self.head = HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)
+        self.switchingProtocols = switching
+        self.close = close
+    }
+}

@@ -13,12 +13,12 @@ import Rules
 /// rule's edits are applied on the way; a body it rewrites is held whole (`ExchangeRewriter`).
 /// Everything runs on the client channel's event loop.
 final class ForwardExchange: UpstreamHTTPHandlerDelegate {
-    private unowned let client: HTTPProxyHandler
-    private let services: ProxyServices
+    unowned let client: HTTPProxyHandler
+    let services: ProxyServices
     private let pool: UpstreamConnectionPool
     private let key: UpstreamConnectionPool.Key
-    private var recorder: ExchangeRecorder
-    private var upstreamHead: HTTPRequestHead
+    var recorder: ExchangeRecorder
+    var upstreamHead: HTTPRequestHead
     private let clientVersion: HTTPVersion
     private let clientKeepAlive: Bool
     private let isHeadRequest: Bool
@@ -28,29 +28,29 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     private let upstreamTLS: UpstreamTLSTarget?
     /// A dns rule's addresses for the upstream connection.
     private let addresses: [String]?
-    private let rewriter: ExchangeRewriter?
+    let rewriter: ExchangeRewriter?
 
-    private var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
+    var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
     private var usingPooledConnection = false
     /// Request parts that arrived while the upstream connection was being opened.
-    private var pendingParts: [HTTPClientRequestPart] = []
+    var pendingParts: [HTTPClientRequestPart] = []
     /// The request body held for a rewrite; nil when not holding (any more).
-    private var heldRequest: HeldBody?
+    var heldRequest: HeldBody?
     private var requestHadBody = false
-    private var requestEnded = false
+    var requestEnded = false
     /// The request's trailers, kept so a retried request can be ended again.
-    private var requestTrailers: HTTPHeaders?
+    var requestTrailers: HTTPHeaders?
     private var requestFullyWritten = false
     private var responseHeadReceived = false
-    private var responseHeadWritten = false
+    var responseHeadWritten = false
     /// The response held for a rewrite: its head as the client will get it, and the body so far.
-    private var heldResponse: (head: HTTPResponseHead, body: HeldBody)?
+    var heldResponse: (head: HTTPResponseHead, body: HeldBody)?
     private var upstreamKeepAlive = false
-    private var closeClientAfterResponse = false
+    var closeClientAfterResponse = false
     private var switchingProtocols = false
-    private var finished = false
+    var finished = false
     /// The client left while a held response was being rewritten off the loop.
-    private var clientGoneWhileRewriting = false
+    var clientGoneWhileRewriting = false
 
     init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, request: ClientRequest,
          target: UpstreamTarget, recorder: ExchangeRecorder, upstreamTLS: UpstreamTLSTarget?) {
@@ -143,7 +143,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     }
 
     /// Sends the head and whatever of the request arrived before the connection was up.
-    private func sendRequestSoFar(on handler: UpstreamHTTPHandler) {
+    func sendRequestSoFar(on handler: UpstreamHTTPHandler) {
         handler.send(.head(upstreamHead))
         for part in pendingParts {
             handler.send(part)
@@ -168,10 +168,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         requestHadBody = true
         recorder.requestBody(buffer)
         if heldRequest != nil {
-            if heldRequest!.append(buffer) { return }
-            // Too large to rewrite: send what was held and stream the rest as it comes.
-            recorder.applied(rule: nil, note: "rewrite: request body over \(rewriter!.limit >> 20) MiB, not rewritten")
-            releaseRequest(parts: heldRequest!.parts, headers: nil)
+            holdRequestBody(buffer)
             return
         }
         sendBody(buffer)
@@ -192,20 +189,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         requestEnded = true
         requestTrailers = trailers
-        if let held = heldRequest, let rewriter {
-            ExchangeRewriter.rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody,
-                                     side: "request", pool: services.blockingPool, on: client.eventLoop)
-                .assumeIsolated()
-                .whenSuccess { result in
-                    guard !self.finished else { return }
-                    if let note = result.note { self.recorder.applied(rule: nil, note: note) }
-                    var headers = self.upstreamHead.headers
-                    ExchangeRewriter.fit(&headers, to: result)
-                    var buffer = ByteBuffer()
-                    buffer.writeBytes(result.body)
-                    self.requestTrailers = nil
-                    self.releaseRequest(parts: result.body.isEmpty ? [] : [buffer], headers: headers)
-                }
+        if let held = heldRequest {
+            rewriteHeldRequest(held)
             return
         }
         if let upstream {
@@ -213,17 +198,6 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             upstream.handler.flush()
             markRequestWritten()
         }  // else `attach` ends the request once connected
-    }
-
-    /// Stops holding the request: `parts` (and `headers`, when the rewrite changed the body's
-    /// framing) go out now, or when the connection is up.
-    private func releaseRequest(parts: [ByteBuffer], headers: HTTPHeaders?) {
-        heldRequest = nil
-        if let headers { upstreamHead.headers = headers }
-        pendingParts = parts.map { .body(.byteBuffer($0)) } + pendingParts
-        if let upstream {
-            sendRequestSoFar(on: upstream.handler)
-        }
     }
 
     func clientReadComplete() {
@@ -300,15 +274,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             responseHeadWritten = true
         case .body(let buffer):
             if heldResponse != nil {
-                if heldResponse!.body.append(buffer) { return }
-                // Too large to rewrite: send what was held and stream the rest.
-                let (head, held) = heldResponse!
-                heldResponse = nil
-                recorder.applied(rule: nil, note: "rewrite: response body over \(rewriter!.limit >> 20) MiB, not rewritten")
-                recorder.responseHead(head)
-                client.write(.head(head))
-                responseHeadWritten = true
-                for part in held.parts { relayResponseBody(part) }
+                holdResponseBody(buffer)
                 return
             }
             relayResponseBody(buffer)
@@ -317,7 +283,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
     }
 
-    private func relayResponseBody(_ buffer: ByteBuffer) {
+    func relayResponseBody(_ buffer: ByteBuffer) {
         recorder.responseBody(buffer)
         client.write(.body(.byteBuffer(buffer)))
         if !client.isWritable {
@@ -379,27 +345,6 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             trailers: trailers, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
     }
 
-    private func sendRewrittenResponse(head: HTTPResponseHead, result: ExchangeRewriter.RewrittenBody) {
-        heldResponse = nil
-        if let note = result.note { recorder.applied(rule: nil, note: note) }
-        var head = head
-        ExchangeRewriter.fit(&head.headers, to: result)
-        recorder.responseHead(head)
-        var buffer = ByteBuffer()
-        buffer.writeBytes(result.body)
-        recorder.responseBody(buffer)
-        if clientGoneWhileRewriting {
-            services.sink.record(recorder.finish(error: "client closed the connection before the exchange completed"))
-            return
-        }
-        services.sink.record(recorder.finish(error: nil))
-        client.write(.head(head))
-        if !result.body.isEmpty {
-            client.write(.body(.byteBuffer(buffer)))
-        }
-        client.completeResponse(trailers: nil, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
-    }
-
     private func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
         finished = true
         heldResponse = nil
@@ -421,37 +366,16 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     // MARK: response head
 
-    /// The origin's head as the client gets it: hop-by-hop headers removed, the connection's
-    /// fate decided, and a rewrite rule's status and header edits applied.
+    /// The origin's head as the client gets it (`ClientResponseHead`), with a rewrite rule's
+    /// status and header edits; remembers what it decided about the connection.
     private func makeClientHead(from head: HTTPResponseHead) -> HTTPResponseHead {
-        switchingProtocols = head.status == .switchingProtocols && wantsUpgrade
+        let decided = ClientResponseHead(
+            from: head, clientVersion: clientVersion, clientKeepAlive: clientKeepAlive, inputClosed: client.inputClosed,
+            wantsUpgrade: wantsUpgrade, isHeadRequest: isHeadRequest)
+        switchingProtocols = decided.switchingProtocols
         upstreamKeepAlive = head.isKeepAlive
-        var headers = head.headers
-        if Self.hasHopByHopHeader(headers) {
-            let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
-                                      forwardUpgrade: switchingProtocols)
-            headers = Self.filtered(headers, keeping: hop)
-        }
-        // A failed upgrade leaves the client's request parser stopped: this connection is done.
-        var close = !clientKeepAlive || client.inputClosed || (wantsUpgrade && !switchingProtocols)
-        let http10 = clientVersion.major == 1 && clientVersion.minor == 0
-        if http10 {
-            let hasLength = headers.contains(name: "content-length")
-            headers.remove(name: "transfer-encoding")
-            let bodyless = isHeadRequest || head.status == .noContent || head.status == .notModified
-            if !hasLength && !bodyless {
-                close = true  // an HTTP/1.0 client reads such a body until the connection closes
-            }
-        }
-        if switchingProtocols {
-            headers.add(name: "Connection", value: "upgrade")
-        } else if close {
-            headers.add(name: "Connection", value: "close")
-        } else if http10 {
-            headers.add(name: "Connection", value: "keep-alive")
-        }
-        closeClientAfterResponse = close
-        var clientHead = HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)
+        closeClientAfterResponse = decided.close
+        var clientHead = decided.head
         if let rewriter, !switchingProtocols {
             rewriter.editResponseHead(&clientHead)
         }

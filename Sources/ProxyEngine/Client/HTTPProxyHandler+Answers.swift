@@ -58,7 +58,8 @@ extension HTTPProxyHandler {
         headers.add(name: "Proxy-Status", value: "ProxyApp; error=http_request_denied; details=\"\(details)\"")
         writeCompleteResponse(status: status, contentType: "text/plain; charset=utf-8",
                               body: Array((rule.action.body ?? "blocked by ProxyApp rule '\(rule.name)'\n").utf8),
-                              version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
+                              // Nothing can follow a CONNECT on this connection (the decoder stops there).
+                              version: head.version, keepAlive: false, requestEnded: false,
                               extraHeaders: headers.map { ($0.name, $0.value) })
     }
 

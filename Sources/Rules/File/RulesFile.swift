@@ -153,7 +153,9 @@ struct RulesFileParser {
             nodes.rule = "rule \(number) '\(name)'"
         }
         let actions = RuleKind.allCases.map(\.rawValue)
+        let issuesBefore = nodes.issues.count
         guard let entries = nodes.mapping(node, "a rule", allowed: ["name", "enabled", "match"] + actions) else { return nil }
+        let hadUnknownKeys = nodes.issues.count > issuesBefore
         var name: String?
         var enabled = true
         var matchNode: Node?
@@ -177,7 +179,10 @@ struct RulesFileParser {
             }
         }
         guard let actionEntry = actionEntries.first else {
-            nodes.fail(node, "the rule has no action: add one of \(actions.joined(separator: ", "))")
+            // A misspelt action was reported already; "no action" would only repeat it.
+            if !hadUnknownKeys {
+                nodes.fail(node, "the rule has no action: add one of \(actions.joined(separator: ", "))")
+            }
             return nil
         }
         if actionEntries.count > 1 {

@@ -1,4 +1,5 @@
 import Foundation
+import Rules
 
 /// One intercepting proxy in front of a plain HTTP origin and an HTTPS origin (certificate for
 /// `localhost`, signed by the origin CA the proxy trusts), so a test can capture plain and
@@ -8,12 +9,25 @@ struct InterceptingFixture {
     let proxy: ProxyHarness
     let origin: TestOrigin
     let tlsOrigin: TestOrigin
+    /// A second HTTPS origin whose certificate names `namedOriginHost` (nil unless asked for).
+    let namedOrigin: TestOrigin?
     let tls: TLSFixtures
+    /// The rules in force; `useRules` replaces them as a reload of the rules file would.
+    let rules: LiveRules
+
+    /// Puts the rules of `yaml` in force (relative map-local paths start at the proxy's scratch
+    /// directory).
+    func useRules(_ yaml: String) throws {
+        rules.replace(with: try RulesFile.parse(yaml, file: "rules.yml", baseDirectory: proxy.directory.path),
+                      source: "rules.yml")
+    }
 
     /// `https://localhost:PORT` + `path` on the HTTPS origin.
     func tlsURL(_ path: String) -> String { "https://localhost:\(tlsOrigin.port)\(path)" }
 
-    static func run(_ body: (InterceptingFixture) async throws -> Void) async throws {
+    /// - Parameter namedOriginHost: also start an HTTPS origin with a certificate for this name
+    ///   (stopped after the proxy, so no pooled connection keeps it waiting).
+    static func run(namedOriginHost: String? = nil, _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-intercepting-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -25,9 +39,16 @@ struct InterceptingFixture {
         do {
             let origin = try await TestOrigin.start()
             started.append(origin)
-            let harness = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) })
+            var namedOrigin: TestOrigin?
+            if let namedOriginHost {
+                namedOrigin = try await TestOrigin.start(tls: try tls.originContext(for: namedOriginHost))
+                started.append(namedOrigin!)
+            }
+            let rules = LiveRules()
+            let harness = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) }, rules: rules)
             proxy = harness
-            try await body(InterceptingFixture(proxy: harness, origin: origin, tlsOrigin: tlsOrigin, tls: tls))
+            try await body(InterceptingFixture(proxy: harness, origin: origin, tlsOrigin: tlsOrigin, namedOrigin: namedOrigin,
+                                              tls: tls, rules: rules))
         } catch {
             await proxy?.shutdown()
             for origin in started { await origin.shutdown() }

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import ProxyEngine
 import ProxyModel
+import Rules
 
 /// The proxy under test, wired the way the CLI wires it: a `ProxyServer` on 127.0.0.1 with an
 /// ephemeral port, the system resolver on a thread pool, and the real `CaptureWriter` and
@@ -40,7 +41,10 @@ final class ProxyHarness: Sendable {
     /// listen address has been set to 127.0.0.1:0.
     /// - Parameter interception: builds HTTPS interception over the harness's repository (the
     ///   pin registry lives there); nil keeps CONNECT a byte tunnel.
+    /// - Parameter rules: the rules in force; a test swaps them (`replace(with:source:)`) to act
+    ///   as a reload of the rules file.
     static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
+                      rules: LiveRules = LiveRules(),
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -74,7 +78,7 @@ final class ProxyHarness: Sendable {
         threadPool.start()
         let server = ProxyServer(configuration: configuration, sink: writer, group: group,
                                  resolver: SystemHostResolver(threadPool: threadPool), interception: interception,
-                                 logger: logger)
+                                 rules: rules, blockingPool: threadPool, logger: logger)
         do {
             let address = try await server.start()
             guard let port = address.port else { throw ChannelError.unknownLocalAddress }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import ProxyModel
+import Rules
 @testable import ProxyEngine
 
 /// Collects recorded flows in memory.
@@ -88,13 +89,17 @@ final class EngineHarness {
     let connector: FakeConnector
     let sink = CollectingSink()
     let clientReads = ReadCounter()
+    /// The rules in force; tests swap them to act as a reload.
+    let rules: LiveRules
 
-    init(configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter rules: rules file text (YAML) to run under; nil for none.
+    init(rules: String? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
         var configuration = ProxyConfiguration()
         configure(&configuration)
         connector = FakeConnector(loop: loop)
         connector.upstreamTimeout = configuration.upstreamTimeout
-        let services = ProxyServices(configuration: configuration, sink: sink, connector: connector,
+        self.rules = LiveRules(try rules.map { try RulesFile.parse($0, file: "rules.yml", baseDirectory: "/") } ?? .empty)
+        let services = ProxyServices(configuration: configuration, sink: sink, connector: connector, rules: self.rules,
                                      logger: Logger(label: "test"))
         client = EmbeddedChannel(loop: loop)
         client.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50000)
