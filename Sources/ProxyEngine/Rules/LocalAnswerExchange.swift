@@ -157,10 +157,16 @@ final class LocalAnswerExchange {
 
     private func sendWhole(status: Int, headers: HTTPHeaders, body: [UInt8]) {
         var headers = headers
-        headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        // 204, 205 and 304 answers carry no body (a block rule may use them: a silent "done").
+        let bodyless = [204, 205, 304].contains(status)
+        if bodyless {
+            headers.remove(name: "content-type")
+        } else {
+            headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
+        }
         let head = responseHead(status: status, headers: headers)
         client.write(.head(head))
-        if !isHeadRequest {
+        if !isHeadRequest && !bodyless {
             var buffer = client.channel?.allocator.buffer(capacity: body.count) ?? ByteBuffer()
             buffer.writeBytes(body)
             recorder.responseBody(buffer)

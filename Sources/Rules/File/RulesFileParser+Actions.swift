@@ -34,6 +34,16 @@ extension RulesFileParser {
         return valid ? action : nil
     }
 
+    /// A status from 200 to 599 that may carry a body (not 204, 205 or 304).
+    private mutating func bodyStatus(_ node: Node, _ what: String, why: String) -> Int? {
+        guard let status = nodes.integer(node, what, in: 200...599) else { return nil }
+        if [204, 205, 304].contains(status) {
+            nodes.fail(node, "\(what) \(status) cannot carry a body, and \(why): use another status")
+            return nil
+        }
+        return status
+    }
+
     private mutating func mapLocal(_ node: Node, checkFiles: Bool) -> MapLocalAction? {
         guard let entries = nodes.mapping(
             node, "map_local", allowed: ["file", "dir", "status", "content_type", "headers"]) else { return nil }
@@ -57,7 +67,11 @@ extension RulesFileParser {
                 }
                 source = entry.key == "dir" ? .directory(path) : .file(path)
             case "status":
-                if let status = nodes.integer(entry.value, "map_local status", in: 200...599) { action.status = status } else { valid = false }
+                if let status = bodyStatus(entry.value, "map_local status", why: "it answers with the file") {
+                    action.status = status
+                } else {
+                    valid = false
+                }
             case "content_type":
                 if let type = nodes.singleLine(entry.value, "content_type") { action.contentType = type } else { valid = false }
             case "headers":
@@ -160,7 +174,11 @@ extension RulesFileParser {
             case "response_headers":
                 if let edits = headerEdits(entry.value, "response_headers") { action.responseHeaders = edits } else { valid = false }
             case "status":
-                if let status = nodes.integer(entry.value, "rewrite status", in: 200...599) { action.status = status } else { valid = false }
+                if let status = bodyStatus(entry.value, "rewrite status", why: "the origin's body is still sent") {
+                    action.status = status
+                } else {
+                    valid = false
+                }
             case "request_body":
                 if let list = replacements(entry.value, "request_body") { action.requestBody = list } else { valid = false }
             case "response_body":

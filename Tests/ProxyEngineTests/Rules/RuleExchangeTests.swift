@@ -269,3 +269,21 @@ final class RuleExchangeTests: XCTestCase {
         XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 403"))
     }
 }
+
+extension RuleExchangeTests {
+    /// A block rule with 204 answers without a body (no Content-Length, no text), and the
+    /// connection carries the next request.
+    func testBlockWithNoContent() throws {
+        let harness = try EngineHarness(rules: """
+            rules:
+              - match: { host: pixel.test }
+                block: { status: 204 }
+            """)
+        try harness.clientSends("GET http://pixel.test/p.gif HTTP/1.1\r\nHost: pixel.test\r\n\r\n")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 204 No Content\r\nProxy-Status: ProxyApp; error=http_request_denied; details=\"blocked by rule 'block #1'\"\r\nConnection: keep-alive\r\n\r\n")
+        try harness.clientSends("GET http://pixel.test/p.gif HTTP/1.1\r\nHost: pixel.test\r\n\r\n")
+        XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 204 No Content\r\n"))
+        XCTAssertEqual(harness.sink.flows.count, 2)
+        XCTAssertEqual(harness.sink.flows.first?.responseBody.size, 0)
+    }
+}
