@@ -39,7 +39,9 @@ final class ProxyAppProcess {
     /// Runs `proxyapp run --headless --quiet --listen 127.0.0.1:0 --data-dir DIR` and waits (at
     /// most `timeout` seconds) for `ProxyApp listening on http://127.0.0.1:PORT` on its output,
     /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`.
-    static func startHeadless(executable: String, dataDirectory: URL, timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
+    /// `arguments` follow `run`'s own.
+    static func startHeadless(executable: String, dataDirectory: URL, arguments: [String] = [],
+                              timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let outputFile = dataDirectory.appendingPathComponent("proxyapp-output.txt")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
@@ -49,6 +51,7 @@ final class ProxyAppProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path]
+            + arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": dataDirectory.path]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output

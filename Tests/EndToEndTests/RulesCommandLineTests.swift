@@ -1,0 +1,104 @@
+import Foundation
+import XCTest
+
+/// The rules file as a user meets it: the real `proxyapp run` reads `<data-dir>/rules.yml` at
+/// start, reloads it on its own when edited (no test hook: the real watcher's timer), keeps the
+/// old rules when an edit breaks it, and refuses to start on a broken file.
+///
+/// Waits poll with curl for at most a few seconds; nothing asserts on timing.
+final class RulesCommandLineTests: XCTestCase {
+    private func scratchDirectory() throws -> URL {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("proxyapp-rules-cli-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: scratch) }
+        return scratch
+    }
+
+    private func executable() throws -> String {
+        try XCTUnwrap(ProxyAppProcess.builtExecutable,
+                      "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
+    }
+
+    /// The status curl gets for `url` through the proxy.
+    private func status(_ port: Int, _ url: String) async throws -> Int? {
+        try await Curl.fetch(viaProxy: port, url, timeout: 10).status
+    }
+
+    /// Polls until `url` answers `expected` (at most 5 s); returns the last status seen.
+    private func waitForStatus(_ port: Int, _ url: String, _ expected: Int) async throws -> Int? {
+        let deadline = Date().addingTimeInterval(5)
+        var last: Int?
+        repeat {
+            last = try await status(port, url)
+            if last == expected { return last }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        } while Date() < deadline
+        return last
+    }
+
+    func testRunLoadsAndReloadsTheRulesFile() async throws {
+        let data = try scratchDirectory()
+        let rulesFile = data.appendingPathComponent("rules.yml")
+        try Data("rules:\n  - name: first\n    match: { host: \"*.first.test\" }\n    block: { status: 410 }\n".utf8)
+            .write(to: rulesFile)
+        let proxy = try await ProxyAppProcess.startHeadless(executable: try executable(), dataDirectory: data)
+        do {
+            XCTAssertTrue(proxy.output.contains("Rules: 1 active from \(rulesFile.path)"), proxy.output)
+            let first = try await status(proxy.port, "http://a.first.test/")
+            XCTAssertEqual(first, 410)
+
+            // An editor's save: a new file renamed over the old one.
+            let edited = data.appendingPathComponent("rules.yml.new")
+            try Data("rules:\n  - name: second\n    match: { host: \"*.second.test\" }\n    block: { status: 451 }\n".utf8)
+                .write(to: edited)
+            XCTAssertEqual(rename(edited.path, rulesFile.path), 0)
+            let second = try await waitForStatus(proxy.port, "http://a.second.test/", 451)
+            XCTAssertEqual(second, 451, proxy.output)
+            XCTAssertTrue(proxy.output.contains("rules: reloaded \(rulesFile.path): 1 rule active"), proxy.output)
+
+            // A broken edit is reported with its line and the rules in force stay.
+            try Data("rules:\n  - name: third\n    match: { hots: x.test }\n    block: {}\n".utf8).write(to: rulesFile)
+            let deadline = Date().addingTimeInterval(5)
+            while !proxy.output.contains("not reloaded"), Date() < deadline {
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            XCTAssertTrue(proxy.output.contains(
+                "\(rulesFile.path):3:14: rule 1 'third': unknown key 'hots' in match (did you mean 'host'?)"), proxy.output)
+            let stillSecond = try await status(proxy.port, "http://a.second.test/")
+            XCTAssertEqual(stillSecond, 451)
+        } catch {
+            await proxy.stop()
+            throw error
+        }
+        let stopped = await proxy.stop()
+        XCTAssertTrue(stopped)
+    }
+
+    /// A rules file that does not parse stops `run` before it listens, naming the line and
+    /// the fix; so does a `--rules` file that does not exist.
+    func testRunRefusesABrokenOrMissingRulesFile() async throws {
+        let data = try scratchDirectory()
+        try Data("rules:\n  - match: { host: \"*\" }\n    map_local: { file: nowhere.json }\n".utf8)
+            .write(to: data.appendingPathComponent("rules.yml"))
+        do {
+            let proxy = try await ProxyAppProcess.startHeadless(executable: try executable(), dataDirectory: data)
+            await proxy.stop()
+            XCTFail("proxyapp run started with a broken rules file")
+        } catch let failure as ProxyAppProcess.Failure {
+            XCTAssertTrue(failure.description.contains("exit 1"), failure.description)
+            XCTAssertTrue(failure.description.contains("the rules file cannot be used"), failure.description)
+            XCTAssertTrue(failure.description.contains(
+                "rules.yml:3:24: rule 1: map_local file '\(data.path)/nowhere.json' does not exist"), failure.description)
+        }
+        do {
+            let proxy = try await ProxyAppProcess.startHeadless(
+                executable: try executable(), dataDirectory: data.appendingPathComponent("other"),
+                arguments: ["--rules", data.appendingPathComponent("missing.yml").path])
+            await proxy.stop()
+            XCTFail("proxyapp run started with a missing --rules file")
+        } catch let failure as ProxyAppProcess.Failure {
+            XCTAssertTrue(failure.description.contains("no rules file at \(data.path)/missing.yml. Create it"), failure.description)
+        }
+    }
+}
