@@ -110,7 +110,7 @@ let package = Package(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
-                "CaptureExport", "ProxyAppUI", "Rules",
+                "CaptureExport", "ProxyAppUI", "Rules", "ProxyCore",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ProxyCore
 import ProxyModel
 
 /// The pinned hosts (`pinned_domains`): the hosts the proxy passes through untouched because
@@ -39,7 +40,7 @@ extension TrafficRepository {
     @discardableResult
     public func removePin(host: String) throws -> Bool {
         try database.pool.write { db in
-            try PinnedDomainRecord.deleteOne(db, key: host.lowercased())
+            try PinnedDomainRecord.deleteOne(db, key: HostName.normalized(host))
         }
     }
 

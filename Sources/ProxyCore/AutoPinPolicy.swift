@@ -15,7 +15,8 @@ import ProxyModel
 /// - a pin expires `ttl` seconds after its last failure, and is then dropped: the host is
 ///   intercepted again, and pinned again if it still refuses;
 /// - another failure of a pinned host updates the pin's `lastSeen` and `count`.
-/// Hosts compare case-insensitively (pins are keyed by the lowercased host).
+/// Hosts compare as `HostName.normalized` forms (case, a trailing dot, IDN and IPv6 spellings
+/// do not matter), the same form every host pattern matches against.
 public struct AutoPinPolicy: Sendable {
     /// How long a pin lasts after its last failure.
     public let ttl: TimeInterval
@@ -147,6 +148,6 @@ public struct AutoPinPolicy: Sendable {
 
     /// Pins are keyed like `PinnedDomain.host`: lowercased.
     private static func key(_ host: String) -> String {
-        host.lowercased()
+        HostName.normalized(host)
     }
 }

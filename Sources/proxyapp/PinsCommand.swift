@@ -1,6 +1,7 @@
 import ArgumentParser
 import CaptureStore
 import Foundation
+import ProxyCore
 
 /// `proxyapp pins`: the hosts the proxy passes through untouched because their clients refuse
 /// our certificates (certificate pinning). Lists them, or unpins so they are intercepted again.
@@ -60,7 +61,7 @@ extension PinsCommand {
             guard try repository.removePin(host: host) else {
                 throw CLIError("\(host) is not pinned. `proxyapp pins list` shows the pinned hosts.")
             }
-            print("Unpinned \(host.lowercased()): the proxy intercepts it again.")
+            print("Unpinned \(HostName.normalized(host)): the proxy intercepts it again.")
         }
     }
 

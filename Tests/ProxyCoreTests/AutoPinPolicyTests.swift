@@ -41,6 +41,18 @@ final class AutoPinPolicyTests: XCTestCase {
         XCTAssertEqual(policy.record(eof, host: "api.EXAMPLE.com", now: at(2))?.count, 2)
     }
 
+    /// Pins are keyed by `HostName.normalized`, like every host pattern: a trailing dot, an IDN
+    /// name in Unicode or punycode and an IPv6 spelling all name one pin.
+    func testHostsAreNormalizedLikeHostPatterns() throws {
+        var policy = AutoPinPolicy(ttl: day)
+        XCTAssertEqual(try XCTUnwrap(policy.record(unknownCA, host: "Bücher.example.", now: at(0))).host,
+                       "xn--bcher-kva.example")
+        XCTAssertNotNil(policy.pin(for: "xn--bcher-kva.example", now: at(1)))
+        XCTAssertNotNil(policy.pin(for: "bücher.example", now: at(1)))
+        _ = policy.record(unknownCA, host: "[0:0::1]", now: at(2))
+        XCTAssertEqual(policy.pin(for: "::1", now: at(3))?.host, "::1")
+    }
+
     /// Two ambiguous EOFs do not pin; the third within the window does, with the first failure
     /// as `firstSeen` and the three counted.
     func testThreeAmbiguousFailuresWithinTheWindowPin() throws {
