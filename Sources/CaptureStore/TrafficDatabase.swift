@@ -54,6 +54,10 @@ public final class TrafficDatabase: Sendable {
             }
             try TrafficMigrations.migrator.migrate(pool)
         }
+        // The reader that asked `hasBeenSuperseded` still holds the schema from before the
+        // migration: its next statement would be compiled against it, and GRDB keeps that
+        // statement's column names even after SQLite recompiles it (a new column "not found").
+        pool.invalidateReadOnlyConnections()
         self.pool = pool
         self.path = path
         self.isReadOnly = false
