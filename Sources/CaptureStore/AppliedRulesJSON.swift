@@ -6,7 +6,8 @@ import Foundation
 /// It reuses the header JSON's escaper and reader (`HeaderFieldsJSON.appendString`,
 /// `HeaderFieldsJSONParser`), so the store has one way to write a JSON string. Reading never
 /// throws: a value that is not an array of strings (written by hand with `sqlite3`, say) reads as
-/// no rules.
+/// no rules. The filter's SQL function `proxyapp_rules_regexp` reads through `decode` too, so SQL
+/// and Swift see the same names.
 enum AppliedRulesJSON {
     /// The column value for `names`: nil (NULL) when there are none.
     static func encode(_ names: [String]) -> String? {

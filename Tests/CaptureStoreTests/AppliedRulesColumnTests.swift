@@ -1,3 +1,4 @@
+import FlowFilter
 import Foundation
 import GRDB
 import ProxyModel
@@ -51,7 +52,7 @@ final class AppliedRulesColumnTests: XCTestCase {
     }
 
     /// Values written by hand read as what they say when they are an array of strings (spaces and
-    /// any JSON escape allowed) and as no rules otherwise.
+    /// any JSON escape allowed) and as no rules otherwise; `~rule` agrees in SQL and in Swift.
     func testHandWrittenValues() throws {
         let repository = try makeRepository()
         let cases: [(DatabaseValue, [String])] = [
@@ -76,6 +77,13 @@ final class AppliedRulesColumnTests: XCTestCase {
         for (id, (value, expected)) in zip(ids, cases) {
             XCTAssertEqual(try repository.flow(id: id)?.appliedRules, expected, "\(value)")
         }
+        for text in ["~rule .", "~rule ^a$", "!~rule É", "~rule ''"] {
+            let query = FlowQuery(filter: try FlowFilter(parsing: text))
+            let swift = try repository.listedFlows(ids: ids).filter { query.filter!.matches($0) }.compactMap(\.id)
+            XCTAssertEqual(try repository.flowIDsSelectedBySQL(query), swift, text)
+        }
+        XCTAssertEqual(try repository.flowIDsSelectedBySQL(FlowQuery(filter: try FlowFilter(parsing: "~rule ."))),
+                       [ids[0]])
     }
 
     /// A capture written before v4 is upgraded when the proxy opens it: its flows keep what they
