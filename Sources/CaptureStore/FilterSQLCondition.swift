@@ -6,17 +6,18 @@ import ProxyModel
 /// exactly the flows the expression matches) or a SUPERSET (every matching flow is selected,
 /// maybe others too, so the caller re-checks each row with `FlowFilter.matches`).
 ///
-/// Exact in SQL: `~d`, `~m` (through `proxyapp_regexp`), `~c`, `~marked`, `~q`, `~s`, `~e`,
-/// `~http`, `~tcp`, `~all`. Everything else (URL, headers, bodies, content types, websocket)
-/// becomes TRUE, a superset. Combining: `a & b` and `a | b` join both conditions and are exact
-/// only when both parts are (a superset of each part gives a superset of the whole); `!a` is
-/// exact when `a` is, and TRUE otherwise (the negation of a superset would be a subset).
+/// Exact in SQL: `~d`, `~m` (through `proxyapp_regexp`), `~rule` (`proxyapp_rules_regexp`),
+/// `~c`, `~marked`, `~q`, `~s`, `~e`, `~http`, `~tcp`, `~all`. Everything else (URL, headers,
+/// bodies, content types, websocket) becomes TRUE, a superset. Combining: `a & b` and `a | b`
+/// join both conditions and are exact only when both parts are (a superset of each part gives a
+/// superset of the whole); `!a` is exact when `a` is, and TRUE otherwise (the negation of a
+/// superset would be a subset).
 ///
 /// `&`/`|` chains are one flat list and `!!x` is `x`; parts nested deeper than `maximumDepth`
 /// are TRUE (a superset), so no filter overflows SQLite's parser stack.
 ///
-/// Every condition evaluates to 0 or 1, never NULL (`status IS ?`, `IS NULL`, a regex function
-/// that answers 0 for NULL), so `NOT` behaves as Swift's `!`: `!~c 200` selects flows
+/// Every condition evaluates to 0 or 1, never NULL (`status IS ?`, `IS NULL`, regex functions
+/// that answer 0 for NULL), so `NOT` behaves as Swift's `!`: `!~c 200` selects flows
 /// without a status.
 struct FilterSQLCondition {
     /// An SQL boolean expression over the columns of `flows`.
@@ -79,6 +80,8 @@ struct FilterSQLCondition {
             self = Self(sql: "\(RegexSQLFunction.name)(?, host)", arguments: [regex.pattern.databaseValue])
         case .method(let regex):
             self = Self(sql: "\(RegexSQLFunction.name)(?, method)", arguments: [regex.pattern.databaseValue])
+        case .rule(let regex):
+            self = Self(sql: "\(RegexSQLFunction.rulesName)(?, rules)", arguments: [regex.pattern.databaseValue])
         case .statusCode(let code):
             self = Self(sql: "status IS ?", arguments: [code.databaseValue])
         case .requestWithoutResponse:

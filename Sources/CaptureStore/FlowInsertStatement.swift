@@ -92,6 +92,7 @@ struct FlowInsertStatement {
             }
         }
         bind(text: flow.serverAddress, at: next())
+        bind(text: AppliedRulesJSON.encode(flow.appliedRules), at: next())
         let requestBodyIndex = next()
         let responseBodyIndex = next()
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")

@@ -61,6 +61,8 @@ extension FlowRecord {
         static let tlsUpstreamNotAfter = Column("tls_upstream_not_after")
         // v3-server-address
         static let serverAddress = Column("server_address")
+        // v4-applied-rules
+        static let appliedRules = Column("rules")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -130,7 +132,15 @@ extension FlowRecord: FetchableRecord {
             marked: try row.decode(forColumn: Columns.marked),
             tls: try Self.tlsDetails(row),
             note: try row.decode(forColumn: Columns.note),
-            serverAddress: try row.decode(forColumn: Columns.serverAddress))
+            serverAddress: try row.decode(forColumn: Columns.serverAddress),
+            appliedRules: Self.appliedRules(row))
+    }
+
+    /// The `rules` column's names; `[]` for NULL and for a value that is not a JSON array of
+    /// strings (even one that is not text), so no stored value makes a flow unreadable.
+    private static func appliedRules(_ row: Row) -> [String] {
+        let value: DatabaseValue? = row[Columns.appliedRules]
+        return AppliedRulesJSON.decode(value.flatMap(String.fromDatabaseValue))
     }
 
     /// The `tls_*` columns as `TLSDetails`; nil when all of them are NULL, which is how a flow
@@ -169,6 +179,7 @@ extension FlowRecord: TableRecord {
         Columns.requestHeaders, Columns.responseHeaders, Columns.note, Columns.tlsClientVersion,
         Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
-        Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.requestBody, Columns.responseBody,
+        Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.requestBody,
+        Columns.responseBody,
     ]
 }

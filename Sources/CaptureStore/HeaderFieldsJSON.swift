@@ -52,7 +52,8 @@ enum HeaderFieldsJSON {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private static func appendString(_ string: String, to out: inout [UInt8]) {
+    /// `string` as a quoted JSON string, escaped as `encode` describes (`AppliedRulesJSON` too).
+    static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { bytes in

@@ -1,7 +1,8 @@
 import ProxyModel
 
 /// A hand-written reader for the header JSON `HeaderFieldsJSON.encode` writes
-/// (`[["Host","a.test"],["Accept","*/*"]]`, whitespace allowed, every JSON string escape).
+/// (`[["Host","a.test"],["Accept","*/*"]]`, whitespace allowed, every JSON string escape), and
+/// for the `rules` column's plain array of strings (`AppliedRulesJSON`).
 ///
 /// It exists for speed: reading flows back (export, the TUI) decodes two header lists per row,
 /// and `JSONDecoder` spent a third of a HAR export there. It returns nil on anything it does not
@@ -22,6 +23,27 @@ struct HeaderFieldsJSONParser {
             var parser = HeaderFieldsJSONParser(bytes)
             return parser.document()
         }
+    }
+
+    /// The strings in `text`, or nil when it is not exactly an array of strings.
+    static func parseStrings(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var parser = HeaderFieldsJSONParser(bytes)
+            return parser.stringArray()
+        }
+    }
+
+    private mutating func stringArray() -> [String]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var strings: [String] = []
+        if consume(UInt8(ascii: "]")) { return atEnd() ? strings : nil }
+        repeat {
+            guard let string = string() else { return nil }
+            strings.append(string)
+        } while consume(UInt8(ascii: ","))
+        guard consume(UInt8(ascii: "]")) else { return nil }
+        return atEnd() ? strings : nil
     }
 
     private mutating func document() -> [HeaderField]? {

@@ -8,9 +8,14 @@ import GRDB
 /// patterns through the same `FilterRegex` (case-insensitive `NSRegularExpression` search). It
 /// returns 1 or 0, never NULL (a NULL value does not match), so SQL's three-valued logic never
 /// differs from Swift's. Compiled patterns are cached across rows and connections.
-/// `TrafficDatabase` registers it on every connection it opens.
+///
+/// `proxyapp_rules_regexp(pattern, rules)` is its twin for `~rule`: it reads the `rules` column
+/// through `AppliedRulesJSON.decode`, as `FlowRecord` does, and answers 1 when any name matches
+/// (0 for NULL, for no names, and for a value that is not an array of strings).
+/// `TrafficDatabase` registers both on every connection it opens.
 enum RegexSQLFunction {
     static let name = "proxyapp_regexp"
+    static let rulesName = "proxyapp_rules_regexp"
 
     static let function = DatabaseFunction(name, argumentCount: 2, pure: true) { arguments in
         guard let pattern = String.fromDatabaseValue(arguments[0]) else {
@@ -18,6 +23,16 @@ enum RegexSQLFunction {
         }
         guard let value = String.fromDatabaseValue(arguments[1]) else { return false }
         return try cache.regex(for: pattern).matches(value)
+    }
+
+    static let rulesFunction = DatabaseFunction(rulesName, argumentCount: 2, pure: true) { arguments in
+        guard let pattern = String.fromDatabaseValue(arguments[0]) else {
+            throw DatabaseError(message: "\(rulesName): the pattern must be text")
+        }
+        let names = AppliedRulesJSON.decode(String.fromDatabaseValue(arguments[1]))
+        if names.isEmpty { return false }
+        let regex = try cache.regex(for: pattern)
+        return names.contains(where: regex.matches)
     }
 
     private static let cache = FilterRegexCache()

@@ -54,6 +54,10 @@ public final class TrafficDatabase: Sendable {
             }
             try TrafficMigrations.migrator.migrate(pool)
         }
+        // The reader that asked `hasBeenSuperseded` still holds the schema from before the
+        // migration: its next statement would be compiled against it, and GRDB keeps that
+        // statement's column names even after SQLite recompiles it (a new column "not found").
+        pool.invalidateReadOnlyConnections()
         self.pool = pool
         self.path = path
         self.isReadOnly = false
@@ -118,8 +122,9 @@ public final class TrafficDatabase: Sendable {
             // .checkpoint`): an automatic checkpoint would run inside a commit, while the batch
             // and its bodies (up to 16 MiB each) are still held in memory.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-            // The filter language's regex test, for the SQL half of `FlowQuery`.
+            // The filter language's regex tests, for the SQL half of `FlowQuery`.
             db.add(function: RegexSQLFunction.function)
+            db.add(function: RegexSQLFunction.rulesFunction)
         }
         return configuration
     }

@@ -12,6 +12,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v1-flows", migrate: createFlows)
         migrator.registerMigration("v2-https", migrate: addHTTPS)
         migrator.registerMigration("v3-server-address", migrate: addServerAddress)
+        migrator.registerMigration("v4-applied-rules", migrate: addAppliedRules)
         return migrator
     }()
 
@@ -109,6 +110,15 @@ enum TrafficMigrations {
     private static func addServerAddress(_ db: Database) throws {
         try db.alter(table: "flows") { t in
             t.add(column: "server_address", .text)
+        }
+    }
+
+    /// v4: the names of the rules that acted on the flow (`rules`, TEXT): a JSON array of strings
+    /// in the order they acted, `["Block ads","staging"]`; NULL when no rule did (most flows), so
+    /// the column costs nothing where rules are off.
+    private static func addAppliedRules(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "rules", .text)
         }
     }
 }

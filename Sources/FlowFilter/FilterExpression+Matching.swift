@@ -28,6 +28,7 @@ extension FilterExpression {
                     [UInt8](message.body.bytes), contentEncoding: message.headers.first(named: "Content-Encoding"))
                 return regex.matches(String(decoding: decoded.bytes, as: UTF8.self))
             }
+        case .rule(let regex): return flow.appliedRules.contains(where: regex.matches)
         case .requestWithoutResponse: return flow.kind == .http && flow.status == nil
         case .hasResponse: return flow.status != nil
         case .hasError: return flow.error != nil

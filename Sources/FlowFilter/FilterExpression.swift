@@ -25,6 +25,8 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
     case header(FilterRegex, FilterMessageSide)
     /// `~b`, `~bq`, `~bs REGEX`: the body, decoded per its `Content-Encoding`, as UTF-8 text.
     case body(FilterRegex, FilterMessageSide)
+    /// `~rule REGEX`: the name of any rule that acted on the flow (`Flow.appliedRules`).
+    case rule(FilterRegex)
     /// `~q`: an HTTP request that has no response (yet, or ever).
     case requestWithoutResponse
     /// `~s`: a response arrived.
@@ -55,6 +57,7 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
         case .contentType(let regex, let side): return "~t\(side.suffix) \(regex)"
         case .header(let regex, let side): return "~h\(side.suffix) \(regex)"
         case .body(let regex, let side): return "~b\(side.suffix) \(regex)"
+        case .rule(let regex): return "~rule \(regex)"
         case .requestWithoutResponse: return "~q"
         case .hasResponse: return "~s"
         case .hasError: return "~e"

@@ -3,7 +3,7 @@ import ProxyModel
 
 /// Renders flows as the fixed-width lines `proxyapp flows` prints and `proxyapp run` logs as
 /// each flow is stored. The last column holds the path (the full URL for HTTPS), then the
-/// flow's note in brackets and its error after `!`.
+/// flow's note in brackets, the rules that acted on it after `rules:` and its error after `!`.
 enum FlowTable {
     static let header = row(id: "ID", time: "TIME", method: "METHOD", status: "STATUS", host: "HOST",
                             path: "PATH", size: "SIZE", duration: "DURATION")
@@ -22,6 +22,7 @@ enum FlowTable {
         // Decrypted HTTPS shows its whole URL, so it stands apart from plain HTTP at a glance.
         var path = flow.kind == .tunnel ? "(tunnel)" : flow.scheme == "https" ? flow.url : flow.path
         if let note = flow.note { path += "  [" + note + "]" }
+        if !flow.appliedRules.isEmpty { path += "  rules: " + flow.appliedRules.joined(separator: ", ") }
         if let error = flow.error { path += "  ! " + error }
         let host = flow.port == (flow.scheme == "https" ? 443 : 80) ? flow.host : "\(flow.host):\(flow.port)"
         return row(id: flow.id.map { "#\($0)" } ?? "-", time: timeFormatter.string(from: flow.startedAt),

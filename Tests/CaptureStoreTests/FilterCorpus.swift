@@ -2,7 +2,7 @@ import Foundation
 import ProxyModel
 
 /// A fixed, varied set of flows for the filter equivalence tests: every kind, NULL statuses,
-/// errors, tunnels, marks, headers and encoded bodies, spread over a minute.
+/// errors, tunnels, marks, applied rules, headers and encoded bodies, spread over a minute.
 enum FilterCorpus {
     static let start = Date(timeIntervalSince1970: 1_763_760_000)
 
@@ -42,6 +42,8 @@ enum FilterCorpus {
             default:
                 break
             }
+            if index % 4 == 1 { flow.appliedRules.append("Block ads") }
+            if index % 9 == 2 { flow.appliedRules += ["Map local: fixtures/\(index).json", #"Rewrite "UA" \ staging"#] }
             if index % 6 == 4 { flow.error = "upstream reset (\(index))" }
             if index % 8 == 5 {
                 flow.kind = .tunnel
@@ -80,5 +82,7 @@ enum FilterCorpus {
         "~d example & ~b checkout", "~d example | ~b password", "!(~d example & ~bs checkout)",
         "~c 200 ~hs nginx", "(~tcp | ~e) & !~d pinned", "~m GET ~d test | ~marked",
         "!(!~c 204 & !(~d ws | ~u /p/2))",
+        "~rule ads", "~rule '^rewrite \"ua\"'", #"~rule \\"#, "!~rule .", "~rule ads & ~rule map",
+        "~rule fixtures/1 | ~c 404", "!~rule ads & ~s",
     ]
 }

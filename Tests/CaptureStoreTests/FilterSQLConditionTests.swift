@@ -76,8 +76,8 @@ final class FilterSQLConditionTests: XCTestCase {
 
     /// Which predicates SQL answers exactly, and how exactness combines.
     func testExactnessRules() throws {
-        let exact = ["~d a", "~m GET", "~c 200", "~marked", "~q", "~s", "~e", "~http", "~tcp", "~all",
-                     "!~c 200", "~d a & ~c 200", "~d a | !~e", "!(~q | ~marked)"]
+        let exact = ["~d a", "~m GET", "~c 200", "~marked", "~q", "~s", "~e", "~http", "~tcp", "~all", "~rule a",
+                     "!~c 200", "~d a & ~c 200", "~d a | !~e", "!(~q | ~marked)", "!~rule a | ~c 200"]
         let superset = ["~u a", "a", "~t a", "~tq a", "~ts a", "~h a", "~hq a", "~hs a", "~b a", "~bq a", "~bs a",
                         "~websocket", "~d a & ~b x", "~c 200 | ~h x", "!~b x", "!(~d a & ~u b)"]
         for text in exact {
@@ -97,7 +97,8 @@ final class FilterSQLConditionTests: XCTestCase {
                        "(NOT (error IS NOT NULL) AND status IS NOT NULL AND marked <> 0)")
     }
 
-    /// The regex function is case-insensitive, searches anywhere, and answers 0 for NULL.
+    /// The regex functions are case-insensitive, search anywhere, and answer 0 for NULL; the rules
+    /// one tests each name of the JSON array on its own, and answers 0 for anything else.
     func testRegexFunction() throws {
         let repository = try makeRepository()
         let answers = try repository.database.pool.read { db in
@@ -105,9 +106,16 @@ final class FilterSQLConditionTests: XCTestCase {
                 SELECT proxyapp_regexp('^API\\.', 'api.example.com') UNION ALL
                 SELECT proxyapp_regexp('example', 'api.example.com') UNION ALL
                 SELECT proxyapp_regexp('^example', 'api.example.com') UNION ALL
-                SELECT proxyapp_regexp('x', NULL)
+                SELECT proxyapp_regexp('x', NULL) UNION ALL
+                SELECT proxyapp_rules_regexp('^block', '["staging","Block ads"]') UNION ALL
+                SELECT proxyapp_rules_regexp('ads$', '["Block ads here"]') UNION ALL
+                SELECT proxyapp_rules_regexp('g.*B', '["staging","Block ads"]') UNION ALL
+                SELECT proxyapp_rules_regexp('"', '["say \\"hi\\""]') UNION ALL
+                SELECT proxyapp_rules_regexp('', '[]') UNION ALL
+                SELECT proxyapp_rules_regexp('', 'a') UNION ALL
+                SELECT proxyapp_rules_regexp('', NULL)
                 """)
         }
-        XCTAssertEqual(answers, [1, 1, 0, 0])
+        XCTAssertEqual(answers, [1, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0])
     }
 }

@@ -25,6 +25,12 @@ final class HARRoundTripTests: XCTestCase {
             // A marked flow carries `_marked` through the round trip.
             let markedID = try XCTUnwrap(flows.first { $0.method == "POST" }?.id)
             XCTAssertTrue(try setup.proxy.repository.setMarked(true, id: markedID))
+            // Nothing sets applied rules on live traffic yet: a stored copy of that exchange carries
+            // two rule names through the round trip.
+            var touched = try XCTUnwrap(try setup.proxy.repository.flow(id: markedID))
+            touched.id = nil
+            touched.appliedRules = ["Map remote: staging", #"Rewrite "UA" \ v2"#]
+            try setup.proxy.repository.insert([touched])
             let originals = try allFlows(in: setup.proxy.repository)
             assertCoverage(originals)
 
@@ -106,6 +112,7 @@ final class HARRoundTripTests: XCTestCase {
         XCTAssertTrue(flows.contains { $0.responseHeaders.first(named: "Transfer-Encoding") == "chunked" }, "chunked")
         XCTAssertTrue(flows.contains { $0.requestBody.bytes.contains(0) }, "a binary request body")
         XCTAssertTrue(flows.contains(where: \.marked), "a marked flow")
+        XCTAssertTrue(flows.contains { !$0.appliedRules.isEmpty }, "a flow some rules acted on")
     }
 
     // MARK: export and compare
@@ -180,7 +187,8 @@ final class HARRoundTripTests: XCTestCase {
         ("requestBody.truncated", { $0.requestBody.truncated }),
         ("responseBody.truncated", { $0.responseBody.truncated }),
         ("tls", { $0.tls }), ("serverAddress", { $0.serverAddress }), ("error", { $0.error }),
-        ("marked", { $0.marked }), ("note", { $0.note }), ("bytesUp", { $0.bytesUp }), ("bytesDown", { $0.bytesDown }),
+        ("marked", { $0.marked }), ("note", { $0.note }), ("appliedRules", { $0.appliedRules }),
+        ("bytesUp", { $0.bytesUp }), ("bytesDown", { $0.bytesDown }),
     ]
 
     private static func decoded(_ body: CapturedBody, _ headers: [HeaderField]) -> [UInt8] {

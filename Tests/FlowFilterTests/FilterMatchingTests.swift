@@ -6,7 +6,7 @@ import XCTest
 
 /// Evaluation of every predicate against hand-built flows.
 final class FilterMatchingTests: XCTestCase {
-    /// A JSON POST whose response is gzip-encoded JSON.
+    /// A JSON POST whose response is gzip-encoded JSON, touched by two rules.
     private let api = Flow(
         kind: .http, method: "POST", scheme: "https", host: "api.example.com", port: 443, path: "/v1/login?next=%2F",
         requestHeaders: [HeaderField(name: "Host", value: "api.example.com"),
@@ -17,7 +17,8 @@ final class FilterMatchingTests: XCTestCase {
         responseHeaders: [HeaderField(name: "Content-Type", value: "application/json; charset=utf-8"),
                           HeaderField(name: "Content-Encoding", value: "gzip"),
                           HeaderField(name: "Server", value: "nginx")],
-        responseBody: CapturedBody(bytes: Data(GzipSample.bytes), size: Int64(GzipSample.bytes.count)))
+        responseBody: CapturedBody(bytes: Data(GzipSample.bytes), size: Int64(GzipSample.bytes.count)),
+        appliedRules: ["Rewrite UA", "Map remote: staging"])
 
     /// A plain GET on a non-default port that has not been answered, marked.
     private let pending = Flow(
@@ -27,10 +28,10 @@ final class FilterMatchingTests: XCTestCase {
     /// A failed request: an error and no status.
     private let failed = Flow(kind: .http, method: "GET", host: "down.test", path: "/", error: "connection refused")
 
-    /// An opaque tunnel.
+    /// An opaque tunnel that a rule kept from being intercepted.
     private let tunnel = Flow(kind: .tunnel, method: "CONNECT", scheme: "https", host: "pinned.test", port: 443,
                               path: "", requestHeaders: [HeaderField(name: "Host", value: "pinned.test:443")],
-                              status: 200, bytesUp: 10, bytesDown: 20)
+                              status: 200, bytesUp: 10, bytesDown: 20, appliedRules: ["ssl_proxying off: *.pinned.test"])
 
     /// A WebSocket upgrade (token list, odd case).
     private let socket = Flow(
@@ -122,6 +123,18 @@ final class FilterMatchingTests: XCTestCase {
         try assertMatches("~http", [api, pending, failed, socket])
         try assertMatches("~tcp", [tunnel])
         try assertMatches("~all", all)
+    }
+
+    /// `~rule` matches when the name of any rule that acted on the flow matches; a flow no rule
+    /// touched never does.
+    func testAppliedRules() throws {
+        try assertMatches("~rule staging", [api])
+        try assertMatches("~rule '^map REMOTE:'", [api], "case-insensitive, anchored at each name")
+        try assertMatches("~rule 'UA, Map'", [], "names are matched one by one, never joined")
+        try assertMatches("~rule '^ssl_proxying off: \\*\\.pinned\\.test$'", [tunnel])
+        try assertMatches("~rule .", [api, tunnel])
+        try assertMatches("!~rule .", [pending, failed, socket])
+        try assertMatches("~rule '' ~tcp", [tunnel], "an empty regex matches any flow some rule touched")
     }
 
     /// A tunnel without a status is not `~q` either.

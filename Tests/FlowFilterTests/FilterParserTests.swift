@@ -14,7 +14,7 @@ final class FilterParserTests: XCTestCase {
             ("~h Accept", #"~h "Accept""#), ("~hq Cookie", #"~hq "Cookie""#), ("~hs Server", #"~hs "Server""#),
             ("~b secret", #"~b "secret""#), ("~bq user", #"~bq "user""#), ("~bs token", #"~bs "token""#),
             ("~q", "~q"), ("~s", "~s"), ("~e", "~e"), ("~marked", "~marked"), ("~websocket", "~websocket"),
-            ("~http", "~http"), ("~tcp", "~tcp"), ("~all", "~all"),
+            ("~http", "~http"), ("~tcp", "~tcp"), ("~all", "~all"), ("~rule 'Block ads'", #"~rule "Block ads""#),
         ]
         for (text, expected) in cases {
             XCTAssertEqual(try parse(text), expected, text)
@@ -64,6 +64,7 @@ final class FilterParserTests: XCTestCase {
         XCTAssertEqual(try pattern(#"~u """#), "", "an empty quoted argument is allowed")
         XCTAssertEqual(try parse("(~d x)"), #"~d "x""#, "an unquoted word stops at ')'")
         XCTAssertEqual(try parse("~c200"), "~c 200", "the argument may follow the operator directly")
+        XCTAssertEqual(try pattern(#"~rule "Rewrite \"UA\" \\ staging""#), #"Rewrite "UA" \ staging"#)
     }
 
     /// Regexes are case-insensitive.
@@ -99,6 +100,9 @@ final class FilterParserTests: XCTestCase {
         assertError("(~q))", "unexpected ')'", at: 4)
         assertError("~u (a", #"bad regex "(a" (quote it if it holds spaces or ')')"#, at: 3)
         assertError(#"~q & ~u "[z-a]""#, #"bad regex "[z-a]" (quote it if it holds spaces or ')')"#, at: 8)
+        assertError("~rule", "~rule needs an argument", at: 5)
+        assertError("~rules x", "unknown operator ~rules", at: 0)
+        assertError("~rule [", #"bad regex "[" (quote it if it holds spaces or ')')"#, at: 6)
         assertError("~c abc", "~c needs a status code (a number), not 'abc'", at: 3)
         assertError("~c 2000", "~c needs a status code (a number), not '2000'", at: 3)
         assertError("~q &", "expected an expression", at: 4)
@@ -165,7 +169,7 @@ final class FilterParserTests: XCTestCase {
     private func pattern(_ text: String) throws -> String? {
         switch try FlowFilter(parsing: text).expression {
         case .url(let regex), .domain(let regex), .method(let regex), .header(let regex, _),
-             .body(let regex, _), .contentType(let regex, _):
+             .body(let regex, _), .contentType(let regex, _), .rule(let regex):
             return regex.pattern
         default:
             return nil

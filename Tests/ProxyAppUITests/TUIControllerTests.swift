@@ -305,6 +305,32 @@ final class TUIControllerTests: XCTestCase {
         XCTAssertTrue(controller.render().text.contains("METHOD"))
     }
 
+    /// A flow some rules acted on: `◆` in the list (read through the bodiless listing), found by
+    /// `~rule`, and its rule names on the Timing/TLS page.
+    func testRuleTouchedFlowIsMarkedFilterableAndListsItsRules() throws {
+        var flows = Self.tenFlows
+        flows[4].appliedRules = ["Block ads", "staging"]
+        let (controller, _) = try makeController(flows)
+        var screen = settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        let lines = screen.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("◆") }.count, 1, screen)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("◆") && $0.contains("/get/4") }, screen)
+
+        controller.handle(.character("/"))
+        type("~rule ^staging$", into: controller)
+        controller.handle(.enter)
+        screen = settle(controller) { controller, _ in
+            controller.isListSettled && controller.listProgress.rows == 1 && !controller.listProgress.scanning
+        }
+        XCTAssertEqual(listedPaths(screen), ["/get/4"])
+
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("a.test/get/4") && !screen.contains("METHOD") }
+        controller.handle(.character("3"))
+        screen = settle(controller) { _, screen in screen.contains("Started") }
+        XCTAssertTrue(screen.contains("Rules         Block ads, staging"), screen)
+    }
+
     // MARK: found in review
 
     /// 80×24, the commonest terminal size, sizes the list like any other.

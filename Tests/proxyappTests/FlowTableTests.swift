@@ -4,7 +4,7 @@ import XCTest
 
 @testable import proxyapp
 
-/// The flow lines of `proxyapp flows` and `proxyapp run`: HTTPS URLs and notes.
+/// The flow lines of `proxyapp flows` and `proxyapp run`: HTTPS URLs, notes and applied rules.
 final class FlowTableTests: XCTestCase {
     /// Decrypted HTTPS shows its https URL; plain HTTP keeps showing the path.
     func testHTTPSFlowsShowTheirURL() {
@@ -28,5 +28,17 @@ final class FlowTableTests: XCTestCase {
                       FlowTable.line(for: tunnel))
         tunnel.note = nil
         XCTAssertTrue(FlowTable.line(for: tunnel).hasSuffix(" (tunnel)  ! connection reset"), FlowTable.line(for: tunnel))
+    }
+
+    /// The rules that acted on a flow follow its note, in order, before the error.
+    func testAppliedRulesAreShownAfterTheNote() {
+        var flow = Flow(id: 10, scheme: "http", host: "ads.example", port: 80, path: "/banner.js", status: 403,
+                        note: "blocked", appliedRules: ["Block ads", "staging"])
+        XCTAssertTrue(FlowTable.line(for: flow).hasSuffix(" /banner.js  [blocked]  rules: Block ads, staging"),
+                      FlowTable.line(for: flow))
+        flow.error = "refused"
+        XCTAssertTrue(FlowTable.line(for: flow).hasSuffix("  rules: Block ads, staging  ! refused"), FlowTable.line(for: flow))
+        flow.appliedRules = []
+        XCTAssertTrue(FlowTable.line(for: flow).hasSuffix(" /banner.js  [blocked]  ! refused"), FlowTable.line(for: flow))
     }
 }

@@ -71,6 +71,12 @@ struct HAREntryWriter {
         if let note = flow.note {
             json.key("_note"); json.string(note)
         }
+        if !flow.appliedRules.isEmpty {
+            json.key("_rules")
+            json.beginArray()
+            for name in flow.appliedRules { json.string(name) }
+            json.endArray()
+        }
         if flow.kind == .tunnel {
             json.key("_bytesUp"); json.integer(flow.bytesUp)
             json.key("_bytesDown"); json.integer(flow.bytesDown)

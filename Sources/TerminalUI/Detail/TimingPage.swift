@@ -2,7 +2,7 @@ import Foundation
 import ProxyModel
 
 /// The Timing/TLS tab: when and how long, each phase with a waterfall bar, the connection's
-/// addresses and counters, and what was negotiated on both TLS legs.
+/// addresses and counters, the rules that acted on it, and what was negotiated on both TLS legs.
 enum TimingPage {
     static let labelWidth = 16
     static let barWidth = 40
@@ -23,6 +23,7 @@ enum TimingPage {
             lines.append(field("Bytes", "up \(FlowRow.humanSize(flow.bytesUp)), down \(FlowRow.humanSize(flow.bytesDown))"))
         }
         if let note = flow.note { lines.append(field("Note", note)) }
+        if !flow.appliedRules.isEmpty { lines.append(field("Rules", flow.appliedRules.joined(separator: ", "))) }
         if let error = flow.error { lines.append(field("Error", error, style: CellStyle(foreground: .red, bold: true))) }
         lines.append(.blank)
         lines += tls(flow.tls)

@@ -51,10 +51,11 @@ public enum FlowListRenderer {
         if row.kind == .tunnel {
             if row.pinned { base.foreground = .magenta } else { base.dim = true }
         }
-        if row.marked {
+        // One column for two signs: the user's own mark wins over a rule's.
+        if row.marked || row.ruleApplied {
             var marker = base
-            marker.foreground = .yellow
-            grid.put("●", row: screenRow, in: columns.marker, style: marker)
+            marker.foreground = row.marked ? .yellow : .cyan
+            grid.put(row.marked ? "●" : "◆", row: screenRow, in: columns.marker, style: marker)
         }
         grid.put(row.time, row: screenRow, in: columns.time, style: base)
         grid.put(row.method, row: screenRow, in: columns.method, style: base)

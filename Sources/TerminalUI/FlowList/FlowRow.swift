@@ -29,6 +29,8 @@ public struct FlowRow: Sendable, Hashable {
     /// A tunnel that was passed through because the host pins its certificates.
     public var pinned: Bool
     public var marked: Bool
+    /// Some rule acted on the flow (`Flow.appliedRules` is not empty).
+    public var ruleApplied: Bool
     public var error: String?
 
     public init(_ flow: Flow, timeZone: TimeZone) {
@@ -57,6 +59,7 @@ public struct FlowRow: Sendable, Hashable {
         duration = flow.durationMilliseconds.map(Self.humanDuration) ?? ""
         pinned = flow.note?.hasPrefix("pinned:") ?? false
         marked = flow.marked
+        ruleApplied = !flow.appliedRules.isEmpty
         error = flow.error
     }
 

@@ -15,7 +15,8 @@ public enum HelpRenderer {
             "Prompts (/ filter, s search, e export, c curl): Enter accepts, Esc cancels,",
             "  Left/Right/Home/End move, Ctrl-U clears, Ctrl-W deletes a word.",
             "Filter expressions: ~d domain  ~u url  ~m method  ~c code  ~h header  ~b body",
-            "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  with ! & | ( ).",
+            "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  ~rule rule name,",
+            "  combined with ! & | ( ).",
         ]
         return lines
     }

@@ -11,6 +11,8 @@ final class HARValidatorTests: XCTestCase {
 
     func testAcceptsAValidDocument() {
         XCTAssertEqual(HARValidator.problems(in: document(entry: goodEntry)), [])
+        let withRules = goodEntry.replacingOccurrences(of: #""cache":{}"#, with: #""cache":{},"_rules":["a","b"]"#)
+        XCTAssertEqual(HARValidator.problems(in: document(entry: withRules)), [])
     }
 
     func testRejectsBrokenDocuments() {
@@ -28,6 +30,9 @@ final class HARValidatorTests: XCTestCase {
             (#""bodySize":0},"response""#, #""bodySize":-3},"response""#, "-1 or non-negative"),
             (#""headers":[],"queryString""#, #""headers":[{"name":"a"}],"queryString""#, "must be a string"),
             (#""url":"http://a/""#, #""url":"a b""#, "absolute URL"),
+            (#""cache":{}"#, #""cache":{},"_rules":"a""#, "_rules: must be an array"),
+            (#""cache":{}"#, #""cache":{},"_rules":["a",1]"#, "_rules[1]: must be a string"),
+            (#""cache":{}"#, #""cache":{},"_rules":[]"#, "only when a rule acted"),
         ]
         for (original, broken, expected) in breakages {
             let entry = goodEntry.replacingOccurrences(of: original, with: broken)

@@ -37,6 +37,7 @@ final class HARWriterTests: XCTestCase {
         XCTAssertEqual(entry["_id"] as? Int, 1)
         XCTAssertEqual(entry["_kind"] as? String, "http")
         XCTAssertNil(entry["_marked"])
+        XCTAssertNil(entry["_rules"], "written only when a rule acted")
         let request = try XCTUnwrap(entry["request"] as? [String: Any])
         XCTAssertEqual(request["url"] as? String, "http://example.com/search?q=caf%C3%A9+au+lait&empty=&flag")
         let query = try XCTUnwrap(request["queryString"] as? [[String: String]])
@@ -86,6 +87,7 @@ final class HARWriterTests: XCTestCase {
         XCTAssertEqual(entry["time"] as? Double, 1 + 5 + 0.5 + 4 + 0.5)
         XCTAssertEqual(entry["_marked"] as? Bool, true)
         XCTAssertEqual(entry["_note"] as? String, "a note")
+        XCTAssertEqual(entry["_rules"] as? [String], ["Map remote: staging", #"Rewrite "UA" \ v2"#], "in the order they acted")
         let tls = try XCTUnwrap(entry["_tls"] as? [String: String])
         XCTAssertEqual(tls, ["clientVersion": "TLSv1.3", "alpn": "http/1.1", "sni": "example.com",
                              "upstreamVersion": "TLSv1.2", "upstreamSubject": "CN=example.com",

@@ -20,7 +20,7 @@ final class HARReaderMappingTests: XCTestCase {
             "request": {"method": "GET", "url": "https://shop.test/"},
             "response": {"status": 200, "statusText": "OK"},
             "connection": "[::1]:50312", "serverIPAddress": "[::1]",
-            "_marked": true, "_note": "looked odd",
+            "_marked": true, "_note": "looked odd", "_rules": ["Block ads", "say \"hi\" \\ ☃"],
             "_tls": {"clientVersion": "TLSv1.3", "clientCipher": "TLS_AES_128_GCM_SHA256", "alpn": "http/1.1",
                      "sni": "shop.test", "upstreamVersion": "TLSv1.2", "upstreamCipher": "ECDHE-RSA-AES128-GCM-SHA256",
                      "upstreamSubject": "CN=shop.test", "upstreamIssuer": "CN=Test CA",
@@ -30,11 +30,30 @@ final class HARReaderMappingTests: XCTestCase {
         XCTAssertEqual(flow.serverAddress, "::1")
         XCTAssertTrue(flow.marked)
         XCTAssertEqual(flow.note, "looked odd")
+        XCTAssertEqual(flow.appliedRules, ["Block ads", #"say "hi" \ ☃"#])
         let expected = TLSDetails(
             clientVersion: "TLSv1.3", clientCipher: "TLS_AES_128_GCM_SHA256", alpn: "http/1.1", sni: "shop.test",
             upstreamVersion: "TLSv1.2", upstreamCipher: "ECDHE-RSA-AES128-GCM-SHA256", upstreamSubject: "CN=shop.test",
             upstreamIssuer: "CN=Test CA", upstreamNotAfter: Date(timeIntervalSince1970: 1_738_367_999))
         XCTAssertEqual(flow.tls, expected)
+    }
+
+    /// `_rules` is read only when it is an array of strings; anything else is ignored, never an error.
+    func testRulesOfAnotherShapeAreIgnored() throws {
+        for rules in [#""Block ads""#, #"["a", 1]"#, "null", #"{"name": "a"}"#, "[[\"a\"]]", "true"] {
+            let flow = try importOne(#""request": {"method": "GET", "url": "http://a.test/"}, "_rules": \#(rules)"#)
+            XCTAssertEqual(flow.appliedRules, [], rules)
+        }
+        let none = try importOne(#""request": {"method": "GET", "url": "http://a.test/"}, "_rules": []"#)
+        XCTAssertEqual(none.appliedRules, [])
+    }
+
+    /// Our export's `_rules` come back in order, and a flow without them comes back without them.
+    func testRulesRoundTripThroughOurExport() throws {
+        let flows = [SampleFlows.httpsWithTLS, SampleFlows.plain]
+        let imported = try HARReader.flows(from: try exportHAR(flows))
+        XCTAssertEqual(imported.map(\.appliedRules), flows.map(\.appliedRules))
+        XCTAssertFalse(flows[0].appliedRules.isEmpty)
     }
 
     func testClientAddressOnlyFromIPAndPort() throws {

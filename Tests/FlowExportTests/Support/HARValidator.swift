@@ -2,7 +2,8 @@ import Foundation
 
 /// Checks a HAR document against the HAR 1.2 rules our export promises (issue 4): required
 /// fields and their JSON types, dates with milliseconds and a zone, the -1 conventions, `time`
-/// equal to the sum of its phases, page references, `_` on custom fields, base64 content.
+/// equal to the sum of its phases, page references, `_` on custom fields, base64 content, and our
+/// `_rules` (a non-empty array of rule names).
 ///
 /// It parses with `JSONSerialization`, independent of the writer, and returns every problem
 /// found as a line naming its JSON path (empty: valid).
@@ -81,6 +82,10 @@ struct HARValidator {
         }
         for key in ["serverIPAddress", "connection", "comment"] where entry[key] != nil {
             string(entry[key], "\(path).\(key)")
+        }
+        if entry["_rules"] != nil, let rules = array(entry["_rules"], "\(path)._rules") {
+            if rules.isEmpty { problem("\(path)._rules", "is written only when a rule acted (left out otherwise)") }
+            for (index, name) in rules.enumerated() { string(name, "\(path)._rules[\(index)]") }
         }
     }
 

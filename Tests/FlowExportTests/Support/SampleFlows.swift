@@ -39,6 +39,7 @@ enum SampleFlows {
                               upstreamNotAfter: Date(timeIntervalSince1970: 1_800_000_000))
         flow.marked = true
         flow.note = "a note"
+        flow.appliedRules = ["Map remote: staging", #"Rewrite "UA" \ v2"#]
         return flow
     }
 

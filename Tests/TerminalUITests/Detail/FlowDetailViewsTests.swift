@@ -188,6 +188,23 @@ final class FlowDetailViewsTests: XCTestCase {
             """)
     }
 
+    /// The rules that acted on a flow are listed, in order, in the Connection section of the
+    /// Timing/TLS page (a flow without any has no such line: see `testFailedFlow`).
+    func testTimingPageListsAppliedRules() {
+        var flow = DetailFixtures.failed
+        flow.appliedRules = ["DNS override: down.test", #"Rewrite "UA""#, "Block ☃"]
+        let lines = render(flow, .timing).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(Array(lines[13...18]), [
+            "Connection",
+            "  Client        127.0.0.1:53301",
+            "  Server        down.test:80",
+            "  HTTP version  HTTP/1.1",
+            #"  Rules         DNS override: down.test, Rewrite "UA", Block ☃"#,
+            "  Error         connection refused",
+        ])
+        XCTAssertTrue(lines.last?.hasPrefix("line 1 of 19") ?? false, lines.joined(separator: "\n"))
+    }
+
     /// Bodies still loading, on a short screen, with an error in the status line.
     func testLoadingBodyAndMessage() {
         let loading = FlowDetailContent(flow: DetailFixtures.login, requestBody: nil, responseBody: nil)

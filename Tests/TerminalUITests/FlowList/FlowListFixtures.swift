@@ -12,13 +12,13 @@ enum FlowListFixtures {
 
     static func http(_ id: Int64, _ method: String = "GET", scheme: String = "http", host: String, port: Int? = nil,
                      path: String, status: Int?, type: String? = nil, size: Int64 = 0, seconds: Double? = 0.041,
-                     error: String? = nil, marked: Bool = false) -> Flow {
+                     error: String? = nil, marked: Bool = false, rules: [String] = []) -> Flow {
         let startedAt = at(Double(id) * 0.25)
         return Flow(id: id, startedAt: startedAt, finishedAt: seconds.map { startedAt.addingTimeInterval($0) },
                     method: method, scheme: scheme, host: host, port: port ?? (scheme == "https" ? 443 : 80),
                     path: path, status: status,
                     responseHeaders: type.map { [HeaderField(name: "Content-Type", value: $0)] } ?? [],
-                    responseBody: CapturedBody(size: size), error: error, marked: marked)
+                    responseBody: CapturedBody(size: size), error: error, marked: marked, appliedRules: rules)
     }
 
     static func tunnel(_ id: Int64, host: String, port: Int = 443, bytes: Int64, note: String? = nil) -> Flow {
@@ -44,10 +44,11 @@ enum FlowListFixtures {
         http(11, host: "cafe\u{301}.test", path: "/cafe\u{301}/me\u{301}nu", status: 200, type: "text/html", size: 900),
         http(12, host: "cdn.example.com", path: "/assets/" + String(repeating: "very-long-segment/", count: 20) + "app.js",
              status: 200, type: "application/javascript", size: 2_400_000, seconds: 0.0004),
-        http(13, "PUT", host: "api.local", port: 3000, path: "/items/42", status: 204, seconds: 0.003),
+        http(13, "PUT", host: "api.local", port: 3000, path: "/items/42", status: 204, seconds: 0.003,
+             rules: ["Map remote: staging"]),
         http(14, "OPTIONS", scheme: "https", host: "api.example.com", path: "/v1/users", status: 200, size: 0),
         http(15, "DELETE", scheme: "https", host: "api.example.com", path: "/v1/users/9", status: 403,
-             type: "application/json", size: 25, marked: true),
+             type: "application/json", size: 25, marked: true, rules: ["Block deletes"]),
     ]
 
     static let header = HeaderInfo(listenAddress: "127.0.0.1:8080", caURL: "http://127.0.0.1:8080/ProxyCA.cer",

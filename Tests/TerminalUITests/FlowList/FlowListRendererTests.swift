@@ -29,7 +29,7 @@ final class FlowListRendererTests: XCTestCase {
               09:05:05.542 GET     200    例え.テスト        /検索?q=日本語             42 B
               09:05:05.792 GET     200    café.test          /café/ménu                900 B
               09:05:06.042 GET     200    cdn.example.com    /assets/very-long-se…   2.3 MiB
-              09:05:06.292 PUT     204    api.local:3000     /items/42                   0 B
+            ◆ 09:05:06.292 PUT     204    api.local:3000     /items/42                   0 B
               09:05:06.542 OPTIONS 200    api.example.com    https://api.example.…       0 B
             ● 09:05:06.792 DELETE  403    api.example.com    https://api.example.…      25 B
 
@@ -58,7 +58,7 @@ final class FlowListRendererTests: XCTestCase {
               09:05:05.542 GET     200    例え.テスト                    /検索?q=日本語                                                                                  text/plain                    42 B    41 ms
               09:05:05.792 GET     200    café.test                      /café/ménu                                                                                      text/html                    900 B    41 ms
               09:05:06.042 GET     200    cdn.example.com                /assets/very-long-segment/very-long-segment/very-long-segment/very-long-segment/very-long-segm… application/javascript     2.3 MiB     0 ms
-              09:05:06.292 PUT     204    api.local:3000                 /items/42                                                                                                                      0 B     3 ms
+            ◆ 09:05:06.292 PUT     204    api.local:3000                 /items/42                                                                                                                      0 B     3 ms
               09:05:06.542 OPTIONS 200    api.example.com                https://api.example.com/v1/users                                                                                               0 B    41 ms
             ● 09:05:06.792 DELETE  403    api.example.com                https://api.example.com/v1/users/9                                                              application/json              25 B    41 ms
 
@@ -97,7 +97,8 @@ final class FlowListRendererTests: XCTestCase {
             """)
     }
 
-    /// Row 5 is the selected 500; row 6 the failed exchange; 8 a tunnel; 9 a pinned tunnel; 10 marked.
+    /// Row 5 is the selected 500; row 6 the failed exchange; 8 a tunnel; 9 a pinned tunnel; 10 marked;
+    /// 14 touched by a rule; 16 marked and touched by a rule.
     func testCellStyles() {
         let grid = render(width: 80, height: 24, message: StatusMessage(.error, "bad filter"))
         let status = 23, host = 30
@@ -123,6 +124,10 @@ final class FlowListRendererTests: XCTestCase {
         XCTAssertEqual(grid[10, 0].style.foreground, .yellow)
         XCTAssertEqual(grid[10, status].style.foreground, .cyan, "3xx cyan")
         XCTAssertEqual(grid[2, 0].text, " ", "unmarked rows leave the marker column blank")
+        XCTAssertEqual(grid[14, 0].text, "◆", "a rule acted on the PUT")
+        XCTAssertEqual(grid[14, 0].style.foreground, .cyan)
+        XCTAssertEqual(grid[16, 0].text, "●", "a marked flow shows its mark, rules or not")
+        XCTAssertEqual(grid[16, 0].style.foreground, .yellow)
         XCTAssertEqual(grid[23, 13].style.foreground, .red, "the error message")
     }
 

@@ -28,7 +28,9 @@ final class FlowRowTests: XCTestCase {
         XCTAssertEqual(row.kind, .http)
         XCTAssertFalse(row.pinned)
         XCTAssertFalse(row.marked)
+        XCTAssertFalse(row.ruleApplied)
         XCTAssertNil(row.error)
+        XCTAssertTrue(FlowRow(Flow(appliedRules: ["Block ads"]), timeZone: utc).ruleApplied)
     }
 
     func testTimeFollowsTheTimeZone() {

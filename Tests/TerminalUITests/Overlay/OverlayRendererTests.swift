@@ -39,6 +39,7 @@ final class OverlayRendererTests: XCTestCase {
         let lines = HelpRenderer.lines(for: KeyBindings.standard, title: "Flow list")
         XCTAssertTrue(lines.contains { $0.contains("k, Up, wheel up") && $0.contains("select the previous flow") })
         XCTAssertEqual(lines.filter { $0.contains("delete all flows") }.count, 1)
+        XCTAssertTrue(lines.contains { $0.contains("~rule rule name") }, "the filter operators include ~rule")
         let grid = HelpRenderer.render(lines: lines, scroll: 2, size: ScreenSize(width: 60, height: 10))
         XCTAssertEqual(grid.rowText(1).trimmingCharacters(in: .whitespaces), lines[2].trimmingCharacters(in: .whitespaces))
         XCTAssertTrue(grid.text.hasSuffix("j/k scroll  any other key closes"))

@@ -55,6 +55,7 @@ struct HARFlowMapper {
         flow.bytesUp = Self.count(entry.bytesUp)
         flow.bytesDown = Self.count(entry.bytesDown)
         flow.marked = entry.marked ?? false
+        flow.appliedRules = entry.rules ?? []
         let allNotes = [entry.note].compactMap { $0 }.filter { !$0.isEmpty } + notes
         flow.note = allNotes.isEmpty ? nil : allNotes.joined(separator: "; ")
         return flow

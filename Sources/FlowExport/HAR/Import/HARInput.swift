@@ -29,6 +29,7 @@ enum HARInput {
         let error: String?
         let marked: Bool?
         let note: String?
+        let rules: [String]?
         let tls: TLS?
         let kind: String?
         let bytesUp: Double?
@@ -36,7 +37,7 @@ enum HARInput {
 
         private enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, timings, serverIPAddress, connection, comment
-            case error = "_error", marked = "_marked", note = "_note", tls = "_tls", kind = "_kind"
+            case error = "_error", marked = "_marked", note = "_note", rules = "_rules", tls = "_tls", kind = "_kind"
             case bytesUp = "_bytesUp", bytesDown = "_bytesDown"
         }
 
@@ -53,6 +54,7 @@ enum HARInput {
             error = container.loose(String.self, .error)
             marked = container.loose(Bool.self, .marked)
             note = container.loose(String.self, .note)
+            rules = container.loose([String].self, .rules)
             tls = try container.decodeIfPresent(TLS.self, forKey: .tls)
             kind = container.loose(String.self, .kind)
             bytesUp = container.loose(Double.self, .bytesUp)
