@@ -153,9 +153,7 @@ struct RulesFileParser {
             nodes.rule = "rule \(number) '\(name)'"
         }
         let actions = RuleKind.allCases.map(\.rawValue)
-        let issuesBefore = nodes.issues.count
         guard let entries = nodes.mapping(node, "a rule", allowed: ["name", "enabled", "match"] + actions) else { return nil }
-        let hadUnknownKeys = nodes.issues.count > issuesBefore
         var name: String?
         var enabled = true
         var matchNode: Node?
@@ -179,10 +177,7 @@ struct RulesFileParser {
             }
         }
         guard let actionEntry = actionEntries.first else {
-            // A misspelt action was reported already; "no action" would only repeat it.
-            if !hadUnknownKeys {
-                nodes.fail(node, "the rule has no action: add one of \(actions.joined(separator: ", "))")
-            }
+            nodes.missing(node, "the rule has no action: add one of \(actions.joined(separator: ", "))")
             return nil
         }
         if actionEntries.count > 1 {
@@ -191,7 +186,7 @@ struct RulesFileParser {
             return nil
         }
         guard let matchNode else {
-            nodes.fail(node, "the rule has no 'match:'; write match: { host: \"*\" } to match every request")
+            nodes.missing(node, "the rule has no 'match:'; write match: { host: \"*\" } to match every request")
             return nil
         }
         let kind = RuleKind(rawValue: actionEntry.key)!

@@ -82,7 +82,7 @@ extension RulesFileParser {
         }
         guard valid else { return nil }
         guard let source else {
-            nodes.fail(node, "map_local needs a file (file: path/to/file.json) or a directory (dir: path/to/folder)")
+            nodes.missing(node, "map_local needs a file (file: path/to/file.json) or a directory (dir: path/to/folder)")
             return nil
         }
         action.source = source
@@ -135,7 +135,7 @@ extension RulesFileParser {
         }
         guard valid else { return nil }
         guard let destination else {
-            nodes.fail(node, "map_remote needs 'to:' with the new URL, e.g. to: http://127.0.0.1:3000")
+            nodes.missing(node, "map_remote needs 'to:' with the new URL, e.g. to: http://127.0.0.1:3000")
             return nil
         }
         return MapRemoteAction(destination: destination, preserveHost: preserveHost)
@@ -144,7 +144,7 @@ extension RulesFileParser {
     private mutating func dns(_ node: Node) -> DNSOverride? {
         guard let entries = nodes.mapping(node, "dns", allowed: ["to"]) else { return nil }
         guard let entry = entries.first else {
-            nodes.fail(node, "dns needs 'to:' with the IP address(es) to connect to, e.g. to: 127.0.0.1")
+            nodes.missing(node, "dns needs 'to:' with the IP address(es) to connect to, e.g. to: 127.0.0.1")
             return nil
         }
         guard let items = nodes.oneOrMany(entry.value, "dns to", limit: 16) else { return nil }
@@ -189,7 +189,7 @@ extension RulesFileParser {
         }
         guard valid else { return nil }
         if entries.isEmpty {
-            nodes.fail(node, "rewrite does nothing: add request_headers, response_headers, status, request_body or response_body")
+            nodes.missing(node, "rewrite does nothing: add request_headers, response_headers, status, request_body or response_body")
             return nil
         }
         return action

@@ -65,7 +65,7 @@ extension RulesFileParser {
         }
         guard valid else { return nil }
         guard let hosts else {
-            nodes.fail(node, "match needs a host: write host: \"*\" to match every host")
+            nodes.missing(node, "match needs a host: write host: \"*\" to match every host")
             return nil
         }
         return RuleMatch(hosts: hosts, port: port, schemes: schemes, methods: methods, path: path)

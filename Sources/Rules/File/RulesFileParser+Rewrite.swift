@@ -100,10 +100,10 @@ extension RulesFileParser {
                 nodes.fail(item, "give either find (literal text) or regex, not both")
                 valid = false
             } else if !keys.contains("find") && !keys.contains("regex") {
-                nodes.fail(item, "a \(what) replacement needs find: (literal text) or regex:, and replace:")
+                nodes.missing(item, "a \(what) replacement needs find: (literal text) or regex:, and replace:")
                 valid = false
             } else if !keys.contains("replace") {
-                nodes.fail(item, "a \(what) replacement needs replace: (the new text; \"\" to delete)")
+                nodes.missing(item, "a \(what) replacement needs replace: (the new text; \"\" to delete)")
                 valid = false
             }
             if let pattern, let replacement {

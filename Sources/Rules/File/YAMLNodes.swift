@@ -7,6 +7,20 @@ struct YAMLNodes {
     private(set) var issues: [RulesFileIssue] = []
     /// The rule being read (`rule 3 'name'`), added to every issue.
     var rule: String?
+    /// Mappings (by position) that had a key not allowed there: a key they lack may just be
+    /// misspelt, so `missing` says nothing more about them.
+    private var mappingsWithUnknownKeys = Set<Int>()
+
+    private static func position(_ node: Node) -> Int {
+        (node.mark?.line ?? 0) * 100_000 + (node.mark?.column ?? 0)
+    }
+
+    /// A required key is absent from the mapping `node`; reported unless an unknown key there
+    /// was already (`hots:` for `host:` is one mistake, not two).
+    mutating func missing(_ node: Node, _ message: String) {
+        guard !mappingsWithUnknownKeys.contains(Self.position(node)) else { return }
+        fail(node, message)
+    }
 
     mutating func fail(_ node: Node?, _ message: String) {
         let mark = node?.mark
@@ -32,6 +46,7 @@ struct YAMLNodes {
                 continue
             }
             guard allowed.contains(key) else {
+                mappingsWithUnknownKeys.insert(Self.position(node))
                 var message = "unknown key '\(key)' in \(what)"
                 if let close = Self.closest(to: key, in: allowed) {
                     message += " (did you mean '\(close)'?)"
