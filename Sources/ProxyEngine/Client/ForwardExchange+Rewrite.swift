@@ -18,7 +18,7 @@ extension ForwardExchange {
     func rewriteHeldRequest(_ held: HeldBody) {
         guard let rewriter else { return }
         ExchangeRewriter.rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody,
-                                 side: "request", pool: services.blockingPool, on: client.eventLoop)
+                                 side: "request", work: services.blockingWork, on: client.eventLoop)
             .assumeIsolated()
             .whenSuccess { result in
                 guard !self.finished else { return }

@@ -335,7 +335,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         if let (head, held) = heldResponse, let rewriter {
             ExchangeRewriter.rewrite(held, headers: head.headers, replacements: rewriter.action.responseBody,
-                                     side: "response", pool: services.blockingPool, on: client.eventLoop)
+                                     side: "response", work: services.blockingWork, on: client.eventLoop)
                 .assumeIsolated()
                 .whenSuccess { result in self.sendRewrittenResponse(head: head, result: result) }
             return

@@ -1,14 +1,15 @@
 import NIOCore
 import NIOHTTP1
-import NIOPosix
+
 import Rules
 
 /// A rewrite rule's work on one exchange: request and response header edits, the status, and
 /// body text replacements, which need the whole body, so the exchange holds bodies back (up to
 /// `limit`) and hands them here when they end.
 ///
-/// Bodies are edited off the event loop when they are larger than `inlineLimit` (decoding and
-/// regular expressions over megabytes take milliseconds).
+/// Bodies are edited off the event loop when they are larger than `inlineLimit` or any
+/// replacement is a regular expression (decoding megabytes, or a regex that backtracks, takes
+/// milliseconds or worse).
 struct ExchangeRewriter {
     let rule: AppliedRule<RewriteAction>
     /// Larger bodies are sent on unchanged (with a note on the flow).
@@ -49,11 +50,11 @@ struct ExchangeRewriter {
 
     /// Rewrites a held body with `replacements`; `completion` runs on `eventLoop`.
     static func rewrite(_ held: HeldBody, headers: HTTPHeaders, replacements: [TextReplacement], side: String,
-                        pool: NIOThreadPool, on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
+                        work: any BlockingWork, on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
         let bytes = held.bytes
         let contentType = headers.first(name: "content-type")
         let contentEncoding = headers.first(name: "content-encoding")
-        let work: @Sendable () -> RewrittenBody = {
+        let rewriting: @Sendable () -> RewrittenBody = {
             switch BodyTextRewriter.rewrite(bytes, contentType: contentType, contentEncoding: contentEncoding,
                                             replacements: replacements) {
             case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil)
@@ -61,10 +62,13 @@ struct ExchangeRewriter {
             case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
             }
         }
-        if bytes.count <= inlineLimit {
-            return eventLoop.makeSucceededFuture(work())
+        // Small bodies with literal replacements are edited in place; a regular expression may
+        // backtrack for long on some texts, so those always leave the event loop.
+        let literalOnly = replacements.allSatisfy { if case .literal = $0.pattern { true } else { false } }
+        if bytes.count <= inlineLimit && literalOnly {
+            return eventLoop.makeSucceededFuture(rewriting())
         }
-        return pool.runIfActive(eventLoop: eventLoop, work)
+        return work.run(on: eventLoop, rewriting)
     }
 
     /// `headers` framed for `result`: a Content-Length, no Transfer-Encoding, and no

@@ -64,7 +64,7 @@ final class LocalAnswerExchange {
     func start() {
         guard case .file(_, .file(let path)) = answer else { return }
         file = .opening
-        LocalFileReader.opening(path: path, pool: services.blockingPool, on: client.eventLoop)
+        LocalFileReader.opening(path: path, on: services.blockingWork, eventLoop: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 switch result {
@@ -199,8 +199,8 @@ final class LocalAnswerExchange {
             return
         }
         let count = Int(min(Int64(Self.chunkSize), reader.size - offset))
-        reader.read(offset: offset, count: count, allocator: allocator, pool: services.blockingPool,
-                    on: client.eventLoop)
+        reader.read(offset: offset, count: count, allocator: allocator, on: services.blockingWork,
+                    eventLoop: client.eventLoop)
             .assumeIsolated()
             .flatMap { buffer -> EventLoopFuture<Int64> in
                 guard !self.finished else { return self.client.eventLoop.makeSucceededFuture(-1) }

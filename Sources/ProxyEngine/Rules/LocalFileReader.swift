@@ -29,8 +29,8 @@ final class LocalFileReader: @unchecked Sendable {
     }
 
     /// Opens `path` (a directory serves its `index.html`) on `pool`.
-    static func opening(path: String, pool: NIOThreadPool, on eventLoop: any EventLoop) -> EventLoopFuture<LocalFileReader> {
-        pool.runIfActive(eventLoop: eventLoop) {
+    static func opening(path: String, on work: any BlockingWork, eventLoop: any EventLoop) -> EventLoopFuture<LocalFileReader> {
+        work.run(on: eventLoop) {
             do {
                 return try openNow(path)
             } catch let error as OpenError where error.description.hasSuffix("is a directory") {
@@ -69,9 +69,9 @@ final class LocalFileReader: @unchecked Sendable {
     }
 
     /// Up to `count` bytes from `offset`; fewer at the end of the file (or if it shrank).
-    func read(offset: Int64, count: Int, allocator: ByteBufferAllocator, pool: NIOThreadPool,
-              on eventLoop: any EventLoop) -> EventLoopFuture<ByteBuffer> {
-        pool.runIfActive(eventLoop: eventLoop) {
+    func read(offset: Int64, count: Int, allocator: ByteBufferAllocator, on work: any BlockingWork,
+              eventLoop: any EventLoop) -> EventLoopFuture<ByteBuffer> {
+        work.run(on: eventLoop) {
             var buffer = allocator.buffer(capacity: count)
             let read = self.descriptor.withLockedValue { descriptor in
                 buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { pointer in

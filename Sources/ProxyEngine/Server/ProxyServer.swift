@@ -29,7 +29,7 @@ public final class ProxyServer: Sendable {
         self.services = ProxyServices(
             configuration: configuration, sink: sink,
             connector: UpstreamConnector(resolver: resolver, configuration: configuration),
-            interception: interception, rules: rules, blockingPool: blockingPool, logger: logger)
+            interception: interception, rules: rules, blockingWork: blockingPool, logger: logger)
     }
 
     /// Binds and starts accepting; returns the bound address (useful with port 0).

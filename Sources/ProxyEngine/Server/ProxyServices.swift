@@ -20,18 +20,18 @@ final class ProxyServices: Sendable {
     /// The rules file's current rules; each request and tunnel reads it once.
     let rules: LiveRules
     /// Where map-local files are read and large bodies rewritten, off the event loops.
-    let blockingPool: NIOThreadPool
+    let blockingWork: any BlockingWork
     let logger: Logger
 
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-         blockingPool: NIOThreadPool = .singleton, logger: Logger) {
+         blockingWork: any BlockingWork = NIOThreadPool.singleton, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector
         self.interception = interception
         self.rules = rules
-        self.blockingPool = blockingPool
+        self.blockingWork = blockingWork
         self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin)
         self.logger = logger
     }

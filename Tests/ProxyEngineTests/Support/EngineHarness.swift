@@ -82,6 +82,14 @@ final class ReadCounter: ChannelOutboundHandler {
     }
 }
 
+/// Runs "blocking" work at once on the caller's loop: an embedded loop must not be completed
+/// from a thread pool.
+struct InlineWork: BlockingWork {
+    func run<T: Sendable>(on eventLoop: any EventLoop, _ work: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+        eventLoop.makeCompletedFuture { try work() }
+    }
+}
+
 /// A client connection to the proxy's real pipeline, in memory: bytes in, bytes out.
 final class EngineHarness {
     let loop = EmbeddedEventLoop()
@@ -100,6 +108,7 @@ final class EngineHarness {
         connector.upstreamTimeout = configuration.upstreamTimeout
         self.rules = LiveRules(try rules.map { try RulesFile.parse($0, file: "rules.yml", baseDirectory: "/") } ?? .empty)
         let services = ProxyServices(configuration: configuration, sink: sink, connector: connector, rules: self.rules,
+                                     blockingWork: InlineWork(),
                                      logger: Logger(label: "test"))
         client = EmbeddedChannel(loop: loop)
         client.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50000)
