@@ -63,9 +63,17 @@ public enum RulesFile {
         var parser = RulesFileParser(baseDirectory: baseDirectory)
         let rules = root.flatMap { parser.document($0) }
         if !parser.nodes.issues.isEmpty {
-            throw RulesFileError(file: file, issues: parser.nodes.issues)
+            throw RulesFileError(file: file, issues: inFileOrder(parser.nodes.issues))
         }
         return RuleSet(rules: rules?.rules ?? [], sslProxying: rules?.ssl ?? SSLProxyingLists(), source: file)
+    }
+
+    /// Issues by their place in the file: the walk finds some after what follows them (a
+    /// duplicate name, a rule's missing parts, an action written before its match).
+    static func inFileOrder(_ issues: [RulesFileIssue]) -> [RulesFileIssue] {
+        issues.enumerated().sorted {
+            ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
+        }.map(\.element)
     }
 
     static func issue(for error: any Error) -> RulesFileIssue {
