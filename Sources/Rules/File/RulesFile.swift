@@ -63,9 +63,17 @@ public enum RulesFile {
         var parser = RulesFileParser(baseDirectory: baseDirectory)
         let rules = root.flatMap { parser.document($0) }
         if !parser.nodes.issues.isEmpty {
-            throw RulesFileError(file: file, issues: parser.nodes.issues)
+            throw RulesFileError(file: file, issues: inFileOrder(parser.nodes.issues))
         }
         return RuleSet(rules: rules?.rules ?? [], sslProxying: rules?.ssl ?? SSLProxyingLists(), source: file)
+    }
+
+    /// Issues by their place in the file: the walk finds some after what follows them (a
+    /// duplicate name, a rule's missing parts, an action written before its match).
+    static func inFileOrder(_ issues: [RulesFileIssue]) -> [RulesFileIssue] {
+        issues.enumerated().sorted {
+            ($0.element.line, $0.element.column, $0.offset) < ($1.element.line, $1.element.column, $1.offset)
+        }.map(\.element)
     }
 
     static func issue(for error: any Error) -> RulesFileIssue {
@@ -78,6 +86,16 @@ public enum RulesFile {
             let while_ = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
             return RulesFileIssue(line: mark.line, column: mark.column, rule: nil,
                                   message: "not valid YAML: \(problem)\(while_)")
+        case .reader(let problem, let offset, _, let yaml):
+            // The offset counts characters; the place is counted as libyaml counts the others.
+            guard let offset, let end = yaml.index(yaml.startIndex, offsetBy: offset, limitedBy: yaml.endIndex) else {
+                return RulesFileIssue(line: 0, column: 0, rule: nil, message: "not valid YAML: \(problem)")
+            }
+            var line = 1, column = 1
+            for scalar in yaml[..<end].unicodeScalars {
+                if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+            }
+            return RulesFileIssue(line: line, column: column, rule: nil, message: "not valid YAML: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             let keys = duplicates.sorted().map { "'\($0)'" }.joined(separator: ", ")
             return RulesFileIssue(line: context.mark.line, column: context.mark.column, rule: nil,

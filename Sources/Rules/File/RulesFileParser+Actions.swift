@@ -58,7 +58,12 @@ extension RulesFileParser {
                     valid = false
                     continue
                 }
-                guard let text = nodes.string(entry.value, entry.key), !text.isEmpty else { valid = false; continue }
+                guard let text = nodes.string(entry.value, entry.key) else { valid = false; continue }
+                guard !text.isEmpty else {
+                    nodes.fail(entry.value, "map_local \(entry.key) must be a path, not empty text")
+                    valid = false
+                    continue
+                }
                 let path = resolvedPath(text)
                 if checkFiles, let problem = Self.problem(with: path, directory: entry.key == "dir") {
                     nodes.fail(entry.value, "map_local \(entry.key) '\(path)' \(problem)")

@@ -75,7 +75,8 @@ extension RulesFileParser {
             for entry in entries {
                 switch entry.key {
                 case "find":
-                    guard let text = nodes.string(entry.value, "find"), !text.isEmpty else {
+                    guard let text = nodes.string(entry.value, "find") else { valid = false; continue }
+                    guard !text.isEmpty else {
                         nodes.fail(entry.value, "find must be non-empty text")
                         valid = false
                         continue

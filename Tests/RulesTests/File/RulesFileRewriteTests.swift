@@ -1,0 +1,165 @@
+import XCTest
+@testable import Rules
+
+/// The rewrite action: header edits, status, body replacements; every refusal with its exact
+/// text, place and rule.
+final class RulesFileRewriteTests: XCTestCase {
+    /// A rule named `w` whose `rewrite:` is on line 4 and whose `body` lines follow from line 5,
+    /// indented by six spaces.
+    private func rewrite(_ body: String) -> String {
+        "rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite:\n"
+            + body.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n") + "\n"
+    }
+
+    private let label = "rule 1 'w'"
+
+    // MARK: - The action itself
+
+    /// A rewrite with nothing in it is refused at the mapping.
+    func testRewriteThatDoesNothing() {
+        assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite: {}\n",
+                    issue(4, 14, label, "rewrite does nothing: add request_headers, response_headers, status, request_body or response_body"))
+    }
+
+    /// The rewrite itself is a mapping.
+    func testRewriteMustBeAMapping() {
+        assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite: [status]\n",
+                    issue(4, 14, label, "rewrite must be a mapping (key: value lines), not a list"))
+    }
+
+    /// A misspelt key leaves the rewrite empty: both are said, in file order.
+    func testMisspeltKeyLeavesTheRewriteEmpty() {
+        assertIssues("rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite: { stauts: 200 }\n", [
+            issue(4, 14, label, "rewrite does nothing: add request_headers, response_headers, status, request_body or response_body"),
+            issue(4, 16, label, "unknown key 'stauts' in rewrite (did you mean 'status'?)"),
+        ])
+    }
+
+    /// The rewritten status is 200 to 599.
+    func testStatusRange() {
+        assertIssue(rewrite("status: 700"), issue(5, 15, label, "rewrite status must be a number from 200 to 599, not '700'"))
+    }
+
+    // MARK: - Headers
+
+    /// Content-Length and Transfer-Encoding can be neither set, added nor removed, in any case.
+    func testFramingHeadersAreRefused() {
+        assertIssues(rewrite("""
+            request_headers:
+              set: { Content-Length: "1" }
+              add: { transfer-encoding: chunked }
+            response_headers:
+              remove: [X-A, TRANSFER-ENCODING]
+            """), [
+                issue(6, 16, label, "Content-Length cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself"),
+                issue(7, 16, label, "transfer-encoding cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself"),
+                issue(9, 23, label, "TRANSFER-ENCODING cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself"),
+            ])
+    }
+
+    /// Header names are tokens: no spaces, no colons, not empty, and text.
+    func testHeaderNames() {
+        let message = "is not a header name (letters, digits and -, no spaces or colons)"
+        assertIssues(rewrite("""
+            request_headers:
+              set: { "X Debug": "1", "X:Y": "2", "": "3", [a]: "4" }
+              remove: "X A"
+            """), [
+                issue(6, 16, label, "'X Debug' \(message)"),
+                issue(6, 32, label, "'X:Y' \(message)"),
+                issue(6, 44, label, "'' \(message)"),
+                issue(6, 53, label, "a header name in request_headers set must be text, not a list"),
+                issue(7, 17, label, "'X A' \(message)"),
+            ])
+    }
+
+    /// Header values are single lines of text.
+    func testHeaderValues() {
+        assertIssues(rewrite("""
+            response_headers:
+              add: { X-A: "a\\nb", X-B: ~, X-C: [ok, "c\\rd"] }
+            """), [
+                issue(6, 21, label, "the value of X-A must be one line without control characters"),
+                issue(6, 34, label, "the value of X-B must be text, not nothing"),
+                issue(6, 47, label, "the value of X-C must be one line without control characters"),
+            ])
+    }
+
+    /// The header edit sections and their members have their shapes.
+    func testHeaderEditShapes() {
+        assertIssue(rewrite("request_headers: [a]"),
+                    issue(5, 24, label, "request_headers must be a mapping (key: value lines), not a list"))
+        assertIssue(rewrite("request_headers:\n  set: [a]"),
+                    issue(6, 14, label, "request_headers set must be a mapping of header names to values, e.g. { X-Debug: \"1\" }"))
+        assertIssue(rewrite("response_headers:\n  sett: { A: b }"),
+                    issue(6, 9, label, "unknown key 'sett' in response_headers (did you mean 'set'?)"))
+        assertIssue(rewrite("response_headers:\n  remove: []"),
+                    issue(6, 17, label, "response_headers remove is an empty list: give at least one value or remove the key"))
+    }
+
+    /// Values of one header come in order, a list giving several values of one name.
+    func testHeaderValuesKeepTheirOrder() throws {
+        let rules = try XCTUnwrap(RulesTestSupport.parse(rewrite("""
+            response_headers:
+              set: { X-A: [one, two], X-B: three }
+              add: { Set-Cookie: [a=1, b=2] }
+              remove: Server
+            """)))
+        guard case .rewrite(let action) = rules.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(action.responseHeaders.set.map { "\($0.name): \($0.value)" }, ["X-A: one", "X-A: two", "X-B: three"])
+        XCTAssertEqual(action.responseHeaders.add.map { "\($0.name): \($0.value)" }, ["Set-Cookie: a=1", "Set-Cookie: b=2"])
+        XCTAssertEqual(action.responseHeaders.remove, ["Server"])
+        XCTAssertTrue(action.requestHeaders.isEmpty)
+    }
+
+    // MARK: - Body replacements
+
+    /// Each malformed replacement is reported at itself, with the body it belongs to.
+    func testReplacementProblems() {
+        assertIssues(rewrite("""
+            response_body:
+              - { find: a, regex: b, replace: c }
+              - { replace: c }
+              - { find: a }
+              - { find: "", replace: c }
+              - { regex: "(", replace: c }
+              - x
+              - { find: a, with: b }
+            """), [
+                issue(6, 11, label, "give either find (literal text) or regex, not both"),
+                issue(7, 11, label, "a response_body replacement needs find: (literal text) or regex:, and replace:"),
+                issue(8, 11, label, "a response_body replacement needs replace: (the new text; \"\" to delete)"),
+                issue(9, 19, label, "find must be non-empty text"),
+                issue(10, 20, label, "regex '(' is not a valid regular expression (ICU syntax): invalid pattern '('"),
+                issue(11, 11, label, "a response_body replacement must be a mapping (key: value lines), not 'x'"),
+                issue(12, 11, label, "a response_body replacement needs replace: (the new text; \"\" to delete)"),
+                issue(12, 22, label, "unknown key 'with' in a response_body replacement (expected one of: find, regex, replace)"),
+            ])
+    }
+
+    /// A find or replace of the wrong type is said once.
+    func testReplacementTypes() {
+        assertIssues(rewrite("""
+            request_body:
+              - { find: [a], replace: b }
+              - { find: a, replace: [b] }
+            """), [
+                issue(6, 19, label, "find must be text, not a list"),
+                issue(7, 31, label, "replace must be text, not a list"),
+            ])
+        assertIssue(rewrite("request_body: []"),
+                    issue(5, 21, label, "request_body is an empty list: give at least one value or remove the key"))
+    }
+
+    /// Replacements always come as a list: a single mapping is refused by the one-or-many
+    /// reader (`replace: ~` deletes).
+    func testReplacementsAreAList() throws {
+        assertIssue(rewrite("request_body: { find: secret, replace: ~ }"),
+                    issue(5, 21, label, "request_body must be a value or a list of values, not a mapping"))
+        let rules = try XCTUnwrap(RulesTestSupport.parse(rewrite("request_body: [{ find: secret, replace: ~ }]")))
+        guard case .rewrite(let action) = rules.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(action.requestBody.count, 1)
+        XCTAssertEqual(action.requestBody.first?.replacement, "")
+        XCTAssertEqual(action.requestBody.first?.apply(to: "a secret b"), "a  b")
+    }
+}
