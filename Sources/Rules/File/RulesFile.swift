@@ -31,7 +31,7 @@ public enum RulesFile {
             if let size = attributes[.size] as? Int, size > maximumBytes {
                 throw RulesFileError(file: path, issues: [RulesFileIssue(
                     line: 0, column: 0, rule: nil,
-                    message: "the file is \(size / 1024) KiB; a rules file may hold at most \(maximumBytes >> 20) MiB")])
+                    message: "the file is \(size) bytes; a rules file may hold at most \(maximumBytes >> 20) MiB (\(maximumBytes) bytes)")])
             }
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch let error as RulesFileError {
@@ -136,7 +136,9 @@ struct RulesFileParser {
             case "rules":
                 rules = ruleList(entry.value)
             case "ssl_proxying":
-                ssl = sslProxying(entry.value) ?? ssl
+                if !YAMLNodes.isNull(entry.value) {
+                    ssl = sslProxying(entry.value) ?? ssl
+                }
             default:
                 break
             }
@@ -217,10 +219,12 @@ struct RulesFileParser {
 
     private mutating func checkUniqueNames(_ rules: [Rule]) {
         var firstLine: [String: Int] = [:]
-        for rule in rules {
+        for (offset, rule) in rules.enumerated() {
             if let line = firstLine[rule.name] {
+                nodes.rule = "rule \(offset + 1) '\(rule.name)'"
                 nodes.fail(line: rule.line,
                            "the name '\(rule.name)' is also used by the rule at line \(line): names must be unique (flows record them)")
+                nodes.rule = nil
             } else {
                 firstLine[rule.name] = rule.line
             }

@@ -62,7 +62,14 @@ extension RulesFileParser {
     }
 
     mutating func replacements(_ node: Node, _ what: String) -> [TextReplacement]? {
-        guard let items = nodes.oneOrMany(node, what) else { return nil }
+        // One replacement may be written without the list around it.
+        let items: [Node]
+        if case .mapping = node {
+            items = [node]
+        } else {
+            guard let many = nodes.oneOrMany(node, what) else { return nil }
+            items = many
+        }
         var list: [TextReplacement] = []
         var valid = true
         for item in items {

@@ -105,8 +105,12 @@ public struct RemoteDestination: Sendable, Hashable {
 
     /// The path and query to request at the destination for `request`.
     public func pathAndQuery(for request: RequestFacts, matchedBy condition: PathCondition?) -> String {
-        guard let path else { return request.pathAndQuery }
         let requestPath = request.path
+        guard let path else {
+            // No path: the request's own, with the destination's query if it has one.
+            guard let query else { return request.pathAndQuery }
+            return "\(requestPath)?\(query)"
+        }
         let originalQuery: Substring? = requestPath.endIndex < request.pathAndQuery.endIndex
             ? request.pathAndQuery[request.pathAndQuery.index(after: requestPath.endIndex)...] : nil
         var newPath = path

@@ -51,7 +51,7 @@ extension Rule {
 }
 
 extension SSLProxyingLists {
-    /// `decrypt: * ; except: *.apple.com` as `rules list` shows it.
+    /// `decrypt: every host; never: *.apple.com` as `rules list` shows it.
     public var description: String {
         let include = include.map { $0.patterns.map(\.text).joined(separator: ", ") } ?? "every host"
         let exclude = exclude.patterns.isEmpty ? "" : "; never: " + exclude.patterns.map(\.text).joined(separator: ", ")

@@ -23,7 +23,12 @@ public enum BodyTextRewriter {
             return .skipped("not text (\(MediaType(contentType).essence))")
         }
         let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding)
-        if let note = decoded.note { return .skipped(note) }
+        if let note = decoded.note {
+            // The decoder words its note for a viewer ("…: shown as captured"); here the body
+            // is simply sent as it came.
+            let suffix = ": shown as captured"
+            return .skipped(note.hasSuffix(suffix) ? String(note.dropLast(suffix.count)) : note)
+        }
         guard let text = String(validating: decoded.bytes, as: UTF8.self) else {
             return .skipped("not UTF-8 text")
         }

@@ -122,9 +122,10 @@ final class RulesFileMatchTests: XCTestCase {
 
     // MARK: - ssl_proxying
 
-    /// ssl_proxying is a mapping of include and exclude; its issues carry no rule.
-    func testSSLProxyingShape() {
-        assertIssue("ssl_proxying:\n", issue(1, 14, nil, "ssl_proxying must be a mapping (key: value lines), not nothing"))
+    /// ssl_proxying is a mapping of include and exclude (or nothing: the defaults, like an empty
+    /// `rules:`); its issues carry no rule.
+    func testSSLProxyingShape() throws {
+        XCTAssertTrue(try XCTUnwrap(RulesTestSupport.parse("ssl_proxying:\n")).sslProxying.isDefault)
         assertIssue("ssl_proxying: [a.com]\n",
                     issue(1, 15, nil, "ssl_proxying must be a mapping (key: value lines), not a list"))
         assertIssue("ssl_proxying:\n  includes: a.com\n",

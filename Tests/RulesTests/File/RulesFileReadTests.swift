@@ -44,7 +44,7 @@ final class RulesFileReadTests: XCTestCase {
         let over = folder.file("over.yaml")
         try Data(repeating: UInt8(ascii: "#"), count: 5 << 20).write(to: URL(fileURLWithPath: over))
         XCTAssertEqual(issues(reading: over),
-                       [issue(0, 0, nil, "the file is 5120 KiB; a rules file may hold at most 4 MiB")])
+                       [issue(0, 0, nil, "the file is 5242880 bytes; a rules file may hold at most 4 MiB (4194304 bytes)")])
     }
 
     /// A missing file is named as such.

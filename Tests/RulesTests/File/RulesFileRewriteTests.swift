@@ -27,10 +27,9 @@ final class RulesFileRewriteTests: XCTestCase {
                     issue(4, 14, label, "rewrite must be a mapping (key: value lines), not a list"))
     }
 
-    /// A misspelt key leaves the rewrite empty: both are said, in file order.
+    /// A misspelt key is the one mistake said: "does nothing" would only repeat it.
     func testMisspeltKeyLeavesTheRewriteEmpty() {
         assertIssues("rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite: { stauts: 200 }\n", [
-            issue(4, 14, label, "rewrite does nothing: add request_headers, response_headers, status, request_body or response_body"),
             issue(4, 16, label, "unknown key 'stauts' in rewrite (did you mean 'status'?)"),
         ])
     }
@@ -132,7 +131,6 @@ final class RulesFileRewriteTests: XCTestCase {
                 issue(9, 19, label, "find must be non-empty text"),
                 issue(10, 20, label, "regex '(' is not a valid regular expression (ICU syntax): invalid pattern '('"),
                 issue(11, 11, label, "a response_body replacement must be a mapping (key: value lines), not 'x'"),
-                issue(12, 11, label, "a response_body replacement needs replace: (the new text; \"\" to delete)"),
                 issue(12, 22, label, "unknown key 'with' in a response_body replacement (expected one of: find, regex, replace)"),
             ])
     }
@@ -151,15 +149,34 @@ final class RulesFileRewriteTests: XCTestCase {
                     issue(5, 21, label, "request_body is an empty list: give at least one value or remove the key"))
     }
 
-    /// Replacements always come as a list: a single mapping is refused by the one-or-many
-    /// reader (`replace: ~` deletes).
+    /// Replacements come as a list, or one alone as a mapping (`replace: ~` deletes).
     func testReplacementsAreAList() throws {
-        assertIssue(rewrite("request_body: { find: secret, replace: ~ }"),
-                    issue(5, 21, label, "request_body must be a value or a list of values, not a mapping"))
+        let single = try XCTUnwrap(RulesTestSupport.parse(rewrite("request_body: { find: secret, replace: ~ }")))
+        guard case .rewrite(let one) = single.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(one.requestBody.count, 1)
+        XCTAssertEqual(one.requestBody.first?.apply(to: "a secret"), "a ")
         let rules = try XCTUnwrap(RulesTestSupport.parse(rewrite("request_body: [{ find: secret, replace: ~ }]")))
         guard case .rewrite(let action) = rules.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(action.requestBody.count, 1)
         XCTAssertEqual(action.requestBody.first?.replacement, "")
         XCTAssertEqual(action.requestBody.first?.apply(to: "a secret b"), "a  b")
+    }
+}
+
+extension RulesFileRewriteTests {
+    /// Statuses without a body cannot replace one that has a body (the origin's is still sent),
+    /// nor answer with a map-local file; a block rule may use them (it sends no body then).
+    func testBodylessStatusesAreRefusedWhereABodyFollows() throws {
+        assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite: { status: 304 }\n",
+                    issue(4, 24, "rule 1 'w'",
+                          "rewrite status 304 cannot carry a body, and the origin's body is still sent: use another status"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodyless-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("x".utf8).write(to: folder.appendingPathComponent("f.txt"))
+        assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    map_local: { file: f.txt, status: 204 }\n",
+                    issue(4, 39, "rule 1 'w'", "map_local status 204 cannot carry a body, and it answers with the file: use another status"),
+                    base: folder.path)
+        XCTAssertNotNil(RulesTestSupport.parse("rules:\n  - match: { host: \"*\" }\n    block: { status: 204 }\n"))
     }
 }

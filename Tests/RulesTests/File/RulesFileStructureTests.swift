@@ -220,8 +220,8 @@ final class RulesFileStructureTests: XCTestCase {
               - match: { host: "*" }
                 block: {}
             """, [
-                issue(5, 1, nil, "the name 'same' is also used by the rule at line 2: names must be unique (flows record them)"),
-                issue(11, 1, nil,
+                issue(5, 1, "rule 2 'same'", "the name 'same' is also used by the rule at line 2: names must be unique (flows record them)"),
+                issue(11, 1, "rule 4 'block #4'",
                       "the name 'block #4' is also used by the rule at line 8: names must be unique (flows record them)"),
             ])
     }
@@ -266,7 +266,7 @@ final class RulesFileStructureTests: XCTestCase {
                 match: { host: "*" }
                 block: { status: 100 }
             """, [
-                issue(5, 1, nil, "the name 'same' is also used by the rule at line 2: names must be unique (flows record them)"),
+                issue(5, 1, "rule 2 'same'", "the name 'same' is also used by the rule at line 2: names must be unique (flows record them)"),
                 issue(10, 22, "rule 3 'other'", "block status must be a number from 200 to 599, not '100'"),
             ])
     }

@@ -77,9 +77,9 @@ final class RemoteDestinationTests: XCTestCase {
     func testNoDestinationPath() {
         XCTAssertEqual(target("http://x", nil, "/users/1?page=2"), "/users/1?page=2")
         XCTAssertEqual(target("http://x", glob("/users/*"), "/users/1?page=2"), "/users/1?page=2")
-        // Documented ("without a path the request keeps its own path and query"): a query
-        // given without a path is not used.
-        XCTAssertEqual(target("http://x?debug=1", nil, "/users/1?page=2"), "/users/1?page=2")
+        // A query without a path replaces the request's query, as it does with a path.
+        XCTAssertEqual(target("http://x?debug=1", nil, "/users/1?page=2"), "/users/1?debug=1")
+        XCTAssertEqual(target("http://x?debug=1", nil, "/users/1"), "/users/1?debug=1")
     }
 
     /// A destination path with no path condition is a prefix: exactly one slash where they meet.

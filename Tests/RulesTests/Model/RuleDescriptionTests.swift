@@ -43,7 +43,7 @@ final class RuleDescriptionTests: XCTestCase {
                   response_body: [{ find: a, replace: b }, { regex: c, replace: d }]
               - name: rewrite status
                 match: { host: "*" }
-                rewrite: { status: 204 }
+                rewrite: { status: 299 }
             """)
         rules = try RulesFile.load(path: path).rules
     }
@@ -79,7 +79,7 @@ final class RuleDescriptionTests: XCTestCase {
             "dns to 127.0.0.1, ::1",
             "rewrite request headers (set X-A; add X-B, X-B; remove Cookie, Referer), response headers (remove Server), "
                 + "status 299, request body (1 replacement), response body (2 replacements)",
-            "rewrite status 204",
+            "rewrite status 299",
         ])
     }
 

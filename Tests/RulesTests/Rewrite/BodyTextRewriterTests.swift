@@ -96,14 +96,18 @@ final class BodyTextRewriterTests: XCTestCase {
         let note = BodyDecoder.decode(corrupt, contentEncoding: "gzip").note
         XCTAssertNotNil(note)
         XCTAssertTrue(note?.hasPrefix("corrupt gzip body (") == true, note ?? "")
-        XCTAssertEqual(rewrite(corrupt, encoding: "gzip", [literal("hello", "bye")]), .skipped(note ?? ""))
+        // The decoder's note without its viewer's ending (": shown as captured").
+        let shown = ": shown as captured"
+        XCTAssertTrue(note?.hasSuffix(shown) == true, note ?? "")
+        XCTAssertEqual(rewrite(corrupt, encoding: "gzip", [literal("hello", "bye")]), .skipped(String(note!.dropLast(shown.count))))
+        let plainNote = BodyDecoder.decode(text("hello"), contentEncoding: "gzip").note ?? "no note"
         XCTAssertEqual(rewrite(text("hello"), encoding: "gzip", [literal("hello", "bye")]),
-                       .skipped(BodyDecoder.decode(text("hello"), contentEncoding: "gzip").note ?? "no note"))
+                       .skipped(String(plainNote.dropLast(shown.count))))
     }
 
     /// An encoding the decoder does not know is skipped, named.
     func testUnknownEncodingIsSkipped() {
         XCTAssertEqual(rewrite(text("hello"), encoding: "compress", [literal("hello", "bye")]),
-                       .skipped("unknown content encoding 'compress': shown as captured"))
+                       .skipped("unknown content encoding 'compress'"))
     }
 }
