@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "FlowExport", targets: ["FlowExport"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         .library(name: "ProxyAppUI", targets: ["ProxyAppUI"]),
+        .library(name: "Rules", targets: ["Rules"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
