@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -73,8 +73,14 @@ public enum ProxyFailure: Error, Sendable, Hashable {
 
     /// The full `Proxy-Status` header value (RFC 9209) for this failure.
     public var proxyStatusHeader: String {
-        let details = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "ProxyApp; error=\(proxyStatusError); details=\"\(details)\""
+        Self.proxyStatusHeader(error: proxyStatusError, details: message)
+    }
+
+    /// A `Proxy-Status` value (RFC 9209) naming ProxyApp, an error type and details, the details
+    /// escaped as a structured-field string (backslashes and quotes).
+    public static func proxyStatusHeader(error: String, details: String) -> String {
+        let escaped = details.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "ProxyApp; error=\(error); details=\"\(escaped)\""
     }
 
     /// The reason, in one line, naming what failed.

@@ -18,10 +18,12 @@ extension ForwardExchange {
     func rewriteHeldRequest(_ held: HeldBody) {
         guard let rewriter else { return }
         ExchangeRewriter.rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody,
-                                 side: "request", work: services.blockingWork, on: client.eventLoop)
+                                 side: "request", limit: rewriter.limit, work: services.blockingWork,
+                                 on: client.eventLoop)
             .assumeIsolated()
-            .whenSuccess { result in
+            .whenComplete { outcome in
                 guard !self.finished else { return }
+                let result = ExchangeRewriter.result(of: outcome, held: held, side: "request")
                 if let note = result.note { self.recorder.applied(rule: nil, note: note) }
                 var headers = self.upstreamHead.headers
                 ExchangeRewriter.fit(&headers, to: result)
@@ -38,7 +40,10 @@ extension ForwardExchange {
         heldRequest = nil
         if let headers { upstreamHead.headers = headers }
         pendingParts = parts.map { .body(.byteBuffer($0)) } + pendingParts
-        if let upstream {
+        if startDeferred {
+            startDeferred = false
+            start()
+        } else if let upstream {
             sendRequestSoFar(on: upstream.handler)
         }
     }

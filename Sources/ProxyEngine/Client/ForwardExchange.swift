@@ -32,6 +32,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
     private var usingPooledConnection = false
+    /// `start` waits for a held request body to be released.
+    var startDeferred = false
+    /// The proxy answered the client's `Expect: 100-continue` itself (a held request body).
+    private var answeredContinue = false
     /// Request parts that arrived while the upstream connection was being opened.
     var pendingParts: [HTTPClientRequestPart] = []
     /// The request body held for a rewrite; nil when not holding (any more).
@@ -87,6 +91,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                    head.version == .http1_1 {
                     client.write(.head(HTTPResponseHead(version: .http1_1, status: .continue)))
                     client.flush()
+                    answeredContinue = true
                 }
             }
         }
@@ -97,6 +102,12 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     // MARK: starting
 
     func start() {
+        // A request whose body is held is sent only once it is whole: an upstream connection
+        // taken now would sit idle meanwhile (and the origin may close it).
+        if heldRequest != nil {
+            startDeferred = true
+            return
+        }
         if let (channel, handler) = pool.checkout(key) {
             usingPooledConnection = true
             attach(channel: channel, handler: handler, timings: .reused)
@@ -246,9 +257,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         switch part {
         case .head(let head):
             if head.status.code < 200 && head.status != .switchingProtocols {
-                // 100 Continue and friends: relay to clients that understand them (a held
-                // request body was already invited by the proxy itself).
-                if clientVersion.major == 1 && clientVersion.minor >= 1 && rewriter?.holdsRequestBody != true {
+                // 100 Continue and friends: relay to clients that understand them (a 100 the
+                // proxy sent itself for a held request body is not sent twice).
+                if clientVersion.major == 1 && clientVersion.minor >= 1 && !(answeredContinue && head.status == .continue) {
                     client.write(.head(HTTPResponseHead(version: clientVersion, status: head.status, headers: head.headers)))
                     client.flush()
                 }
@@ -335,9 +346,12 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         if let (head, held) = heldResponse, let rewriter {
             ExchangeRewriter.rewrite(held, headers: head.headers, replacements: rewriter.action.responseBody,
-                                     side: "response", work: services.blockingWork, on: client.eventLoop)
+                                     side: "response", limit: rewriter.limit, work: services.blockingWork,
+                                     on: client.eventLoop)
                 .assumeIsolated()
-                .whenSuccess { result in self.sendRewrittenResponse(head: head, result: result) }
+                .whenComplete { outcome in
+                    self.sendRewrittenResponse(head: head, result: ExchangeRewriter.result(of: outcome, held: held, side: "response"))
+                }
             return
         }
         services.sink.record(recorder.finish(error: nil))

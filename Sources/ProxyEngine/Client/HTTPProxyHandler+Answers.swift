@@ -46,16 +46,18 @@ extension HTTPProxyHandler {
         var flow = Flow(kind: .tunnel, clientAddress: clientAddress, startedAt: Date(), method: "CONNECT", scheme: "tcp",
                         host: host, port: port, path: "", httpVersion: ExchangeRecorder.versionText(head.version),
                         requestHeaders: ExchangeRecorder.fields(head.headers))
-        let status = HTTPResponseStatus(statusCode: rule.action.status)
-        flow.status = rule.action.status
+        // A 2xx or 3xx answer to a CONNECT would tell the client its tunnel is open.
+        let code = rule.action.status >= 400 ? rule.action.status : 403
+        let status = HTTPResponseStatus(statusCode: code)
+        flow.status = code
         flow.reason = status.reasonPhrase
         flow.appliedRules = [rule.name]
         flow.note = "blocked by rule '\(rule.name)'"
         flow.finishedAt = Date()
         services.sink.record(flow)
-        let details = "blocked by rule '\(rule.name)'".replacingOccurrences(of: "\"", with: "'")
         var headers = HTTPHeaders(rule.action.headers.map { ($0.name, $0.value) })
-        headers.add(name: "Proxy-Status", value: "ProxyApp; error=http_request_denied; details=\"\(details)\"")
+        headers.add(name: "Proxy-Status", value: ProxyFailure.proxyStatusHeader(
+            error: "http_request_denied", details: "blocked by rule '\(rule.name)'"))
         writeCompleteResponse(status: status, contentType: "text/plain; charset=utf-8",
                               body: Array((rule.action.body ?? "blocked by ProxyApp rule '\(rule.name)'\n").utf8),
                               // Nothing can follow a CONNECT on this connection (the decoder stops there).

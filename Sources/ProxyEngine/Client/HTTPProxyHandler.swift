@@ -141,7 +141,17 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             } else {
                 next = lastClientActivity + timeout
             }
-        case .forwarding, .answering, .tunnelling, .done:
+        case .answering(let local):
+            // A streamed map-local file: the client must keep taking it.
+            if let progress = local.lastWriteProgress {
+                if now - progress >= timeout {
+                    local.writeStalled(seconds: timeout.nanoseconds / 1_000_000_000)
+                    if self.context == nil { return }
+                } else {
+                    next = progress + timeout
+                }
+            }
+        case .forwarding, .tunnelling, .done:
             break
         }
         idleTimerArmed = true

@@ -7,9 +7,9 @@ import Rules
 /// body text replacements, which need the whole body, so the exchange holds bodies back (up to
 /// `limit`) and hands them here when they end.
 ///
-/// Bodies are edited off the event loop when they are larger than `inlineLimit` or any
-/// replacement is a regular expression (decoding megabytes, or a regex that backtracks, takes
-/// milliseconds or worse).
+/// Bodies are edited off the event loop when they are larger than `inlineLimit`, compressed, or
+/// any replacement is a regular expression (decoding megabytes, or a regex that backtracks,
+/// takes milliseconds or worse); decoded text is bounded by `limit` too.
 struct ExchangeRewriter {
     let rule: AppliedRule<RewriteAction>
     /// Larger bodies are sent on unchanged (with a note on the flow).
@@ -32,9 +32,10 @@ struct ExchangeRewriter {
         action.requestHeaders.apply(to: &headers)
     }
 
-    /// The status (keeping the reason phrase of the new code) and header edits.
+    /// The status (keeping the reason phrase of the new code) and header edits. A 204 or 304
+    /// keeps its status: its Content-Length, if any, describes a body that is never sent.
     func editResponseHead(_ head: inout HTTPResponseHead) {
-        if let status = action.status {
+        if let status = action.status, head.status != .noContent, head.status != .notModified {
             head.status = HTTPResponseStatus(statusCode: status)
         }
         action.responseHeaders.apply(to: &head.headers)
@@ -50,25 +51,36 @@ struct ExchangeRewriter {
 
     /// Rewrites a held body with `replacements`; `completion` runs on `eventLoop`.
     static func rewrite(_ held: HeldBody, headers: HTTPHeaders, replacements: [TextReplacement], side: String,
-                        work: any BlockingWork, on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
+                        limit: Int, work: any BlockingWork, on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
         let bytes = held.bytes
         let contentType = headers.first(name: "content-type")
         let contentEncoding = headers.first(name: "content-encoding")
         let rewriting: @Sendable () -> RewrittenBody = {
             switch BodyTextRewriter.rewrite(bytes, contentType: contentType, contentEncoding: contentEncoding,
-                                            replacements: replacements) {
+                                            replacements: replacements, limit: limit) {
             case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil)
             case .unchanged: return RewrittenBody(body: bytes, decoded: false, note: nil)
             case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
             }
         }
-        // Small bodies with literal replacements are edited in place; a regular expression may
-        // backtrack for long on some texts, so those always leave the event loop.
+        // Small plain bodies with literal replacements are edited in place. A regular
+        // expression may backtrack for long, and a small compressed body may decode to
+        // megabytes: those always leave the event loop.
         let literalOnly = replacements.allSatisfy { if case .literal = $0.pattern { true } else { false } }
-        if bytes.count <= inlineLimit && literalOnly {
+        if bytes.count <= inlineLimit && literalOnly && contentEncoding == nil {
             return eventLoop.makeSucceededFuture(rewriting())
         }
         return work.run(on: eventLoop, rewriting)
+    }
+
+    /// What a rewrite's future gave: its result, or the held body unchanged when the work could
+    /// not run (the pool was shutting down), with a note.
+    static func result(of outcome: Result<RewrittenBody, any Error>, held: HeldBody, side: String) -> RewrittenBody {
+        switch outcome {
+        case .success(let result): return result
+        case .failure(let error):
+            return RewrittenBody(body: held.bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(error)")
+        }
     }
 
     /// `headers` framed for `result`: a Content-Length, no Transfer-Encoding, and no

@@ -29,6 +29,8 @@ final class LocalAnswerExchange {
     private var responding = false
     private var finished = false
     private var file: FileState = .none
+    /// When the client last took a chunk of a file being streamed (nil before streaming).
+    private(set) var lastWriteProgress: NIODeadline?
 
     private enum FileState {
         case none
@@ -46,7 +48,9 @@ final class LocalAnswerExchange {
         self.answer = answer
         self.recorder = recorder
         self.version = request.head.version
-        self.keepAlive = request.head.isKeepAlive
+        // NIO's request decoder stops after a request that asks to upgrade (WebSocket, h2c):
+        // nothing more can be read on this connection, so a local answer to one closes it.
+        self.keepAlive = request.head.isKeepAlive && !request.head.headers.contains(name: "upgrade")
         self.isHeadRequest = request.head.method == .HEAD
         switch answer {
         case .block(let rule): self.recorder.applied(rule: rule.name, note: nil)
@@ -142,8 +146,8 @@ final class LocalAnswerExchange {
         if !headers.contains(name: "content-type") {
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         }
-        let details = "blocked by rule '\(rule.name)'".replacingOccurrences(of: "\"", with: "'")
-        headers.add(name: "Proxy-Status", value: "ProxyApp; error=http_request_denied; details=\"\(details)\"")
+        headers.add(name: "Proxy-Status", value: ProxyFailure.proxyStatusHeader(
+            error: "http_request_denied", details: "blocked by rule '\(rule.name)'"))
         recorder.applied(rule: nil, note: "blocked by rule '\(rule.name)'")
         sendWhole(status: rule.action.status, headers: headers, body: Array(body.utf8))
     }
@@ -189,21 +193,36 @@ final class LocalAnswerExchange {
             finish()
             return
         }
+        client.flush()  // the head goes out at once; chunks follow as the pool reads them
+        lastWriteProgress = client.eventLoop.now
         sendChunk(of: reader, from: 0)
     }
 
+    /// The client took no chunk of the file for the idle timeout: it stopped reading. The
+    /// response cannot be finished, so the connection closes.
+    func writeStalled(seconds: Int64) {
+        guard !finished else { return }
+        finished = true
+        if case .opened(let reader) = file { reader.close() }
+        services.sink.record(recorder.finish(error: "the client stopped reading the map_local file for \(seconds)s (response incomplete)"))
+        client.abortConnection()
+    }
+
     /// Reads the next chunk on the pool, writes it, and reads on once the client took it.
+    ///
+    /// A read may complete after the client left and its handler is gone: the closures use the
+    /// loop taken here and touch `client` only while `finished` is false.
     private func sendChunk(of reader: LocalFileReader, from offset: Int64) {
         guard !finished, let allocator = client.channel?.allocator else {
             reader.close()
             return
         }
+        let loop = client.eventLoop
         let count = Int(min(Int64(Self.chunkSize), reader.size - offset))
-        reader.read(offset: offset, count: count, allocator: allocator, on: services.blockingWork,
-                    eventLoop: client.eventLoop)
+        reader.read(offset: offset, count: count, allocator: allocator, on: services.blockingWork, eventLoop: loop)
             .assumeIsolated()
             .flatMap { buffer -> EventLoopFuture<Int64> in
-                guard !self.finished else { return self.client.eventLoop.makeSucceededFuture(-1) }
+                guard !self.finished else { return loop.makeSucceededFuture(-1) }
                 self.recorder.responseBody(buffer)
                 let next = offset + Int64(buffer.readableBytes)
                 return self.client.writeAndFlush(.body(.byteBuffer(buffer))).map { next }
@@ -213,6 +232,7 @@ final class LocalAnswerExchange {
                 case .success(let next) where next < 0:
                     reader.close()
                 case .success(let next):
+                    self.lastWriteProgress = loop.now
                     if next >= reader.size {
                         reader.close()
                         self.finish()

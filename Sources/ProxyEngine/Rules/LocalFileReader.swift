@@ -10,8 +10,10 @@ import Darwin
 /// A map-local file, opened and read in chunks on a thread pool, never on an event loop.
 ///
 /// One descriptor, read with `pread` at explicit offsets; `close()` is idempotent and the
-/// owner calls it on every way out (end of response, client gone). A lock keeps a close from
-/// the event loop apart from a read still running on the pool.
+/// owner calls it on every way out (end of response, client gone). The close itself runs on
+/// the pool too, under the lock that keeps it apart from a read still running there, so the
+/// event loop never waits on a slow disk. Files are opened non-blocking (a FIFO named in a
+/// map-local directory must not hold a pool thread) and must be regular files.
 final class LocalFileReader: @unchecked Sendable {
     /// Why the file cannot be served, in words for a 404 body and the flow's note.
     struct OpenError: Error, CustomStringConvertible {
@@ -21,25 +23,30 @@ final class LocalFileReader: @unchecked Sendable {
     let path: String
     let size: Int64
     private let descriptor: NIOLockedValueBox<Int32>
+    private let work: any BlockingWork
+    private let eventLoop: any EventLoop
 
-    private init(path: String, descriptor: Int32, size: Int64) {
+    private init(path: String, descriptor: Int32, size: Int64, work: any BlockingWork, eventLoop: any EventLoop) {
         self.path = path
         self.descriptor = NIOLockedValueBox(descriptor)
         self.size = size
+        self.work = work
+        self.eventLoop = eventLoop
     }
 
     /// Opens `path` (a directory serves its `index.html`) on `pool`.
     static func opening(path: String, on work: any BlockingWork, eventLoop: any EventLoop) -> EventLoopFuture<LocalFileReader> {
         work.run(on: eventLoop) {
             do {
-                return try openNow(path)
+                return try openNow(path, work: work, eventLoop: eventLoop)
             } catch let error as OpenError where error.description.hasSuffix("is a directory") {
-                return try openNow(path.hasSuffix("/") ? path + "index.html" : path + "/index.html")
+                return try openNow(path.hasSuffix("/") ? path + "index.html" : path + "/index.html", work: work,
+                                   eventLoop: eventLoop)
             }
         }
     }
 
-    private static func openNow(_ path: String) throws -> LocalFileReader {
+    private static func openNow(_ path: String, work: any BlockingWork, eventLoop: any EventLoop) throws -> LocalFileReader {
         let descriptor = openForReading(path)
         guard descriptor >= 0 else { throw OpenError(description: message(errno, path)) }
         var info = stat()
@@ -56,7 +63,8 @@ final class LocalFileReader: @unchecked Sendable {
             closeDescriptor(descriptor)
             throw OpenError(description: "\(path) is not a regular file")
         }
-        return LocalFileReader(path: path, descriptor: descriptor, size: Int64(info.st_size))
+        return LocalFileReader(path: path, descriptor: descriptor, size: Int64(info.st_size), work: work,
+                               eventLoop: eventLoop)
     }
 
     private static func message(_ code: Int32, _ path: String) -> String {
@@ -87,23 +95,33 @@ final class LocalFileReader: @unchecked Sendable {
         }
     }
 
-    /// Closes the descriptor (on the calling thread: `close` does not block on regular files).
+    /// Closes the descriptor, on the pool (a read may still hold the lock there).
     func close() {
-        descriptor.withLockedValue { open in
-            if open >= 0 {
-                closeDescriptor(open)
-                open = -1
+        let descriptor = self.descriptor
+        _ = work.run(on: eventLoop) {
+            descriptor.withLockedValue { open in
+                if open >= 0 {
+                    closeDescriptor(open)
+                    open = -1
+                }
             }
         }
     }
 
     deinit {
-        close()
+        // No read can be running: each one holds the reader.
+        descriptor.withLockedValue { open in
+            if open >= 0 {
+                closeDescriptor(open)
+                open = -1  // a close still queued on the pool finds nothing to close
+            }
+        }
     }
 }
 
 private func openForReading(_ path: String) -> Int32 {
-    open(path, O_RDONLY | O_CLOEXEC)
+    // Non-blocking, so opening a FIFO returns at once; regular files read the same either way.
+    open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
 }
 
 private func closeDescriptor(_ descriptor: Int32) {

@@ -156,6 +156,10 @@ extension RulesFileParser {
         var addresses: [String] = []
         for item in items {
             guard let text = nodes.string(item, "dns to") else { return nil }
+            if text.contains("%") {
+                nodes.fail(item, "dns to '\(text)': a scoped IPv6 address (with %zone) cannot be connected to here: use a global address")
+                return nil
+            }
             let normalized = HostName.normalized(text)
             guard HostName.isIPAddress(normalized) else {
                 nodes.fail(item, "dns to '\(text)' is not an IP address: write IPv4 (127.0.0.1) or IPv6 (::1) addresses")

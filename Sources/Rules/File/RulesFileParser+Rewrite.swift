@@ -3,8 +3,11 @@ import Yams
 
 /// Header lists and edits, and body text replacements.
 extension RulesFileParser {
-    /// Headers the proxy frames messages with; rules may not set or remove them.
-    static let framingHeaders: Set<String> = ["content-length", "transfer-encoding"]
+    /// Headers the proxy frames messages and manages connections with; rules may not set or
+    /// remove them (a rewritten Content-Length would desynchronize the two connections).
+    static let framingHeaders: Set<String> = [
+        "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade",
+    ]
 
     /// `{Name: value, Other: [v1, v2]}` as (name, value) pairs in order.
     mutating func headerValues(_ node: Node, _ what: String) -> [(name: String, value: String)]? {
@@ -33,7 +36,7 @@ extension RulesFileParser {
             return nil
         }
         guard !Self.framingHeaders.contains(name.lowercased()) else {
-            nodes.fail(node, "\(name) cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself")
+            nodes.fail(node, "\(name) cannot be set by rules: the proxy manages the framing and connection headers (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade)")
             return nil
         }
         return name

@@ -24,19 +24,21 @@ public enum LocalFileLookup {
             guard let decoded = percentDecoded(relative) else {
                 return .refused("the path has invalid percent-encoding")
             }
-            var components: [Substring] = []
-            for component in decoded.split(separator: "/", omittingEmptySubsequences: true) {
-                if component == "." { continue }
-                if component == ".." || component.contains("\\") || component.contains("\0") {
+            // Split and compare bytes, never Characters: a combining mark after a `/` would
+            // otherwise glue it to the `..` before it and hide that `..`.
+            var components: [String] = []
+            for component in decoded.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+                if component.elementsEqual(".".utf8) { continue }
+                if component.elementsEqual("..".utf8) || component.contains(UInt8(ascii: "\\")) || component.contains(0) {
                     return .refused("the path leaves the map_local directory")
                 }
-                components.append(component)
+                components.append(String(decoding: component, as: UTF8.self))
             }
-            if decoded.isEmpty || decoded.hasSuffix("/") {
+            if decoded.isEmpty || decoded.utf8.last == UInt8(ascii: "/") {
                 components.append("index.html")
             }
             let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-            return .file(([base] + components.map(String.init)).joined(separator: "/"))
+            return .file(([base] + components).joined(separator: "/"))
         }
     }
 

@@ -3,7 +3,8 @@ import ProxyCore
 /// Finds the rules whose host patterns can match a host without testing every rule: exact
 /// patterns by dictionary, `*.suffix` patterns by looking up each suffix of the host, and only
 /// `*` and other globs by walking them. Two hundred rules for other hosts cost a few
-/// dictionary lookups per request.
+/// dictionary lookups per request, and the walk allocates nothing unless a host hits more than
+/// one list (an exact name and a suffix, say).
 struct RuleIndex: Sendable {
     private var exact: [String: [Int]] = [:]
     private var subdomains: [Substring: [Int]] = [:]
@@ -11,8 +12,9 @@ struct RuleIndex: Sendable {
     private var scanned: [Int] = []
     private(set) var isEmpty = true
 
-    init(_ rules: [Rule]) {
-        for (position, rule) in rules.enumerated() where rule.enabled {
+    /// Indexes the enabled rules of `rules` that `include` accepts; positions are in `rules`.
+    init(_ rules: [Rule], including include: (Rule) -> Bool = { _ in true }) {
+        for (position, rule) in rules.enumerated() where rule.enabled && include(rule) {
             isEmpty = false
             var addedToScanned = false
             for pattern in rule.match.hosts.patterns {
@@ -38,26 +40,45 @@ struct RuleIndex: Sendable {
     /// Calls `body` with the position of every rule that may match `host` (normalized), in
     /// file order, each once, until `body` returns false.
     func forEachCandidate(host: String, _ body: (Int) -> Bool) {
-        var lists: [[Int]] = []
-        if let hits = exact[host] { lists.append(hits) }
+        var hits = exact[host]
+        var moreHits: [[Int]] = []
         if !subdomains.isEmpty {
             var rest = host[...]
             while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
                 rest = rest[rest.utf8.index(after: dot)...]
-                if let hits = subdomains[rest] { lists.append(hits) }
+                if let found = subdomains[rest] {
+                    if hits == nil { hits = found } else { moreHits.append(found) }
+                }
             }
         }
-        if lists.isEmpty {
+        guard var hits else {
             for position in scanned where !body(position) { return }
             return
         }
-        lists.append(scanned)
-        var merged = lists.flatMap { $0 }
-        merged.sort()
+        if !moreHits.isEmpty {
+            // Rare: the host hit several lists. Each list is in order; one sort unites them.
+            hits += moreHits.joined()
+            hits.sort()
+        }
+        Self.merge(hits, scanned, body)
+    }
+
+    /// Visits two ascending lists as one, each position once (both may hold it).
+    private static func merge(_ first: [Int], _ second: [Int], _ body: (Int) -> Bool) {
+        var i = 0, j = 0
         var previous = -1
-        for position in merged where position != previous {
-            previous = position
-            if !body(position) { return }
+        while i < first.count || j < second.count {
+            let next: Int
+            if j == second.count || (i < first.count && first[i] <= second[j]) {
+                next = first[i]
+                i += 1
+            } else {
+                next = second[j]
+                j += 1
+            }
+            if next == previous { continue }
+            previous = next
+            if !body(next) { return }
         }
     }
 }

@@ -16,13 +16,15 @@ public enum BodyTextRewriter {
         case skipped(String)
     }
 
+    /// - Parameter limit: the largest decoded body rewritten; a body that decodes to more
+    ///   passes as it came.
     public static func rewrite(_ body: [UInt8], contentType: String?, contentEncoding: String?,
-                               replacements: [TextReplacement]) -> Outcome {
+                               replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit) -> Outcome {
         if replacements.isEmpty || body.isEmpty { return .unchanged }
         if let contentType, !MediaType(contentType).isTextual {
             return .skipped("not text (\(MediaType(contentType).essence))")
         }
-        let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding)
+        let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding, limit: limit)
         if let note = decoded.note {
             // The decoder words its note for a viewer ("…: shown as captured"); here the body
             // is simply sent as it came.

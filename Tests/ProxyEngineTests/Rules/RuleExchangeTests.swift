@@ -240,7 +240,7 @@ final class RuleExchangeTests: XCTestCase {
         try harness.clientSends(
             "POST http://api.test/form HTTP/1.1\r\nHost: api.test\r\nContent-Type: text/plain\r\nExpect: 100-continue\r\nContent-Length: 13\r\n\r\n")
         XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 100 Continue\r\n\r\n")
-        XCTAssertEqual(try harness.originReceived(), "", "nothing is sent before the body is whole")
+        XCTAssertTrue(harness.connector.connects.isEmpty, "no upstream connection before the body is whole")
         try harness.clientSends("my secret")
         try harness.clientSends(" now")
         XCTAssertEqual(try harness.originReceived(),

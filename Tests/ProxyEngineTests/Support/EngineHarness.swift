@@ -90,6 +90,29 @@ struct InlineWork: BlockingWork {
     }
 }
 
+/// Holds "blocking" work until the test releases it, oldest first, so a test can let a file
+/// read complete at the worst moment (after the client left, say). Work runs when released, on
+/// the test's thread, and completes on the embedded loop.
+final class DeferredWork: BlockingWork, @unchecked Sendable {
+    private var pending: [() -> Void] = []
+    /// How many pieces of work were asked for so far.
+    private(set) var requested = 0
+
+    func run<T: Sendable>(on eventLoop: any EventLoop, _ work: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
+        requested += 1
+        let promise = eventLoop.makePromise(of: T.self)
+        pending.append { promise.completeWith(Result { try work() }) }
+        return promise.futureResult
+    }
+
+    var pendingCount: Int { pending.count }
+
+    /// Runs the oldest held piece of work and completes its future.
+    func releaseNext() {
+        pending.removeFirst()()
+    }
+}
+
 /// A client connection to the proxy's real pipeline, in memory: bytes in, bytes out.
 final class EngineHarness {
     let loop = EmbeddedEventLoop()
@@ -101,14 +124,16 @@ final class EngineHarness {
     let rules: LiveRules
 
     /// - Parameter rules: rules file text (YAML) to run under; nil for none.
-    init(rules: String? = nil, configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
+    /// - Parameter blockingWork: where map-local reads and body rewrites run (inline by default).
+    init(rules: String? = nil, rulesDirectory: String = "/", blockingWork: any BlockingWork = InlineWork(),
+         configure: (inout ProxyConfiguration) -> Void = { _ in }) throws {
         var configuration = ProxyConfiguration()
         configure(&configuration)
         connector = FakeConnector(loop: loop)
         connector.upstreamTimeout = configuration.upstreamTimeout
-        self.rules = LiveRules(try rules.map { try RulesFile.parse($0, file: "rules.yml", baseDirectory: "/") } ?? .empty)
+        self.rules = LiveRules(try rules.map { try RulesFile.parse($0, file: "rules.yml", baseDirectory: rulesDirectory) } ?? .empty)
         let services = ProxyServices(configuration: configuration, sink: sink, connector: connector, rules: self.rules,
-                                     blockingWork: InlineWork(),
+                                     blockingWork: blockingWork,
                                      logger: Logger(label: "test"))
         client = EmbeddedChannel(loop: loop)
         client.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50000)

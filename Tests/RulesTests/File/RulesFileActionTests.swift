@@ -92,7 +92,7 @@ final class RulesFileActionTests: XCTestCase {
         assertActionIssue("map_local: { file: a.json, content_type: \"text/plain\\nx\" }", 46,
                           "content_type must be one line without control characters")
         assertActionIssue("map_local: { file: a.json, headers: { Transfer-Encoding: chunked } }", 43,
-                          "Transfer-Encoding cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself")
+                          "Transfer-Encoding cannot be set by rules: the proxy manages the framing and connection headers (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade)")
     }
 
     /// Files are checked only for enabled rules: a disabled rule may name a missing file.
@@ -183,6 +183,8 @@ final class RulesFileActionTests: XCTestCase {
         assertActionIssue("dns: { to: [[1.2.3.4]] }", 17, "dns to must be text, not a list")
         let seventeen = (1...17).map { "10.0.0.\($0)" }.joined(separator: ", ")
         assertActionIssue("dns: { to: [\(seventeen)] }", 16, "dns to has 17 entries; at most 16 are allowed")
+        assertActionIssue("dns: { to: \"fe80::1%eth0\" }", 16,
+                          "dns to 'fe80::1%eth0': a scoped IPv6 address (with %zone) cannot be connected to here: use a global address")
     }
 
     /// Addresses are kept in canonical form and in order.

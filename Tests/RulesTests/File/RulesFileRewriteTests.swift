@@ -50,9 +50,9 @@ final class RulesFileRewriteTests: XCTestCase {
             response_headers:
               remove: [X-A, TRANSFER-ENCODING]
             """), [
-                issue(6, 16, label, "Content-Length cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself"),
-                issue(7, 16, label, "transfer-encoding cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself"),
-                issue(9, 23, label, "TRANSFER-ENCODING cannot be rewritten: the proxy sets Content-Length and Transfer-Encoding itself"),
+                issue(6, 16, label, "Content-Length cannot be set by rules: the proxy manages the framing and connection headers (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade)"),
+                issue(7, 16, label, "transfer-encoding cannot be set by rules: the proxy manages the framing and connection headers (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade)"),
+                issue(9, 23, label, "TRANSFER-ENCODING cannot be set by rules: the proxy manages the framing and connection headers (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade)"),
             ])
     }
 

@@ -80,4 +80,12 @@ final class LocalFileLookupTests: XCTestCase {
         XCTAssertEqual(dir("/a%5Cb"), leaves)
         XCTAssertEqual(dir("/a%00.txt"), leaves)
     }
+
+    /// `..` is found by bytes: a combining mark after the `/` that follows it (one Character
+    /// with the slash) does not hide it.
+    func testDotDotBeforeACombiningMarkIsRefused() {
+        XCTAssertEqual(dir("/..%2F%CC%81x"), leaves)
+        XCTAssertEqual(dir("/a/..%2F%CC%81"), leaves)
+        XCTAssertEqual(dir("/caf%C3%A9/%CC%81.txt"), .file("/srv/web/café/\u{301}.txt"))
+    }
 }
