@@ -132,6 +132,8 @@ let package = Package(
         ),
         // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
         .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"]),
+        // The rule lookups of one request, timed without I/O (scripts/bench's rules phase).
+        .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "ProxyCore"], swiftSettings: hotPathSettings),
         // The TUI's figures on a large capture (scripts/bench's tui phase): first frame, key to frame.
         .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"]),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.

@@ -24,6 +24,14 @@ public enum HostName {
         return normalizedSlowly(String(host))
     }
 
+    /// `normalized` for a `String`, the per-request case, without generic dispatch: the fast
+    /// path scans the contiguous bytes in place.
+    public static func normalized(_ host: String) -> String {
+        var host = host
+        if host.withUTF8({ isAlreadyNormalized($0) }) { return host }
+        return normalizedSlowly(host)
+    }
+
     /// Whether `normalized` (output of `normalized(_:)`) is an IPv4 or IPv6 address (an IPv6
     /// one possibly with a zone), rather than a name.
     public static func isIPAddress(_ normalized: String) -> Bool {

@@ -31,11 +31,24 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     public let text: String
     /// The parsed, normalized pattern.
     public let kind: Kind
+    /// `kind` again, taken apart for `matches`: switching on a payload-free tag and reading a
+    /// stored string costs no copy of the enum's payload (this runs per rule per request).
+    private let tag: Tag
+    private let value: String
+
+    private enum Tag: Sendable, Hashable { case any, exact, subdomains, glob }
 
     /// Parses and validates `text`; see `HostPatternError` for what is refused.
     public init(_ text: String) throws(HostPatternError) {
         self.text = text
-        self.kind = try HostPatternParser.kind(of: text)
+        let kind = try HostPatternParser.kind(of: text)
+        self.kind = kind
+        switch kind {
+        case .any: (tag, value) = (.any, "")
+        case .exact(let name): (tag, value) = (.exact, name)
+        case .subdomains(of: let suffix): (tag, value) = (.subdomains, suffix)
+        case .glob(let pattern): (tag, value) = (.glob, pattern)
+        }
     }
 
     public var description: String { text }
@@ -43,15 +56,15 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether `host`, already in `HostName.normalized` form, matches. Called per request: it
     /// compares bytes and does not allocate.
     public func matches(normalizedHost host: String) -> Bool {
-        switch kind {
+        switch tag {
         case .any:
             return true
-        case .exact(let name):
-            return host == name
-        case .subdomains(of: let suffix):
-            return HostMatching.isSubdomain(host, of: suffix)
-        case .glob(let pattern):
-            return HostMatching.globMatches(host, pattern: pattern)
+        case .exact:
+            return host == value
+        case .subdomains:
+            return HostMatching.isSubdomain(host, of: value)
+        case .glob:
+            return HostMatching.globMatches(host, pattern: value)
         }
     }
 

@@ -40,45 +40,62 @@ struct RuleIndex: Sendable {
     /// Calls `body` with the position of every rule that may match `host` (normalized), in
     /// file order, each once, until `body` returns false.
     func forEachCandidate(host: String, _ body: (Int) -> Bool) {
+        var walk = candidates(host: host)
+        while let (position, _) = walk.next() {
+            if !body(position) { return }
+        }
+    }
+
+    /// The rules that may match `host` (normalized), in file order, each once, with whether
+    /// each was found by this very host (an exact or `*.suffix` pattern that matches it: its
+    /// host needs no second check). A value to iterate, so the caller's loop body is inlined.
+    func candidates(host: String) -> Candidates {
         var hits = exact[host]
         var moreHits: [[Int]] = []
-        if !subdomains.isEmpty {
-            var rest = host[...]
-            while let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) {
-                rest = rest[rest.utf8.index(after: dot)...]
-                if let found = subdomains[rest] {
+        // A name never ends in a digit (no top-level domain is numeric): an IPv4 address has
+        // no `*.suffix` to look up.
+        if !subdomains.isEmpty, let last = host.utf8.last, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(last) {
+            var rest = host.utf8[...]
+            while let dot = rest.firstIndex(of: UInt8(ascii: ".")) {
+                rest = rest[rest.index(after: dot)...]
+                if let found = subdomains[Substring(rest)] {
                     if hits == nil { hits = found } else { moreHits.append(found) }
                 }
             }
         }
-        guard var hits else {
-            for position in scanned where !body(position) { return }
-            return
-        }
-        if !moreHits.isEmpty {
+        if var merged = hits, !moreHits.isEmpty {
             // Rare: the host hit several lists. Each list is in order; one sort unites them.
-            hits += moreHits.joined()
-            hits.sort()
+            merged += moreHits.joined()
+            merged.sort()
+            hits = merged
         }
-        Self.merge(hits, scanned, body)
+        return Candidates(hits: hits ?? [], scanned: scanned)
     }
 
-    /// Visits two ascending lists as one, each position once (both may hold it).
-    private static func merge(_ first: [Int], _ second: [Int], _ body: (Int) -> Bool) {
-        var i = 0, j = 0
-        var previous = -1
-        while i < first.count || j < second.count {
-            let next: Int
-            if j == second.count || (i < first.count && first[i] <= second[j]) {
-                next = first[i]
+    /// The host's hits and the scanned rules as one ascending walk, each position once (both
+    /// may hold it; it counts as a hit then).
+    struct Candidates: IteratorProtocol {
+        let hits: [Int]
+        let scanned: [Int]
+        private var i = 0
+        private var j = 0
+
+        init(hits: [Int], scanned: [Int]) {
+            self.hits = hits
+            self.scanned = scanned
+        }
+
+        mutating func next() -> (position: Int, hostKnown: Bool)? {
+            if i < hits.count && (j == scanned.count || hits[i] <= scanned[j]) {
+                let position = hits[i]
                 i += 1
-            } else {
-                next = second[j]
-                j += 1
+                while i < hits.count && hits[i] == position { i += 1 }
+                if j < scanned.count && scanned[j] == position { j += 1 }
+                return (position, true)
             }
-            if next == previous { continue }
-            previous = next
-            if !body(next) { return }
+            guard j < scanned.count else { return nil }
+            defer { j += 1 }
+            return (scanned[j], false)
         }
     }
 }

@@ -5,11 +5,20 @@ import ProxyCore
 /// engine normalizes once per request); `pathAndQuery` is the request-target's path and query
 /// as sent (`/search?q=1`).
 public struct RequestFacts: Sendable {
-    public var scheme: String
-    public var host: String
-    public var port: Int
-    public var method: String
-    public var pathAndQuery: String
+    public let scheme: String
+    public let host: String
+    public let port: Int
+    public let method: String
+    public let pathAndQuery: String
+    /// The path without the query (found once: every path condition reads it).
+    public let path: Substring
+    /// `scheme` and `method` as bits (`RuleFilter`), worked out once per request.
+    let schemeBit: UInt8
+    let methodBit: UInt16
+    /// The path's first bytes, and the host's first and last byte, for `RuleFilter`.
+    let pathHead: PackedPrefix
+    let hostFirst: UInt8
+    let hostLast: UInt8
 
     public init(scheme: String, host: String, port: Int, method: String, pathAndQuery: String) {
         self.scheme = scheme
@@ -17,14 +26,16 @@ public struct RequestFacts: Sendable {
         self.port = port
         self.method = method
         self.pathAndQuery = pathAndQuery
-    }
-
-    /// The path without the query.
-    public var path: Substring {
         if let question = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            return pathAndQuery[..<question]
+            path = pathAndQuery[..<question]
+        } else {
+            path = pathAndQuery[...]
         }
-        return pathAndQuery[...]
+        schemeBit = RuleFilter.schemeBit(scheme)
+        methodBit = RuleFilter.methodBit(method)
+        pathHead = PackedPrefix(of: path)
+        hostFirst = host.utf8.first ?? 0
+        hostLast = host.utf8.last ?? 0
     }
 }
 
@@ -51,11 +62,16 @@ public struct RuleMatch: Sendable {
     /// Whether the request matches; the host is checked last (the index already chose this
     /// rule by host, mostly).
     public func matches(_ request: RequestFacts) -> Bool {
-        if let port, port != request.port { return false }
-        if let schemes, !schemes.contains(request.scheme) { return false }
-        if let methods, !methods.contains(request.method) { return false }
+        guard RuleFilter(self).admits(request) else { return false }
+        return matchesBeyondFilter(request, hostKnown: false)
+    }
+
+    /// The conditions `RuleFilter` cannot decide: a method without a bit of its own, the path,
+    /// and the host unless the index already found the rule by this host.
+    func matchesBeyondFilter(_ request: RequestFacts, hostKnown: Bool) -> Bool {
+        if request.methodBit == RuleFilter.otherMethod, let methods, !methods.contains(request.method) { return false }
         if let path, !path.matches(request) { return false }
-        return hosts.matches(normalizedHost: request.host)
+        return hostKnown || hosts.matches(normalizedHost: request.host)
     }
 
     /// Whether the match can be decided from a CONNECT alone (host and port): no method or path

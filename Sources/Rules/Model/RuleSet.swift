@@ -12,15 +12,42 @@ public struct AppliedRule<Action: Sendable>: Sendable {
 /// What the rules say about one HTTP request: for each kind, the first enabled rule that
 /// matches, if any. DNS overrides are asked separately (`dnsOverride`), for the host the
 /// request finally goes to.
+///
+/// It holds the rules themselves (one reference each) and unpacks an action only when asked:
+/// the walk that fills it runs for every request.
 public struct RequestPlan: Sendable {
-    public var block: AppliedRule<BlockAction>?
-    public var mapLocal: AppliedRule<MapLocalAction>?
-    public var mapRemote: AppliedRule<MapRemoteAction>?
-    public var rewrite: AppliedRule<RewriteAction>?
+    fileprivate var blockRule: CompiledRule?
+    fileprivate var mapLocalRule: CompiledRule?
+    fileprivate var mapRemoteRule: CompiledRule?
+    fileprivate var rewriteRule: CompiledRule?
 
     public init() {}
 
-    public var isEmpty: Bool { block == nil && mapLocal == nil && mapRemote == nil && rewrite == nil }
+    public var isEmpty: Bool { blockRule == nil && mapLocalRule == nil && mapRemoteRule == nil && rewriteRule == nil }
+
+    fileprivate var isComplete: Bool {
+        blockRule != nil && mapLocalRule != nil && mapRemoteRule != nil && rewriteRule != nil
+    }
+
+    public var block: AppliedRule<BlockAction>? {
+        guard let rule = blockRule, case .block(let action) = rule.action else { return nil }
+        return AppliedRule(name: rule.name, action: action, path: rule.match.path)
+    }
+
+    public var mapLocal: AppliedRule<MapLocalAction>? {
+        guard let rule = mapLocalRule, case .mapLocal(let action) = rule.action else { return nil }
+        return AppliedRule(name: rule.name, action: action, path: rule.match.path)
+    }
+
+    public var mapRemote: AppliedRule<MapRemoteAction>? {
+        guard let rule = mapRemoteRule, case .mapRemote(let action) = rule.action else { return nil }
+        return AppliedRule(name: rule.name, action: action, path: rule.match.path)
+    }
+
+    public var rewrite: AppliedRule<RewriteAction>? {
+        guard let rule = rewriteRule, case .rewrite(let action) = rule.action else { return nil }
+        return AppliedRule(name: rule.name, action: action, path: rule.match.path)
+    }
 }
 
 /// One loaded rules file: the rules in file order and the SSL-proxying lists, plus indexes
@@ -36,6 +63,8 @@ public final class RuleSet: Sendable {
     /// The rules as the per-request walk reads them (a class each: reading one costs a single
     /// reference, not a copy of every field).
     private let compiled: [CompiledRule]
+    /// Each rule's port, scheme and method conditions as plain values, by position.
+    private let filters: [RuleFilter]
     /// Block, map_local, map_remote and rewrite rules: asked for every request.
     private let requestIndex: RuleIndex
     /// Dns rules: asked for every upstream connection.
@@ -46,6 +75,7 @@ public final class RuleSet: Sendable {
         self.sslProxying = sslProxying
         self.source = source
         self.compiled = rules.map(CompiledRule.init)
+        self.filters = rules.map { RuleFilter($0.match) }
         self.requestIndex = RuleIndex(rules) { $0.kind != .dns }
         self.dnsIndex = RuleIndex(rules) { $0.kind == .dns }
     }
@@ -61,30 +91,38 @@ public final class RuleSet: Sendable {
     public func plan(for request: RequestFacts) -> RequestPlan {
         var plan = RequestPlan()
         if requestIndex.isEmpty { return plan }
-        requestIndex.forEachCandidate(host: request.host) { position in
-            let rule = compiled[position]
-            // The kind first: the action's payload is only unpacked for a rule that matched.
-            switch rule.kind {
-            case .block:
-                if plan.block == nil, rule.match.matches(request), case .block(let action) = rule.action {
-                    plan.block = AppliedRule(name: rule.name, action: action, path: rule.match.path)
+        var host = request.host
+        var path = request.path
+        host.withUTF8 { hostBytes in
+            path.withUTF8 { pathBytes in
+                var walk = requestIndex.candidates(host: request.host)
+                while let (position, hostKnown) = walk.next() {
+                    // Numbers first (no reference touched), then the kind, then path and host.
+                    guard filters[position].admits(request) else { continue }
+                    let rule = compiled[position]
+                    switch rule.kind {
+                    case .block:
+                        if plan.blockRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
+                            plan.blockRule = rule
+                        }
+                    case .mapLocal:
+                        if plan.mapLocalRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
+                            plan.mapLocalRule = rule
+                        }
+                    case .mapRemote:
+                        if plan.mapRemoteRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
+                            plan.mapRemoteRule = rule
+                        }
+                    case .rewrite:
+                        if plan.rewriteRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
+                            plan.rewriteRule = rule
+                        }
+                    case .dns:
+                        break
+                    }
+                    if plan.isComplete { break }
                 }
-            case .mapLocal:
-                if plan.mapLocal == nil, rule.match.matches(request), case .mapLocal(let action) = rule.action {
-                    plan.mapLocal = AppliedRule(name: rule.name, action: action, path: rule.match.path)
-                }
-            case .mapRemote:
-                if plan.mapRemote == nil, rule.match.matches(request), case .mapRemote(let action) = rule.action {
-                    plan.mapRemote = AppliedRule(name: rule.name, action: action, path: rule.match.path)
-                }
-            case .rewrite:
-                if plan.rewrite == nil, rule.match.matches(request), case .rewrite(let action) = rule.action {
-                    plan.rewrite = AppliedRule(name: rule.name, action: action, path: rule.match.path)
-                }
-            case .dns:
-                break
             }
-            return plan.block == nil || plan.mapLocal == nil || plan.mapRemote == nil || plan.rewrite == nil
         }
         return plan
     }
@@ -125,16 +163,79 @@ public final class RuleSet: Sendable {
 }
 
 /// A rule as the per-request walk holds it.
-private final class CompiledRule: Sendable {
+///
+/// Its path and host conditions are kept as flat byte arrays (trivial elements), matched over
+/// buffers of the request's bytes: checking a candidate then copies no struct of references
+/// (each such copy is a retain and a release per field, and the walk sees dozens of candidates
+/// per request).
+fileprivate final class CompiledRule: Sendable {
     let name: String
     let kind: RuleKind
     let match: RuleMatch
     let action: RuleAction
+    private let methods: Set<String>?
+    /// Per host pattern: its kind (0 any, 1 exact, 2 subdomains, 3 glob) and where its bytes
+    /// start in `hostBytes` (one more entry marks the end).
+    private let hostKinds: [UInt8]
+    private let hostStarts: [Int]
+    private let hostBytes: [UInt8]
+    private let pathGlob: [UInt8]?
+    private let pathRegex: PathCondition?
 
     init(_ rule: Rule) {
         name = rule.name
         kind = rule.kind
         match = rule.match
         action = rule.action
+        methods = rule.match.methods
+        var kinds: [UInt8] = [], starts: [Int] = [], bytes: [UInt8] = []
+        for pattern in rule.match.hosts.patterns {
+            starts.append(bytes.count)
+            switch pattern.kind {
+            case .any: kinds.append(0)
+            case .exact(let name): kinds.append(1); bytes += name.utf8
+            case .subdomains(of: let suffix): kinds.append(2); bytes += suffix.utf8
+            case .glob(let glob): kinds.append(3); bytes += glob.utf8
+            }
+        }
+        starts.append(bytes.count)
+        hostKinds = kinds
+        hostStarts = starts
+        hostBytes = bytes
+        switch rule.match.path {
+        case .glob(let glob)?: pathGlob = glob.bytes; pathRegex = nil
+        case let regex?: pathGlob = nil; pathRegex = regex
+        case nil: pathGlob = nil; pathRegex = nil
+        }
+    }
+
+    /// What `RuleFilter` could not decide: a method without a bit of its own, the path, and the
+    /// host unless the index found the rule by this host. `host` and `path` are the request's
+    /// bytes.
+    func matchesBeyondFilter(_ request: RequestFacts, host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>,
+                             hostKnown: Bool) -> Bool {
+        if request.methodBit == RuleFilter.otherMethod, methods?.contains(request.method) == false { return false }
+        if let pathGlob, !pathGlob.withUnsafeBufferPointer({ HostMatching.globMatches(path, pattern: $0) }) {
+            return false
+        }
+        if let pathRegex, !pathRegex.matches(request) { return false }
+        return hostKnown || matchesHost(host)
+    }
+
+    private func matchesHost(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
+        hostBytes.withUnsafeBufferPointer { all in
+            for index in hostKinds.indices {
+                let bytes = UnsafeBufferPointer(rebasing: all[hostStarts[index]..<hostStarts[index + 1]])
+                let matched: Bool
+                switch hostKinds[index] {
+                case 0: matched = true
+                case 1: matched = host.elementsEqual(bytes)
+                case 2: matched = HostMatching.isSubdomain(host, of: bytes)
+                default: matched = HostMatching.globMatches(host, pattern: bytes)
+                }
+                if matched { return true }
+            }
+            return false
+        }
     }
 }
