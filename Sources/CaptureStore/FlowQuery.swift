@@ -18,4 +18,10 @@ public struct FlowQuery: Sendable {
         self.since = since
         self.markedOnly = markedOnly
     }
+
+    /// Whether SQL alone selects the flows; false when rows must also be checked in Swift (a
+    /// URL or header regex, say), which costs microseconds per flow read.
+    public var isAnsweredBySQL: Bool {
+        FilterSQLCondition(self).isExact
+    }
 }

@@ -87,3 +87,13 @@ final class FlowQueryTests: XCTestCase {
         return ids
     }
 }
+
+extension FlowQueryTests {
+    /// A query says whether SQL alone answers it (the TUI reads smaller first slices when not).
+    func testWhetherSQLAloneAnswers() throws {
+        XCTAssertTrue(FlowQuery().isAnsweredBySQL)
+        XCTAssertTrue(FlowQuery(filter: try FlowFilter(parsing: "~d api & ~c 200")).isAnsweredBySQL)
+        XCTAssertFalse(FlowQuery(filter: try FlowFilter(parsing: "~u login")).isAnsweredBySQL)
+        XCTAssertFalse(FlowQuery(filter: try FlowFilter(parsing: "~d api & ~b secret")).isAnsweredBySQL)
+    }
+}
