@@ -100,25 +100,18 @@ public final class RuleSet: Sendable {
                     // Numbers first (no reference touched), then the kind, then path and host.
                     guard filters[position].admits(request) else { continue }
                     let rule = compiled[position]
+                    // The first matching rule of its kind takes the kind's slot.
+                    func take(_ slot: inout CompiledRule?) {
+                        if slot == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
+                            slot = rule
+                        }
+                    }
                     switch rule.kind {
-                    case .block:
-                        if plan.blockRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
-                            plan.blockRule = rule
-                        }
-                    case .mapLocal:
-                        if plan.mapLocalRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
-                            plan.mapLocalRule = rule
-                        }
-                    case .mapRemote:
-                        if plan.mapRemoteRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
-                            plan.mapRemoteRule = rule
-                        }
-                    case .rewrite:
-                        if plan.rewriteRule == nil, rule.matchesBeyondFilter(request, host: hostBytes, path: pathBytes, hostKnown: hostKnown) {
-                            plan.rewriteRule = rule
-                        }
-                    case .dns:
-                        break
+                    case .block: take(&plan.blockRule)
+                    case .mapLocal: take(&plan.mapLocalRule)
+                    case .mapRemote: take(&plan.mapRemoteRule)
+                    case .rewrite: take(&plan.rewriteRule)
+                    case .dns: break
                     }
                     if plan.isComplete { break }
                 }
