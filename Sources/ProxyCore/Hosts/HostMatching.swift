@@ -66,7 +66,7 @@ public enum HostMatching {
 
     /// Runs `body` over the UTF-8 bytes of `string`, in place for native strings (small ones
     /// are copied to the stack by the standard library); a copy only for bridged strings.
-    public static func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    private static func withBytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(string.utf8).withUnsafeBufferPointer(body)
     }

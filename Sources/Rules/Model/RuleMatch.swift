@@ -40,6 +40,8 @@ public struct RequestFacts: Sendable {
 }
 
 /// Which requests a rule applies to: every condition given must hold.
+/// `RuleSet` checks it in a compiled form (`RuleFilter`, then its `CompiledRule`), built once
+/// per rules file, so the per-request walk copies none of these values.
 public struct RuleMatch: Sendable {
     /// Host patterns (`*`, `example.com`, `*.example.com`, globs); any one matching is enough.
     public var hosts: HostPatternList
@@ -57,21 +59,6 @@ public struct RuleMatch: Sendable {
         self.schemes = schemes
         self.methods = methods
         self.path = path
-    }
-
-    /// Whether the request matches; the host is checked last (the index already chose this
-    /// rule by host, mostly).
-    public func matches(_ request: RequestFacts) -> Bool {
-        guard RuleFilter(self).admits(request) else { return false }
-        return matchesBeyondFilter(request, hostKnown: false)
-    }
-
-    /// The conditions `RuleFilter` cannot decide: a method without a bit of its own, the path,
-    /// and the host unless the index already found the rule by this host.
-    func matchesBeyondFilter(_ request: RequestFacts, hostKnown: Bool) -> Bool {
-        if request.methodBit == RuleFilter.otherMethod, let methods, !methods.contains(request.method) { return false }
-        if let path, !path.matches(request) { return false }
-        return hostKnown || hosts.matches(normalizedHost: request.host)
     }
 
     /// Whether the match can be decided from a CONNECT alone (host and port): no method or path
