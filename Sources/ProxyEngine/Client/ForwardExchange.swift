@@ -16,10 +16,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     unowned let client: HTTPProxyHandler
     let services: ProxyServices
     private let pool: UpstreamConnectionPool
-    private let key: UpstreamConnectionPool.Key
+    let key: UpstreamConnectionPool.Key
     var recorder: ExchangeRecorder
     var upstreamHead: HTTPRequestHead
-    private let clientVersion: HTTPVersion
+    let clientVersion: HTTPVersion
     private let clientKeepAlive: Bool
     private let isHeadRequest: Bool
     /// The request asks for a protocol upgrade (WebSocket) and the upgrade headers are forwarded.
@@ -35,7 +35,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     /// `start` waits for a held request body to be released.
     var startDeferred = false
     /// The proxy answered the client's `Expect: 100-continue` itself (a held request body).
-    private var answeredContinue = false
+    var answeredContinue = false
     /// Request parts that arrived while the upstream connection was being opened.
     var pendingParts: [HTTPClientRequestPart] = []
     /// The request body held for a rewrite; nil when not holding (any more).
@@ -50,6 +50,13 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     /// The response held for a rewrite: its head as the client will get it, and the body so far.
     var heldResponse: (head: HTTPResponseHead, body: HeldBody)?
     private var upstreamKeepAlive = false
+    /// How the origin framed the response body; one read until close never goes back to the pool.
+    private var responseFraming: BodyFraming = .none
+    /// Interim (1xx) responses seen so far; past `maxInterimResponses` the origin is cut off.
+    var interimResponses = 0
+    /// Part of a response (an interim one included) reached the client: the request may not be
+    /// sent again.
+    var clientSawResponse = false
     var closeClientAfterResponse = false
     private var switchingProtocols = false
     var finished = false
@@ -76,7 +83,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         for note in target.notes {
             self.recorder.applied(rule: nil, note: note)
         }
-        var (headers, upgrade) = Self.upstreamHeaders(from: head.headers, authority: target.authority)
+        var (headers, upgrade) = Self.upstreamHeaders(from: head.headers, authority: target.authority,
+                                                      framing: request.framing)
         self.wantsUpgrade = upgrade
         self.rewriter = target.rewrite.map {
             ExchangeRewriter(rule: $0, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))
@@ -199,13 +207,13 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     func clientEnd(_ trailers: HTTPHeaders?) {
         guard !finished else { return }
         requestEnded = true
-        requestTrailers = trailers
+        requestTrailers = trailers.flatMap(TrailerFields.forwardable)
         if let held = heldRequest {
             rewriteHeldRequest(held)
             return
         }
         if let upstream {
-            upstream.handler.send(.end(trailers))
+            upstream.handler.send(.end(requestTrailers))
             upstream.handler.flush()
             markRequestWritten()
         }  // else `attach` ends the request once connected
@@ -235,6 +243,17 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
              closeClient: true)
     }
 
+    /// The client's request turned out malformed after its head (a bad chunk, say): answered
+    /// with `failure` and closed while no response has begun, else the connection is cut.
+    func requestFailed(_ failure: ProxyFailure) {
+        guard !finished else { return }
+        guard !responseHeadWritten else {
+            client.abortConnection(reason: failure.message)
+            return
+        }
+        fail(failure, closeClient: true)
+    }
+
     /// The client went away before the exchange completed.
     func clientClosed(reason: String = "client closed the connection before the exchange completed") {
         guard !finished else {
@@ -256,13 +275,12 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         switch part {
         case .head(let head):
+            if head.status.code < 100 {
+                fail(.upstreamProtocolError(host: key.host, reason: "status \(head.status.code) is not an HTTP status code"))
+                return
+            }
             if head.status.code < 200 && head.status != .switchingProtocols {
-                // 100 Continue and friends: relay to clients that understand them (a 100 the
-                // proxy sent itself for a held request body is not sent twice).
-                if clientVersion.major == 1 && clientVersion.minor >= 1 && !(answeredContinue && head.status == .continue) {
-                    client.write(.head(HTTPResponseHead(version: clientVersion, status: head.status, headers: head.headers)))
-                    client.flush()
-                }
+                relayInterim(head)
                 return
             }
             if head.status == .switchingProtocols && (!wantsUpgrade || !requestEnded) {
@@ -274,8 +292,17 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                         : "101 Switching Protocols for a request that did not ask to upgrade"))
                 return
             }
+            let framing: ResponseFraming.Decision
+            switch ResponseFraming.decide(head.headers, status: Int(head.status.code), isHeadRequest: isHeadRequest) {
+            case .success(let decision):
+                framing = decision
+            case .failure(let refusal):
+                fail(.upstreamProtocolError(host: key.host, reason: refusal.reason))
+                return
+            }
             responseHeadReceived = true
-            let clientHead = makeClientHead(from: head)
+            responseFraming = framing.framing
+            let clientHead = makeClientHead(from: head, framing: framing)
             if let rewriter, !switchingProtocols, rewriter.holdsResponseBody(clientHead, isHeadRequest: isHeadRequest) {
                 heldResponse = (clientHead, HeldBody(limit: rewriter.limit))
                 return
@@ -283,6 +310,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             recorder.responseHead(clientHead)
             client.write(.head(clientHead))
             responseHeadWritten = true
+            clientSawResponse = true
         case .body(let buffer):
             if heldResponse != nil {
                 holdResponseBody(buffer)
@@ -339,7 +367,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             client.switchToRawBytes(upstream: upstream.channel)
             return
         }
-        if requestFullyWritten && upstreamKeepAlive && !wantsUpgrade {
+        // Back to the pool only when both messages ended where both sides agree they did.
+        if requestFullyWritten && upstreamKeepAlive && !wantsUpgrade && responseFraming != .untilClose {
             pool.checkin(key, channel: upstream.channel, handler: upstream.handler)
         } else {
             upstream.channel.close(promise: nil)
@@ -356,10 +385,11 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         services.sink.record(recorder.finish(error: nil))
         client.completeResponse(
-            trailers: trailers, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
+            trailers: trailers.flatMap(TrailerFields.forwardable), close: closeClientAfterResponse || !requestEnded,
+            requestEnded: requestEnded)
     }
 
-    private func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
+    func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
         finished = true
         heldResponse = nil
         if let upstream {
@@ -382,9 +412,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     /// The origin's head as the client gets it (`ClientResponseHead`), with a rewrite rule's
     /// status and header edits; remembers what it decided about the connection.
-    private func makeClientHead(from head: HTTPResponseHead) -> HTTPResponseHead {
+    private func makeClientHead(from head: HTTPResponseHead, framing: ResponseFraming.Decision) -> HTTPResponseHead {
         let decided = ClientResponseHead(
-            from: head, clientVersion: clientVersion, clientKeepAlive: clientKeepAlive, inputClosed: client.inputClosed,
+            from: head, framing: framing, clientVersion: clientVersion, clientKeepAlive: clientKeepAlive, inputClosed: client.inputClosed,
             wantsUpgrade: wantsUpgrade, isHeadRequest: isHeadRequest)
         switchingProtocols = decided.switchingProtocols
         upstreamKeepAlive = head.isKeepAlive

@@ -237,14 +237,18 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .headerOverflow = parserError {
             failure = .headersTooLarge(limit: services.configuration.maxRequestHeaderBytes)
         } else {
-            failure = .badRequest(reason: "malformed HTTP request (\(parserError))")
+            failure = .badRequest(reason: "malformed request: \(parserError.reason)")
         }
+        // Whatever happens, nothing after this on the connection can be trusted: it closes.
         switch state {
         case .idle, .draining:
             answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
-        case .forwarding, .answering, .tunnelling, .done:
-            // Mid-exchange the stream cannot be trusted any more.
-            abortConnection(reason: "the client sent a malformed request (\(parserError))")
+        case .forwarding(let exchange):
+            exchange.requestFailed(failure)
+        case .answering(let local):
+            local.requestFailed(failure)
+        case .tunnelling, .done:
+            abortConnection(reason: "the client sent a malformed request: \(parserError.reason)")
         }
     }
 

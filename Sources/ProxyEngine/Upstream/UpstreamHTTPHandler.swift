@@ -63,8 +63,14 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Adds the HTTP client codec (informational responses forwarded, leftover bytes after an
     /// upgrade forwarded to whatever replaces the decoder) and this handler.
+    ///
+    /// The encoder never adds or removes framing headers: every request head the engine sends
+    /// carries exactly the framing it decided (`RequestFraming`), and NIO's own guess (it drops
+    /// `Content-Length` for TRACE, ignores `Transfer-Encoding: Chunked`) would unframe a body.
     static func installPipeline(on pipeline: ChannelPipeline.SynchronousOperations, timeout: TimeAmount) throws {
-        try pipeline.addHandler(HTTPRequestEncoder())
+        var encoding = HTTPRequestEncoder.Configuration()
+        encoding.automaticallySetFramingHeaders = false
+        try pipeline.addHandler(HTTPRequestEncoder(configuration: encoding))
         try pipeline.addHandler(
             ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .forward)))
         try pipeline.addHandler(UpstreamHTTPHandler(timeout: timeout))

@@ -43,8 +43,10 @@ final class ProxyHarness: Sendable {
     ///   pin registry lives there); nil keeps CONNECT a byte tunnel.
     /// - Parameter rules: the rules in force; a test swaps them (`replace(with:source:)`) to act
     ///   as a reload of the rules file.
+    /// - Parameter threads: event loops; each has its own upstream pool, so tests that need two
+    ///   clients to share pooled connections use 1.
     static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
-                      rules: LiveRules = LiveRules(),
+                      rules: LiveRules = LiveRules(), threads: Int = 2,
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -73,7 +75,7 @@ final class ProxyHarness: Sendable {
         configuration.listenPort = 0
         configure(&configuration)
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let threadPool = NIOThreadPool(numberOfThreads: 1)
         threadPool.start()
         let server = ProxyServer(configuration: configuration, sink: writer, group: group,

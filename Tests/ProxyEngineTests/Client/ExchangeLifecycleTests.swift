@@ -16,7 +16,7 @@ final class ExchangeLifecycleTests: XCTestCase {
         XCTAssertFalse(harness.client.isActive)
         XCTAssertFalse(upstream.isActive, "the upstream connection is not left running")
         XCTAssertEqual(harness.sink.flows.count, 1)
-        XCTAssertTrue(harness.sink.flows.first?.error?.hasPrefix("the client sent a malformed request") ?? false)
+        XCTAssertTrue(harness.sink.flows.first?.error?.hasPrefix("bad request: malformed request: ") ?? false)
     }
 
     /// A 101 for a request that did not ask to upgrade is a 502, and that connection is not reused.
