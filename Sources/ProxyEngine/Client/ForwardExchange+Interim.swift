@@ -33,6 +33,16 @@ extension ForwardExchange {
         client.write(.head(HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)))
         client.flush()
     }
+
+    /// Whether a request that failed on a pooled connection before any response may be sent
+    /// again on a new one: only safe methods (RFC 9110 §9.2.1), stricter than "idempotent"
+    /// (§9.2.2), so nothing that changes state on the origin ever runs twice.
+    static func isRetriable(_ method: HTTPMethod) -> Bool {
+        switch method {
+        case .GET, .HEAD, .OPTIONS, .TRACE: return true
+        default: return false
+        }
+    }
 }
 
 extension TrailerFields {

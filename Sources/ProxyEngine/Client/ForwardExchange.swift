@@ -15,7 +15,7 @@ import Rules
 final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     unowned let client: HTTPProxyHandler
     let services: ProxyServices
-    private let pool: UpstreamConnectionPool
+    let pool: UpstreamConnectionPool
     let key: UpstreamConnectionPool.Key
     var recorder: ExchangeRecorder
     var upstreamHead: HTTPRequestHead
@@ -25,13 +25,16 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     /// The request asks for a protocol upgrade (WebSocket) and the upgrade headers are forwarded.
     private let wantsUpgrade: Bool
     /// How to reach the origin over TLS (nil: plain HTTP).
-    private let upstreamTLS: UpstreamTLSTarget?
+    let upstreamTLS: UpstreamTLSTarget?
     /// A dns rule's addresses for the upstream connection.
-    private let addresses: [String]?
+    let addresses: [String]?
     let rewriter: ExchangeRewriter?
 
     var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
-    private var usingPooledConnection = false
+    var usingPooledConnection = false
+    /// The upstream connection is bound to this client (NTLM/Negotiate): it goes back to the
+    /// client's private connections, never to the shared pool.
+    var connectionBound = false
     /// `start` waits for a held request body to be released.
     var startDeferred = false
     /// The proxy answered the client's `Expect: 100-continue` itself (a held request body).
@@ -44,7 +47,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     var requestEnded = false
     /// The request's trailers, kept so a retried request can be ended again.
     var requestTrailers: HTTPHeaders?
-    private var requestFullyWritten = false
+    var requestFullyWritten = false
     private var responseHeadReceived = false
     var responseHeadWritten = false
     /// The response held for a rewrite: its head as the client will get it, and the body so far.
@@ -105,79 +108,6 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         self.upstreamHead = HTTPRequestHead(version: .http1_1, method: head.method, uri: target.pathAndQuery,
                                             headers: headers)
-    }
-
-    // MARK: starting
-
-    func start() {
-        // A request whose body is held is sent only once it is whole: an upstream connection
-        // taken now would sit idle meanwhile (and the origin may close it).
-        if heldRequest != nil {
-            startDeferred = true
-            return
-        }
-        if let (channel, handler) = pool.checkout(key) {
-            usingPooledConnection = true
-            attach(channel: channel, handler: handler, timings: .reused)
-        } else {
-            connectFresh()
-        }
-    }
-
-    private func connectFresh() {
-        client.setReadsPaused(true, by: .connecting)
-        let eventLoop = client.eventLoop
-        services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
-                                   on: eventLoop)
-            .assumeIsolated()
-            .whenComplete { result in
-                // The client may have left while connecting (`clientClosed` finished us); its
-                // handler can be gone by now, so nothing may touch `client` then.
-                guard !self.finished else {
-                    if case .success(let (channel, _)) = result { channel.close(promise: nil) }
-                    return
-                }
-                self.client.setReadsPaused(false, by: .connecting)
-                switch result {
-                case .success(let (channel, timings)):
-                    guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
-                    else {
-                        channel.close(promise: nil)
-                        self.fail(.connectFailed(host: self.key.host, port: self.key.port, reason: "no HTTP pipeline"))
-                        return
-                    }
-                    self.attach(channel: channel, handler: handler, timings: timings)
-                case .failure(let error):
-                    self.fail(error as? ProxyFailure ?? .connectFailed(host: self.key.host, port: self.key.port, reason: "\(error)"))
-                }
-            }
-    }
-
-    private func attach(channel: any Channel, handler: UpstreamHTTPHandler, timings: UpstreamConnectTimings) {
-        upstream = (channel, handler)
-        handler.delegate = self
-        recorder.upstreamConnected(timings, tls: handler.tlsSession, serverAddress: handler.serverAddress)
-        guard heldRequest == nil else { return }  // the head goes with the rewritten body
-        sendRequestSoFar(on: handler)
-    }
-
-    /// Sends the head and whatever of the request arrived before the connection was up.
-    func sendRequestSoFar(on handler: UpstreamHTTPHandler) {
-        handler.send(.head(upstreamHead))
-        for part in pendingParts {
-            handler.send(part)
-        }
-        pendingParts.removeAll()
-        if requestEnded {
-            handler.send(.end(requestTrailers))
-            markRequestWritten()
-        }
-        handler.flush()
-    }
-
-    private func markRequestWritten() {
-        requestFullyWritten = true
-        recorder.requestFullySent()
     }
 
     // MARK: from the client
@@ -302,6 +232,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             }
             responseHeadReceived = true
             responseFraming = framing.framing
+            if !connectionBound {
+                connectionBound = ConnectionBoundAuth.binds(
+                    authorization: upstreamHead.headers["authorization"], wwwAuthenticate: head.headers["www-authenticate"])
+            }
             let clientHead = makeClientHead(from: head, framing: framing)
             if let rewriter, !switchingProtocols, rewriter.holdsResponseBody(clientHead, isHeadRequest: isHeadRequest) {
                 heldResponse = (clientHead, HeldBody(limit: rewriter.limit))
@@ -344,8 +278,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         upstream = nil
         // A pooled connection the origin had already closed: replay a body-less request once on
-        // a new connection, as browsers do.
-        if usingPooledConnection && !responseHeadReceived && !requestHadBody && !(error is UpstreamTimeoutError) {
+        // a new connection, as browsers do — only a safe method, and only while nothing of a
+        // response reached the client (RFC 9110 §9.2.2: a POST must never run twice).
+        if usingPooledConnection && !responseHeadReceived && !requestHadBody && !clientSawResponse
+            && Self.isRetriable(upstreamHead.method) && !(error is UpstreamTimeoutError) {
             usingPooledConnection = false
             connectFresh()
             return
@@ -369,7 +305,11 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         // Back to the pool only when both messages ended where both sides agree they did.
         if requestFullyWritten && upstreamKeepAlive && !wantsUpgrade && responseFraming != .untilClose {
-            pool.checkin(key, channel: upstream.channel, handler: upstream.handler)
+            if connectionBound {
+                client.privateUpstreams.checkin(key, channel: upstream.channel, handler: upstream.handler)
+            } else {
+                pool.checkin(key, channel: upstream.channel, handler: upstream.handler)
+            }
         } else {
             upstream.channel.close(promise: nil)
         }

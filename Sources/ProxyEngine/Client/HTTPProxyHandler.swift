@@ -53,6 +53,8 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var state: State = .idle
     private(set) var context: ChannelHandlerContext?
     private(set) var pool: UpstreamConnectionPool?
+    /// Upstream connections an origin bound to this client's login (NTLM, Negotiate).
+    let privateUpstreams = PrivateUpstreamConnections()
     private var pauseReasons: PauseReasons = []
     private var readPending = false
     private var idleTimer = DeadlineTimer()
@@ -83,6 +85,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         idleTimer.cancel()
+        privateUpstreams.closeAll()
         self.context = nil
     }
 
@@ -203,6 +206,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         idleTimer.cancel()
+        privateUpstreams.closeAll()
         let previous = state
         state = .done
         switch previous {

@@ -57,11 +57,12 @@ final class ExchangeLifecycleTests: XCTestCase {
         let first = try XCTUnwrap(harness.upstream)
         _ = try harness.originReceived(on: first)
 
-        try harness.clientSends("POST http://a.test/2 HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        // A safe method with an empty chunked body: retried (a POST would not be: PoolSafetyTests).
+        try harness.clientSends("GET http://a.test/2 HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
         first.pipeline.fireChannelInactive()
         XCTAssertEqual(harness.connector.connects.count, 2)
         let sent = try harness.originReceived()
-        XCTAssertTrue(sent.hasPrefix("POST /2 HTTP/1.1\r\n"), sent)
+        XCTAssertTrue(sent.hasPrefix("GET /2 HTTP/1.1\r\n"), sent)
         XCTAssertTrue(sent.hasSuffix("\r\n\r\n0\r\n\r\n"), "the empty chunked body is terminated: \(sent)")
         harness.loop.advanceTime(by: .seconds(6))
         XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"),
