@@ -20,7 +20,7 @@ extension ForwardExchange {
             return
         }
         guard clientVersion.major == 1 && clientVersion.minor >= 1,
-              !(answeredContinue && head.status == .continue) else { return }
+              !(answeredContinue && head.status.code == 100) else { return }
         var headers = head.headers
         if Self.hasHopByHopHeader(headers) {
             let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),

@@ -205,12 +205,14 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         switch part {
         case .head(let head):
+            // Taken for every head, in order, so the origin's phrases stay matched to heads.
+            let status = upstream?.handler.statusWithOriginPhrase(head.status) ?? head.status
             if head.status.code < 100 {
                 fail(.upstreamProtocolError(host: key.host, reason: "status \(head.status.code) is not an HTTP status code"))
                 return
             }
             if head.status.code < 200 && head.status != .switchingProtocols {
-                relayInterim(head)
+                relayInterim(HTTPResponseHead(version: head.version, status: status, headers: head.headers))
                 return
             }
             if head.status == .switchingProtocols && (!wantsUpgrade || !requestEnded) {
@@ -236,7 +238,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                 connectionBound = ConnectionBoundAuth.binds(
                     authorization: upstreamHead.headers["authorization"], wwwAuthenticate: head.headers["www-authenticate"])
             }
-            let clientHead = makeClientHead(from: head, framing: framing)
+            var clientHead = makeClientHead(from: head, framing: framing)
+            if clientHead.status.code == status.code && clientHead.status.reasonPhrase == head.status.reasonPhrase {
+                clientHead.status = status  // the origin's phrase, unless a rewrite set a status
+            }
             if let rewriter, !switchingProtocols, rewriter.holdsResponseBody(clientHead, isHeadRequest: isHeadRequest) {
                 heldResponse = (clientHead, HeldBody(limit: rewriter.limit))
                 return

@@ -165,3 +165,32 @@ final class FramingTranscriptTests: XCTestCase {
                        "\(harness.sink.flows.map { $0.error ?? "-" })")
     }
 }
+
+/// The origin's reason phrases survive NIO's decoder (`StatusLineTap`).
+final class ReasonPhraseTests: XCTestCase {
+    /// A custom phrase on a final response, and on interim ones before it, reach the client and
+    /// the flow; a 103 NIO has no name for keeps the origin's.
+    func testOriginPhrasesAreKept() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 Totally Fine\r\nContent-Length: 2\r\n\r\nok")
+        XCTAssertEqual(try harness.clientReceived(),
+                       "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 Totally Fine\r\nContent-Length: 2\r\n\r\nok")
+        XCTAssertEqual(harness.sink.flows.first?.reason, "Totally Fine")
+        // The next exchange on the same connection reads its own status line, split across reads.
+        try harness.clientSends("GET http://a.test/y HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 404 Nope")
+        try harness.originSends(" Nope\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 404 Nope Nope\r\nContent-Length: 0\r\n\r\n")
+        XCTAssertEqual(harness.connector.connects.count, 1)
+    }
+
+    /// Control bytes in a phrase are not passed on: the phrase is left empty.
+    func testHostilePhrasesAreDropped() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 A\u{1B}[2JB\r\nContent-Length: 0\r\n\r\n")
+        let answer = try harness.clientReceived()
+        XCTAssertFalse(answer.contains("\u{1B}"), answer)
+    }
+}
