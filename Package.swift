@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
 
 /// ProxyApp: an intercepting HTTP/HTTPS proxy with a terminal UI.
@@ -189,10 +190,25 @@ let package = Package(
             dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // Test support: the engine's client pipeline in memory (EngineHarness, fake upstreams) and an
+        // independent strict HTTP/1.1 request parser; shared by the engine's tests, the end-to-end
+        // tests and the request-path fuzzer. Uses `@testable import ProxyEngine`: debug builds only.
+        .target(
+            name: "EngineTestSupport",
+            dependencies: [
+                "ProxyEngine", "ProxyModel", "Rules",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Support/EngineTestSupport"
+        ),
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors", "EngineTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -220,6 +236,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
+                "EngineTestSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -231,3 +248,17 @@ let package = Package(
         ),
     ]
 )
+
+// The request-path fuzzer (fuzz/run-request-path.sh), only when asked for: it has no `main` of
+// its own (libFuzzer supplies it), so an ordinary build could not link it.
+if ProcessInfo.processInfo.environment["PROXYAPP_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "proxyapp-fuzz-request-path",
+        dependencies: ["EngineTestSupport", "ProxyEngine", "ProxyModel",
+                       .product(name: "NIOCore", package: "swift-nio"),
+                       .product(name: "NIOEmbedded", package: "swift-nio")],
+        path: "fuzz/RequestPath",
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    ))
+}
+

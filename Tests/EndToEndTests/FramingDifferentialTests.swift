@@ -1,8 +1,10 @@
+import EngineTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
 import ProxyModel
+import Rules
 import XCTest
 
 /// Request smuggling, tried the way an attacker would: raw requests whose framing is ambiguous
@@ -51,6 +53,24 @@ final class FramingDifferentialTests: XCTestCase {
         }
     }
 
+    /// A block rule on `/admin*` cannot be bypassed by hiding `/admin` in a body: with every
+    /// variant, the origin never receives it (before the fix, the origin served it and nothing
+    /// was captured).
+    func testBlockRuleCannotBeBypassedBySmuggling() async throws {
+        let rules = try RulesFile.parse("rules:\n  - name: no admin\n    match: { host: \"*\", path: \"/admin*\" }\n    block: {}\n",
+                                        file: "rules.yml", baseDirectory: "/")
+        try await FramingBench.run(rules: LiveRules(rules)) { bench in
+            for tunnel in [false, true] {
+                for (index, variant) in FramingVariant.all(smuggledPrefix: "/admin") {
+                    _ = try? await bench.send(variant, index: index, tunnel: tunnel)
+                }
+                let origin = bench.origin(tunnel: tunnel)
+                XCTAssertEqual(origin.requests(containing: "/admin").map(\.request.target), [], tunnel ? "TLS" : "plain")
+                XCTAssertGreaterThan(origin.requests.count, 100, "the legal variants still went through")
+            }
+        }
+    }
+
     /// The attacks of the original report, each with what must happen now.
     func testReportedAttacksGetTheseAnswers() async throws {
         try await FramingBench.run { bench in
@@ -84,7 +104,8 @@ struct FramingBench {
     let group: MultiThreadedEventLoopGroup
     let variants = FramingVariant.all()
 
-    static func run(threads: Int = 2, _ body: (FramingBench) async throws -> Void) async throws {
+    static func run(threads: Int = 2, rules: LiveRules = LiveRules(),
+                    _ body: (FramingBench) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-framing-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -99,7 +120,7 @@ struct FramingBench {
         do {
             let clientTrust = try NIOSSLContext(configuration: trust)
             let harness = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) },
-                                                       threads: threads)
+                                                       rules: rules, threads: threads)
             proxy = harness
             try await body(FramingBench(proxy: harness, plainOrigin: plainOrigin, tlsOrigin: tlsOrigin,
                                         clientTrust: clientTrust, group: group))

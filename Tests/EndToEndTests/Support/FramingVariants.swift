@@ -26,9 +26,9 @@ struct FramingVariant {
         return lines.joined(separator: "\r\n") + "\r\n\r\n" + body
     }
 
-    /// A complete request for `/smuggled-N-x`.
-    static func smuggled(_ index: Int) -> String {
-        "GET /smuggled-\(index)-x HTTP/1.1\r\nHost: smuggled.test\r\n\r\n"
+    /// A complete request for `/smuggled-N-x` (or `prefix` instead of `/smuggled`).
+    static func smuggled(_ index: Int, prefix: String = "/smuggled") -> String {
+        "GET \(prefix)-\(index)-x HTTP/1.1\r\nHost: smuggled.test\r\n\r\n"
     }
 
     static func chunked(_ payload: String, extensions: String = "", trailers: [String] = []) -> String {
@@ -37,7 +37,8 @@ struct FramingVariant {
     }
 
     /// Every variant; `index` numbers them so each one's requests can be told apart at the origin.
-    static func all() -> [(index: Int, variant: FramingVariant)] {
+    /// - Parameter smuggledPrefix: the path the hidden request asks for.
+    static func all(smuggledPrefix: String = "/smuggled") -> [(index: Int, variant: FramingVariant)] {
         var variants: [FramingVariant] = []
         let everyMethod = ["GET", "HEAD", "DELETE", "OPTIONS", "PURGE", "POST", "PUT", "TRACE"]
         let someMethods = ["GET", "POST", "PURGE"]
@@ -46,7 +47,7 @@ struct FramingVariant {
                  headers: @escaping (_ length: Int) -> [String], body: @escaping (_ payload: String) -> String) {
             for method in methods {
                 index += 1
-                let payload = smuggled(index)
+                let payload = smuggled(index, prefix: smuggledPrefix)
                 let sent = body(payload)
                 variants.append(FramingVariant(name: "\(method) \(name)", method: method, version: version,
                                                headers: headers(sent.utf8.count), body: sent))

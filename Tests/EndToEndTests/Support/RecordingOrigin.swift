@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore

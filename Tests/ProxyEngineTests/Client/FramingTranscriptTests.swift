@@ -4,6 +4,7 @@ import NIOHTTP1
 import ProxyCore
 import ProxyModel
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// Message framing as transcripts: the exact bytes the origin gets for requests that try to

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// The shared upstream pool never carries one client's state to another, and never makes an

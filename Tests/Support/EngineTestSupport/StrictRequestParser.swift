@@ -6,27 +6,27 @@
 /// that. This one accepts only unambiguous framing: CRLF line ends, no obs-fold, header names
 /// that are tokens, at most one of `Content-Length` (digits) and `Transfer-Encoding: chunked`
 /// (exactly that coding), well-formed chunks. Anything else is an error, never a guess.
-struct StrictRequestParser {
-    struct Request: Equatable {
-        var method: String
-        var target: String
-        var version: String
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
-        var trailers: [(name: String, value: String)]
+public struct StrictRequestParser {
+    public struct Request: Equatable, Sendable {
+        public var method: String
+        public var target: String
+        public var version: String
+        public var headers: [(name: String, value: String)]
+        public var body: [UInt8]
+        public var trailers: [(name: String, value: String)]
 
-        static func == (lhs: Request, rhs: Request) -> Bool {
+        public static func == (lhs: Request, rhs: Request) -> Bool {
             lhs.method == rhs.method && lhs.target == rhs.target && lhs.version == rhs.version && lhs.body == rhs.body
                 && lhs.headers.elementsEqual(rhs.headers, by: ==) && lhs.trailers.elementsEqual(rhs.trailers, by: ==)
         }
 
         /// Every value of header `name` (case-insensitive).
-        func values(_ name: String) -> [String] {
+        public func values(_ name: String) -> [String] {
             headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
         }
     }
 
-    enum Outcome: Equatable {
+    public enum Outcome: Equatable, Sendable {
         /// One request and how many bytes it used.
         case request(Request, consumed: Int)
         case needMoreData
@@ -34,10 +34,10 @@ struct StrictRequestParser {
     }
 
     /// Limits that keep a hostile stream from costing the tests memory.
-    static let maxHeadBytes = 64 << 10
+    public static let maxHeadBytes = 64 << 10
 
     /// Parses the first request in `bytes`.
-    static func parse(_ bytes: [UInt8]) -> Outcome {
+    public static func parse(_ bytes: [UInt8]) -> Outcome {
         var reader = Reader(bytes: bytes)
         guard let requestLine = reader.line() else {
             return bytes.count > maxHeadBytes ? .invalid("request line too long") : .needMoreData
@@ -90,7 +90,7 @@ struct StrictRequestParser {
     }
 
     /// Every request in `bytes`, in order, and what is left: an error, or a partial request.
-    static func parseAll(_ bytes: [UInt8]) -> (requests: [Request], error: String?, leftover: Int) {
+    public static func parseAll(_ bytes: [UInt8]) -> (requests: [Request], error: String?, leftover: Int) {
         var requests: [Request] = []
         var offset = 0
         while offset < bytes.count {
