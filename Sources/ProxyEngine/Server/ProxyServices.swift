@@ -15,6 +15,10 @@ final class ProxyServices: Sendable {
     let sink: any FlowSink
     let connector: any UpstreamConnecting
     let pools: UpstreamPools
+    /// How many connections the proxy holds at most (from the open-file limit or the flags).
+    let budget: ConnectionBudget
+    /// Client connections open now, against `budget.maxConnections`.
+    let connectionLimit: ConnectionLimit
     /// HTTPS interception; nil means CONNECT is always a byte tunnel.
     let interception: TLSInterception?
     /// The rules file's current rules; each request and tunnel reads it once.
@@ -23,15 +27,20 @@ final class ProxyServices: Sendable {
     let blockingWork: any BlockingWork
     let logger: Logger
 
+    /// - Parameter eventLoops: how many loops share the idle upstream budget (one pool each).
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-         blockingWork: any BlockingWork = NIOThreadPool.singleton, logger: Logger) {
+         blockingWork: any BlockingWork = NIOThreadPool.singleton, eventLoops: Int = 1, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector
         self.interception = interception
         self.rules = rules
         self.blockingWork = blockingWork
+        let budget = ConnectionBudget(
+            descriptorLimit: DescriptorLimit.soft, maxConnections: configuration.maxConnections, eventLoops: eventLoops)
+        self.budget = budget
+        self.connectionLimit = ConnectionLimit(maximum: budget.maxConnections)
         self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin)
         self.logger = logger
     }
