@@ -23,6 +23,9 @@ public struct ProxyConfiguration: Sendable {
     /// Client connections served at once; more are answered 503 (`--max-connections`). nil
     /// derives it from the open-file limit (`ConnectionBudget`).
     public var maxConnections: Int?
+    /// Idle upstream connections kept in all, split evenly between the event loops; nil derives
+    /// it from `maxConnections` (`ConnectionBudget`).
+    public var maxIdleUpstreamConnections: Int?
     /// The root CA the built-in pages offer for download (nil: HTTPS interception is off).
     public var rootCertificate: RootCertificateDownload?
 

@@ -38,10 +38,12 @@ final class ProxyServices: Sendable {
         self.rules = rules
         self.blockingWork = blockingWork
         let budget = ConnectionBudget(
-            descriptorLimit: DescriptorLimit.soft, maxConnections: configuration.maxConnections, eventLoops: eventLoops)
+            descriptorLimit: DescriptorLimit.soft, maxConnections: configuration.maxConnections,
+            maxIdleUpstream: configuration.maxIdleUpstreamConnections, eventLoops: eventLoops)
         self.budget = budget
         self.connectionLimit = ConnectionLimit(maximum: budget.maxConnections)
-        self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin)
+        self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin,
+                                   maxIdlePerLoop: budget.maxIdleUpstreamPerLoop)
         self.logger = logger
     }
 }
@@ -61,7 +63,10 @@ extension UpstreamConnector: UpstreamConnecting {}
 /// One `UpstreamConnectionPool` per event loop.
 ///
 /// The lock only guards finding a loop's pool (once per client connection); the pool itself is
-/// used only on its own loop.
+/// used only on its own loop. The idle budget is split evenly between the loops rather than
+/// shared: a shared count would put a cross-thread operation on every check-in, and making
+/// room would mean closing another loop's connection from the wrong thread. Accepted
+/// connections are dealt to the loops in turn, so their demand is even.
 final class UpstreamPools: Sendable {
     private struct UncheckedPool: @unchecked Sendable {
         let pool: UpstreamConnectionPool
@@ -69,9 +74,11 @@ final class UpstreamPools: Sendable {
 
     private let pools = NIOLockedValueBox<[ObjectIdentifier: UncheckedPool]>([:])
     private let maxIdlePerKey: Int
+    private let maxIdlePerLoop: Int
 
-    init(maxIdlePerKey: Int) {
+    init(maxIdlePerKey: Int, maxIdlePerLoop: Int) {
         self.maxIdlePerKey = maxIdlePerKey
+        self.maxIdlePerLoop = maxIdlePerLoop
     }
 
     /// The pool of `eventLoop`; call it on that loop only.
@@ -80,7 +87,7 @@ final class UpstreamPools: Sendable {
         let key = ObjectIdentifier(eventLoop)
         return pools.withLockedValue { pools in
             if let existing = pools[key] { return existing.pool }
-            let pool = UpstreamConnectionPool(maxIdlePerKey: maxIdlePerKey)
+            let pool = UpstreamConnectionPool(maxIdlePerKey: maxIdlePerKey, maxIdle: maxIdlePerLoop)
             pools[key] = UncheckedPool(pool: pool)
             return pool
         }
