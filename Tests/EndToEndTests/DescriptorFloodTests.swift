@@ -77,6 +77,7 @@ final class DescriptorFloodTests: XCTestCase {
             XCTAssertTrue(proxy.output.contains("Connections: at most 20 clients at once, more get 503 (--max-connections)"),
                           proxy.output)
             XCTAssertFalse(proxy.output.contains("warning: --max-connections"), proxy.output)
+            let baseline = try XCTUnwrap(proxy.openDescriptors)
 
             // 150 connections: more than the proxy's 128 descriptors.
             let (clients, statuses) = try flood(proxy, count: 150)
@@ -117,6 +118,15 @@ final class DescriptorFloodTests: XCTestCase {
                 if admitted < 20 { try await Task.sleep(nanoseconds: 200_000_000) }  // closes still being seen
             } while admitted < 20 && rounds < 25
             XCTAssertEqual(admitted, 20)
+
+            // And every descriptor of the flood was closed again.
+            var open = Int.max
+            for _ in 0..<100 {
+                open = try XCTUnwrap(proxy.openDescriptors)
+                if open <= baseline { break }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            XCTAssertLessThanOrEqual(open, baseline, "descriptors left open after the flood")
         }
     }
 
