@@ -36,6 +36,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds an origin may stay silent mid-exchange (then 504).")
     var upstreamTimeout: Int = 60
 
+    @Option(help: ArgumentHelp(
+        "Client connections served at once; one more is answered 503 and closed.",
+        discussion: "Default: from the open-file limit L (raised to its hard limit at start), (L - 64) * 4 / 9, "
+            + "so every connection can hold its upstream connection too (426 for L = 1024).",
+        valueName: "n"))
+    var maxConnections: Int?
+
     @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
 
     @OptionGroup(title: "Rules") var rulesOptions: RulesOptions
@@ -58,11 +65,15 @@ struct RunCommand: AsyncParsableCommand {
                               ("--upstream-timeout", upstreamTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
         }
+        if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
+            throw ValidationError("--max-connections must be between 1 and \(1 << 30) (got \(maxConnections)).")
+        }
     }
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         MemoryTuning.apply()
+        let descriptors = DescriptorLimit.raiseSoftToHard()
 
         let logger = Logger(label: "proxyapp")
         let directory = data.directory
@@ -96,6 +107,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.connectTimeout = .seconds(Int64(connectTimeout))
         configuration.upstreamTimeout = .seconds(Int64(upstreamTimeout))
         configuration.rootCertificate = https?.rootCertificate
+        configuration.maxConnections = maxConnections
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let threadPool = NIOThreadPool(numberOfThreads: 4)
@@ -122,6 +134,8 @@ struct RunCommand: AsyncParsableCommand {
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         banner += initialRules.banner
+        banner += descriptors.bannerLine.map { $0 + "\n" } ?? ""
+        banner += server.budget.bannerLines
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
         }

@@ -40,6 +40,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
     }
 
+    /// `--max-connections`: a positive count, absent by default (derived from the open-file limit).
+    func testMaxConnectionsFlag() throws {
+        for bad in ["0", "-5", "1073741825", "99999999999999999999", "many", "1e3"] {
+            assertRejected(["--max-connections", bad], mentioning: "--max-connections")
+        }
+        XCTAssertEqual(try RunCommand.parse(["--max-connections", "1"]).maxConnections, 1)
+        XCTAssertEqual(try RunCommand.parse(["--max-connections", "1073741824"]).maxConnections, 1 << 30)
+        XCTAssertNil(try RunCommand.parse([]).maxConnections)
+    }
+
     /// The HTTPS options: a missing --upstream-ca file and contradictory flags are refused up front.
     func testRunRejectsBadHTTPSFlags() throws {
         assertRejected(["--upstream-ca", "/nonexistent/ca.pem"], mentioning: "--upstream-ca /nonexistent/ca.pem: no readable file")

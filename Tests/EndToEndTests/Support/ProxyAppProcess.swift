@@ -39,9 +39,10 @@ final class ProxyAppProcess {
     /// Runs `proxyapp run --headless --quiet --listen 127.0.0.1:0 --data-dir DIR` and waits (at
     /// most `timeout` seconds) for `ProxyApp listening on http://127.0.0.1:PORT` on its output,
     /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`.
-    /// `arguments` follow `run`'s own.
+    /// `arguments` follow `run`'s own. `launcher` is a command that execs the proxy in its own
+    /// process (`["/usr/bin/prlimit", "--nofile=128:128"]`), so the process is still the proxy.
     static func startHeadless(executable: String, dataDirectory: URL, arguments: [String] = [],
-                              timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
+                              launcher: [String] = [], timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let outputFile = dataDirectory.appendingPathComponent("proxyapp-output.txt")
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
@@ -49,8 +50,9 @@ final class ProxyAppProcess {
         defer { try? output.close() }
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path]
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable])
+            + ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path]
             + arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": dataDirectory.path]
         process.standardInput = FileHandle.nullDevice
@@ -74,6 +76,25 @@ final class ProxyAppProcess {
         if running { kill(process.processIdentifier, SIGKILL) }
         throw Failure(description: "proxyapp run printed no listening line "
             + (running ? "within \(Int(timeout)) s" : "(exit \(process.terminationStatus))") + "; output:\n\(text)")
+    }
+
+    /// The proxy's process id (for `/proc/PID/…`).
+    var processIdentifier: Int32 { process.processIdentifier }
+
+    /// User plus system CPU time the proxy used so far, in clock ticks (`/proc/PID/stat`
+    /// fields 14 and 15; 100 a second on Linux).
+    var cpuTicks: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
+              let nameEnd = text.lastIndex(of: ")") else { return nil }
+        // The fields after the command name start with field 3 (state).
+        let fields = text[text.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// How many descriptors the proxy has open (`/proc/PID/fd`).
+    var openDescriptors: Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(processIdentifier)/fd"))?.count
     }
 
     /// Everything the proxy printed so far.
