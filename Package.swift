@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
+                "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
