@@ -82,6 +82,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
         }
+        // Before the CA is loaded: `ca regenerate` refuses while this is held (see RunningProxies).
+        let marker = try RunningProxies.mark(dataDirectory: directory)
+        defer { marker.release() }
         let database: TrafficDatabase
         do {
             database = try TrafficDatabase(path: data.databasePath)
@@ -129,6 +132,7 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
         }
         let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
+        marker.update(listen: bound.description)
         var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
         banner += "Capture: \(data.databasePath)\n"

@@ -114,7 +114,7 @@ extension HTTPProxyHandler {
                 let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
                 let sameHost = target.host == host
                 upstreamTLS = UpstreamTLSTarget(
-                    context: interception.upstreamContext,
+                    policy: interception.upstream,
                     serverName: (sameHost ? clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
             }
             let exchange = ForwardExchange(client: self, services: services, pool: pool, request: request,

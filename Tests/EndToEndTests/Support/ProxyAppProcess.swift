@@ -11,9 +11,7 @@ import Glibc
 /// really `.build/<triple>/debug`), so the binary is found beside `/proc/self/exe`.
 final class ProxyAppProcess {
     /// Why the proxy could not be started.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = ServerProcess.Failure
 
     /// The directory this test process runs from (symlinks resolved).
     static var buildDirectory: URL {
@@ -45,37 +43,11 @@ final class ProxyAppProcess {
                               launcher: [String] = [], timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let outputFile = dataDirectory.appendingPathComponent("proxyapp-output.txt")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputFile)
-        defer { try? output.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
-        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable])
-            + ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path]
-            + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": dataDirectory.path]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-
-        let prefix = "ProxyApp listening on http://127.0.0.1:"
-        let deadline = Date().addingTimeInterval(timeout)
-        var text = ""
-        repeat {
-            text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
-               let port = Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) {
-                return ProxyAppProcess(port: port, process: process, outputFile: outputFile)
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        } while Date() < deadline
-        let running = process.isRunning
-        if running { kill(process.processIdentifier, SIGKILL) }
-        throw Failure(description: "proxyapp run printed no listening line "
-            + (running ? "within \(Int(timeout)) s" : "(exit \(process.terminationStatus))") + "; output:\n\(text)")
+        let arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + arguments
+        let (process, port) = try await ServerProcess.start(
+            executable, arguments, launcher: launcher, home: dataDirectory, outputFile: outputFile,
+            portPrefix: "ProxyApp listening on http://127.0.0.1:", timeout: timeout)
+        return ProxyAppProcess(port: port, process: process, outputFile: outputFile)
     }
 
     /// The proxy's process id (for `/proc/PID/…`).
@@ -99,6 +71,13 @@ final class ProxyAppProcess {
 
     /// Everything the proxy printed so far.
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+
+    /// Ends the proxy with SIGKILL (no clean-up of its own runs) and waits for it.
+    func killHard() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
 
     /// Sends SIGTERM and waits up to `timeout` seconds for the exit (then SIGKILL); returns
     /// whether it exited on SIGTERM.

@@ -5,6 +5,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// `--max-connections`: one slot per accepted connection, given back exactly once however the
