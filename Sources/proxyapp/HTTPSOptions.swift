@@ -25,6 +25,10 @@ struct HTTPSOptions: ParsableArguments {
             help: "How long a host whose clients rejected our certificate is passed through (e.g. 7d, 12h).")
     var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
 
+    @Option(name: .customLong("first-bytes-timeout"),
+            help: "How long a CONNECT tunnel waits for the client's first bytes to complete a TLS ClientHello or HTTP request line before relaying it undecrypted (e.g. 30s).")
+    var firstBytesTimeout: DurationArgument = DurationArgument(seconds: 30)
+
     func validate() throws {
         if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
             throw ValidationError("--upstream-ca \(upstreamCA): no readable file there. Pass a PEM file of CA certificates.")
@@ -68,7 +72,8 @@ struct HTTPSOptions: ParsableArguments {
             throw CLIError("cannot read the pinned hosts from the capture database: \(error). Pass another --data-dir.")
         }
         let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
-        let interception = TLSInterception(identities: leaves, upstreamContext: upstreamContext, pins: pins)
+        var interception = TLSInterception(identities: leaves, upstreamContext: upstreamContext, pins: pins)
+        interception.firstBytesTimeout = .seconds(Int64(firstBytesTimeout.seconds))
         let name = authority.certificate.subject.description
         let root = RootCertificateDownload(der: authority.certificateDER, pem: authority.certificatePEM,
                                            sha256Fingerprint: authority.sha256Fingerprint, name: name)

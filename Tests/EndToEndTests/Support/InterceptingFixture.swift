@@ -27,7 +27,9 @@ struct InterceptingFixture {
 
     /// - Parameter namedOriginHost: also start an HTTPS origin with a certificate for this name
     ///   (stopped after the proxy, so no pooled connection keeps it waiting).
-    static func run(namedOriginHost: String? = nil, _ body: (InterceptingFixture) async throws -> Void) async throws {
+    /// - Parameter firstBytesTimeout: the longest a tunnel waits for a decision, in seconds.
+    static func run(namedOriginHost: String? = nil, firstBytesTimeout: Double = 30,
+                    _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-intercepting-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -45,7 +47,9 @@ struct InterceptingFixture {
                 started.append(namedOrigin!)
             }
             let rules = LiveRules()
-            let harness = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) }, rules: rules)
+            let harness = try await ProxyHarness.start(interception: { _ in
+                try tls.interception(pins: nil, firstBytesTimeout: firstBytesTimeout)
+            }, rules: rules)
             proxy = harness
             try await body(InterceptingFixture(proxy: harness, origin: origin, tlsOrigin: tlsOrigin, namedOrigin: namedOrigin,
                                               tls: tls, rules: rules))

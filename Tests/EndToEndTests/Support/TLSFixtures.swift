@@ -43,8 +43,9 @@ struct TLSFixtures {
             certificateChain: leaf.certificateChain.map { .certificate($0) }, privateKey: .privateKey(leaf.privateKey)))
     }
 
-    /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up.
-    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 1) throws -> TLSInterception {
+    /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up; `firstBytesTimeout`
+    /// (seconds) is the longest a tunnel waits for a decision (`--first-bytes-timeout`).
+    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 30) throws -> TLSInterception {
         var interception = TLSInterception(
             identities: LeafCertificateCache(minter: try LeafCertificateMinter(authority: proxyCA)),
             upstreamContext: try TLSInterception.makeUpstreamContext(additionalRootsPEMFile: originCAFile.path, verify: true),
