@@ -1,10 +1,86 @@
 import ChildProcess
 import Foundation
+import ProxyCore
 import XCTest
 
-/// Issue 13, the client side of interception, attacked end to end: a slow client, a ClientHello
-/// with record version 0x0300, who speaks first.
+/// Issue 13, the client side of interception, attacked end to end: the one-packet pin attack,
+/// real rejections and their notes, the bounds on pins, a slow client, a ClientHello with record
+/// version 0x0300, who speaks first.
 final class InterceptionHardeningTests: XCTestCase {
+    // MARK: pins
+
+    /// Was: one packet (a TLS 1.3 ClientHello naming www.paypal.com and a junk record, after
+    /// `CONNECT 127.0.0.1:9`) pinned www.paypal.com for everyone for 7 days. The junk was sent
+    /// before the client could have read our certificate: nothing is pinned.
+    func testOnePacketPinAttackPinsNothing() async throws {
+        try await InterceptingFixture.run(pinLimits: .init()) { fixture in
+            let pins = try XCTUnwrap(fixture.pins)
+            for name in ["www.paypal.com", "bank.example", "www.paypal.com"] {
+                let attack = try await ScriptedTLSClient.run(.helloAndJunk, port: fixture.proxy.port, serverName: name,
+                                                             connectTarget: "127.0.0.1:9")
+                XCTAssertEqual(attack.exitCode, 0, attack.errors)
+            }
+            let flows = try await fixture.proxy.waitForFlows(count: 3)
+            XCTAssertEqual(flows.count, 3)
+            for flow in flows {
+                XCTAssertNil(flow.note, "no pin: \(String(describing: flow.note))")
+                XCTAssertTrue(flow.error?.contains("not a pin signal") ?? false, "\(String(describing: flow.error))")
+            }
+            XCTAssertNil(pins.pin(for: "www.paypal.com"))
+            XCTAssertNil(pins.pin(for: "bank.example"))
+            pins.flush()
+            XCTAssertEqual(try fixture.proxy.repository.pinnedDomains(), [])
+        }
+    }
+
+    /// An alert sent with the hello, before our certificate, pins nothing either.
+    func testAlertBeforeOurCertificatePinsNothing() async throws {
+        try await InterceptingFixture.run(pinLimits: .init()) { fixture in
+            let attack = try await ScriptedTLSClient.run(.helloAndAlert, port: fixture.proxy.port, serverName: "a.example",
+                                                         connectTarget: "127.0.0.1:9")
+            XCTAssertEqual(attack.exitCode, 0, attack.errors)
+            _ = try await fixture.proxy.waitForFlows(count: 1)
+            XCTAssertNil(fixture.pins?.pin(for: "a.example"))
+        }
+    }
+
+    /// A real rejection (the alert after our flight, as an OpenSSL client on TLS 1.3 sends it)
+    /// pins the SNI's host, and the CONNECT flow, whose host is 127.0.0.1, names it and why.
+    func testRealRejectionPinsAndTheFlowNamesTheHost() async throws {
+        try await InterceptingFixture.run(pinLimits: .init()) { fixture in
+            let client = try await ScriptedTLSClient.run(.alertAfterFlight, port: fixture.proxy.port,
+                                                         serverName: "www.paypal.com", connectTarget: "127.0.0.1:9")
+            XCTAssertEqual(client.exitCode, 0, client.errors)
+            let flow = try await fixture.proxy.waitForFlows(count: 1).last
+            XCTAssertEqual(flow?.host, "127.0.0.1")
+            XCTAssertEqual(flow?.note, "pinned www.paypal.com: client sent unknown_ca after our certificate (TLS 1.3)")
+            let pin = try XCTUnwrap(fixture.pins?.pin(for: "www.paypal.com"))
+            XCTAssertTrue(pin.evidence.contains("after it the client sent fatal unknown_ca alert (unencrypted)"), pin.evidence)
+        }
+    }
+
+    /// Many hosts rejected by one client: only `--pin-rate` new pins a minute, the table never
+    /// past `--max-pins`, and the refusals noted on the flows.
+    func testPinsFromOneClientAreBounded() async throws {
+        try await InterceptingFixture.run(pinLimits: .init(maximumPins: 3, newPinsPerClientPerMinute: 2)) { fixture in
+            let pins = try XCTUnwrap(fixture.pins)
+            let hosts = (0..<5).map { "h\($0).example" }
+            for host in hosts {
+                let client = try await ScriptedTLSClient.run(.alertAfterFlight, port: fixture.proxy.port, serverName: host,
+                                                             connectTarget: "127.0.0.1:9")
+                XCTAssertEqual(client.exitCode, 0, client.errors)
+            }
+            let flows = try await fixture.proxy.waitForFlows(count: 5)
+            XCTAssertEqual(flows.compactMap(\.note).filter { $0.hasPrefix("pinned ") }.count, 2)
+            XCTAssertEqual(flows.compactMap(\.note).filter {
+                $0 == "not pinned: 127.0.0.1 made 2 new pins in the last minute (--pin-rate)"
+            }.count, 3)
+            XCTAssertEqual(hosts.filter { pins.pin(for: $0) != nil }, ["h0.example", "h1.example"])
+            pins.flush()
+            XCTAssertLessThanOrEqual(try fixture.proxy.repository.pinnedDomains().count, 3)
+        }
+    }
+
     // MARK: who speaks first
 
     /// Was relayed undecrypted, without a note: a client on a slow link whose ClientHello comes

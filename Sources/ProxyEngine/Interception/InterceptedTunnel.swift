@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import ProxyCore
 import ProxyModel
+import ProxyTLS
 import Rules
 
 /// Decides what a CONNECT tunnel carries once the client's first bytes arrive, and sets the
@@ -111,7 +112,7 @@ final class InterceptedTunnel {
             let serverName = hello.serverName
             let name = serverName ?? host
             if let pin = interception.pins?.pin(for: name) {
-                relay(note: "pinned: \(pin.reason)")
+                relay(note: "pinned \(pin.host): \(pin.reason)")
             } else if !rules.sslProxying.decrypts(connectHost: HostName.normalized(host),
                                                   serverName: serverName.map { HostName.normalized($0) }) {
                 flow.appliedRules.append("ssl_proxying")
@@ -145,10 +146,14 @@ final class InterceptedTunnel {
             let context = try TLSInterception.serverContext(for: identity)
             let state = ClientTLSState(serverName: serverName)
             let pipeline = channel.pipeline.syncOperations
+            // The sniffer still holds the client's first bytes: they reach the recorder (and are
+            // read as sent before our certificate) before the TLS handler sees them.
+            let wire = HandshakeWireRecorder(clientInputAlreadyClosed: sniffer?.inputClosed ?? false)
             try pipeline.addHandler(ClientTLSCloseFinisher(state: state))
+            try pipeline.addHandler(wire)
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
-                state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow))
+                state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow, wire: wire))
             installHTTP(scheme: "https", tls: state)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")

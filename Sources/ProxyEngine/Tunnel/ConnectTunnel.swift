@@ -47,7 +47,7 @@ final class ConnectTunnel {
     func start() {
         if let interception = services.interception {
             if let pin = interception.pins?.pin(for: host) {
-                flow.note = "pinned: \(pin.reason)"
+                flow.note = "pinned \(pin.host): \(pin.reason)"
             } else if rules.sslProxying.exclude.matches(normalizedHost: normalizedHost) {
                 // Excluded by its host alone: relay at once, as without interception (a failure
                 // is still a 502 on the CONNECT). Everything else is decided after the
