@@ -5,7 +5,7 @@ import XCTest
 
 /// Issue 13, the client side of interception, attacked end to end: the one-packet pin attack,
 /// real rejections and their notes, the bounds on pins, a slow client, a ClientHello with record
-/// version 0x0300, who speaks first.
+/// version 0x0300, who speaks first, and a wildcard CONNECT host.
 final class InterceptionHardeningTests: XCTestCase {
     // MARK: pins
 
@@ -160,5 +160,36 @@ final class InterceptionHardeningTests: XCTestCase {
         }
         XCTAssertEqual(echo.acceptedConnections, 1, "the connection dialled while the client was silent is the one relayed")
         await echo.shutdown()
+    }
+
+    // MARK: CONNECT hosts
+
+    /// Was: `CONNECT *.com:443` without SNI got a `*.com` certificate minted. A CONNECT host
+    /// that is no host name or IP address is refused before anything is minted or dialled.
+    func testWildcardConnectHostIsRefused() async throws {
+        try await InterceptingFixture.run { fixture in
+            for target in ["*.com:443", "*:443", "a.*.example:443", "a*.example:443", "exa$mple.com:443", "a..b:443"] {
+                let client = try RawClient(port: fixture.proxy.port)
+                try client.send("CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n")
+                let response = try client.readResponse(noBody: true)
+                XCTAssertEqual(response.status, 400, target)
+                XCTAssertTrue(response.header("Proxy-Status")?.contains("http_request_error") ?? false, target)
+            }
+            let flows = try await fixture.proxy.waitForFlows(count: 6)
+            XCTAssertTrue(flows.allSatisfy { $0.error?.contains("is not a host name or an IP address") ?? false },
+                          "\(flows.map(\.error))")
+        }
+    }
+
+    /// Names and addresses a certificate can be made for still work (trailing dot, case).
+    func testOrdinaryConnectHostsAreAccepted() async throws {
+        try await InterceptingFixture.run { fixture in
+            for target in ["LOCALHOST.:\(fixture.tlsOrigin.port)", "127.0.0.1:\(fixture.tlsOrigin.port)",
+                           "[::1]:\(fixture.tlsOrigin.port)", "under_score.example:443"] {
+                let client = try RawClient(port: fixture.proxy.port)
+                try client.send("CONNECT \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+                XCTAssertEqual(try client.readResponse(noBody: true).status, 200, target)
+            }
+        }
     }
 }
