@@ -106,12 +106,17 @@ final class InterceptedTunnel {
         deadlineTimer.cancel()
     }
 
+    /// `proxyapp.cert`: the proxy's own pages, decrypted or plain, never pinned, relayed or dialled.
+    private var isBuiltInPageHost: Bool { BuiltInPages.isReservedHost(host) }
+
     private func decided(_ kind: FirstBytes) {
         switch kind {
         case .tls(let hello):
             let serverName = hello.serverName
             let name = serverName ?? host
-            if let pin = interception.pins?.pin(for: name) {
+            if isBuiltInPageHost {
+                mintAndIntercept(certificateHost: BuiltInPages.reservedHost, serverName: serverName)
+            } else if let pin = interception.pins?.pin(for: name) {
                 relay(note: "pinned \(pin.host): \(pin.reason)")
             } else if !rules.sslProxying.decrypts(connectHost: HostName.normalized(host),
                                                   serverName: serverName.map { HostName.normalized($0) }) {
@@ -153,7 +158,8 @@ final class InterceptedTunnel {
             try pipeline.addHandler(wire)
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
-                state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow, wire: wire))
+                state: state, host: certificateHost, pins: isBuiltInPageHost ? nil : interception.pins,
+                sink: services.sink, flow: flow, wire: wire))
             installHTTP(scheme: "https", tls: state)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")
@@ -175,6 +181,9 @@ final class InterceptedTunnel {
     /// Relays the tunnel untouched: over the early origin connection when there is one (its
     /// first bytes go to the client first), else over a new one.
     private func relay(note: String?) {
+        guard !isBuiltInPageHost else {
+            return fail("\(BuiltInPages.reservedHost) is the proxy's own: it answers HTTP and HTTPS only")
+        }
         if let note { flow.note = note }
         switch earlyOrigin {
         case .connected(let upstream, let originSniffer)?:
@@ -221,6 +230,7 @@ final class InterceptedTunnel {
 
     /// The client stayed silent: connect to the origin and listen, in case it speaks first.
     private func dialEarlyOrigin() {
+        guard !isBuiltInPageHost else { return }  // nothing to dial: only the client can speak
         earlyOrigin = .dialling
         dialOrigin().whenComplete { result in
             switch result {

@@ -50,7 +50,12 @@ final class ConnectTunnel {
             return
         }
         if let interception = services.interception {
-            if let pin = interception.pins?.pin(for: host) {
+            if BuiltInPages.isReservedHost(host) {
+                // The proxy's own pages: always decrypted (or plain HTTP), never pinned or dialled.
+                self.interception = interception
+                establishIfReady()
+                return
+            } else if let pin = interception.pins?.pin(for: host) {
                 flow.note = "pinned \(pin.host): \(pin.reason)"
             } else if rules.sslProxying.exclude.matches(normalizedHost: normalizedHost) {
                 // Excluded by its host alone: relay at once, as without interception (a failure
@@ -94,8 +99,14 @@ final class ConnectTunnel {
     /// for: an IP literal or a DNS name (letters, digits, `-`, `_`), never `*.com` (a wildcard
     /// certificate for a client-chosen name) or other text no host has. Without interception
     /// the name only goes to the resolver, which refuses what it cannot resolve (502).
+    /// `proxyapp.cert` is the proxy's own: without interception there is no tunnel to serve
+    /// its pages in, so the client is told to ask for them without CONNECT.
     private func refusal() -> ProxyFailure? {
-        guard services.interception != nil else { return nil }
+        if services.interception == nil {
+            guard BuiltInPages.isReservedHost(host) else { return nil }
+            return .notImplemented(reason: "HTTPS interception is off: open http://\(BuiltInPages.reservedHost)/ "
+                                   + "through the proxy without CONNECT")
+        }
         guard !HostName.isIPAddress(normalizedHost), !DNSHostName.isValid(host) else { return nil }
         return .badRequest(reason: "CONNECT target '\(host.prefix(200))' is not a host name or an IP address "
                            + "(no certificate is made for wildcards or other patterns)")

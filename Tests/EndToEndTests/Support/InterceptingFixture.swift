@@ -2,6 +2,7 @@ import CaptureStore
 import Foundation
 import Logging
 import ProxyCore
+import ProxyEngine
 import Rules
 
 /// One intercepting proxy in front of a plain HTTP origin and an HTTPS origin (certificate for
@@ -34,8 +35,9 @@ struct InterceptingFixture {
     ///   (stopped after the proxy, so no pooled connection keeps it waiting).
     /// - Parameter pinLimits: run with a pin registry over the proxy's capture, with these limits.
     /// - Parameter firstBytesTimeout: the longest a tunnel waits for a decision, in seconds.
+    /// - Parameter servesCA: the built-in pages offer the proxy's CA (as `proxyapp run` does).
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
-                    _ body: (InterceptingFixture) async throws -> Void) async throws {
+                    servesCA: Bool = false, _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-intercepting-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -60,7 +62,13 @@ struct InterceptingFixture {
                     pins = try PersistentPinRegistry(repository: repository, ttl: 3600, limits: pinLimits, logger: logger)
                 }
                 return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout)
-            }, rules: rules)
+            }, rules: rules) { configuration in
+                if servesCA {
+                    configuration.rootCertificate = RootCertificateDownload(
+                        der: tls.proxyCA.certificateDER, pem: tls.proxyCA.certificatePEM,
+                        sha256Fingerprint: tls.proxyCA.sha256Fingerprint, name: "ProxyApp Test CA")
+                }
+            }
             proxy = harness
             try await body(InterceptingFixture(proxy: harness, origin: origin, tlsOrigin: tlsOrigin, namedOrigin: namedOrigin,
                                               tls: tls, rules: rules, pins: pins))
