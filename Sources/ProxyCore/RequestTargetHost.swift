@@ -45,8 +45,10 @@ enum RequestTargetHost {
             labelLength += 1
             guard byte > 0x20, byte < 0x7F, !isForbidden(byte) else { throw refusal(byte, host) }
         }
-        let text = String(Substring(host))
-        let normalized = HostName.normalized(text)
+        var text = String(Substring(host))
+        // Names and dotted quads already in canonical form: one byte scan, nothing to check.
+        if text.withUTF8({ HostName.isAlreadyNormalized($0) }) { return text }
+        let normalized = HostName.normalizedSlowly(text)
         if IPv4Notation.endsInNumber(normalized.utf8), IPv4Notation.address(normalized.utf8) == nil {
             throw .invalid("host '\(shown(host))' ends in a number but is not an IPv4 address")
         }

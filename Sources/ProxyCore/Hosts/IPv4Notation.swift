@@ -28,24 +28,26 @@ enum IPv4Notation {
 
     /// The address `bytes` spell (WHATWG's IPv4 parser, which agrees with glibc's `inet_aton`
     /// on every input both accept), or nil when they are not an IPv4 address in any notation.
-    /// One trailing dot is allowed.
+    /// One trailing dot is allowed. One pass, no allocation: every part but the last is an
+    /// octet, the last fills the bytes that are left (`127.1`: 127, then 1 in three bytes).
     static func address(_ bytes: some BidirectionalCollection<UInt8>) -> UInt32? {
-        var parts = bytes.split(separator: UInt8(ascii: "."), maxSplits: 5, omittingEmptySubsequences: false)
-        if parts.count > 1, parts.last?.isEmpty == true { parts.removeLast() }
-        guard (1...4).contains(parts.count) else { return nil }
-        var numbers: [UInt64] = []
-        numbers.reserveCapacity(4)
-        for part in parts {
-            guard let number = number(part) else { return nil }
-            numbers.append(number)
+        var text = bytes[...]
+        if text.last == UInt8(ascii: ".") { text = text.dropLast() }
+        var prefix: UInt64 = 0
+        var parts: UInt64 = 0
+        var start = text.startIndex
+        while true {
+            let end = text[start...].firstIndex(of: UInt8(ascii: ".")) ?? text.endIndex
+            guard let number = number(text[start..<end]) else { return nil }
+            parts += 1
+            if end == text.endIndex {
+                guard parts <= 4, number < (1 as UInt64) << (8 * (5 - parts)) else { return nil }
+                return UInt32(truncatingIfNeeded: prefix << (8 * (5 - parts)) | number)
+            }
+            guard parts < 4, number <= 255 else { return nil }
+            prefix = prefix << 8 | number
+            start = text.index(after: end)
         }
-        let last = numbers.removeLast()
-        guard numbers.allSatisfy({ $0 <= 255 }), last < (1 as UInt64) << (8 * (4 - numbers.count)) else { return nil }
-        var value = last
-        for (position, number) in numbers.enumerated() {
-            value += number << (8 * (3 - position))
-        }
-        return UInt32(value)
     }
 
     /// `address` as a dotted quad, `a.b.c.d` in decimal without leading zeros (what `inet_ntop`
