@@ -21,6 +21,9 @@ public enum RequestTarget: Sendable, Hashable {
     public static func parse(method: String, uri: String) throws(RequestTargetError) -> RequestTarget {
         let bytes = uri.utf8
         if method == "CONNECT" {
+            if bytes.contains(UInt8(ascii: "@")) {
+                throw .invalid("CONNECT target '\(uri.prefix(200))' must be host:port, without user information")
+            }
             let (host, port) = try parseAuthority(bytes[...], defaultPort: nil)
             return .authority(host: host, port: port)
         }
@@ -60,13 +63,15 @@ public enum RequestTarget: Sendable, Hashable {
         return .absolute(scheme: scheme, host: host, port: port, pathAndQuery: path)
     }
 
-    /// Splits `host[:port]` or `[v6]:port`. The host comes back lowercased, without brackets.
+    /// Splits `host[:port]` or `[v6]:port`. The host comes back in `HostName.normalized` form,
+    /// without brackets, or is refused (`RequestTargetHost`).
     static func parseAuthority(
         _ authority: Substring.UTF8View, defaultPort: Int?
     ) throws(RequestTargetError) -> (host: String, port: Int) {
         var host: Substring.UTF8View
         var portText: Substring.UTF8View?
-        if authority.first == UInt8(ascii: "[") {
+        let bracketed = authority.first == UInt8(ascii: "[")
+        if bracketed {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
                 throw .invalid("unterminated IPv6 literal in '\(Substring(authority).prefix(200))'")
             }
@@ -86,9 +91,7 @@ public enum RequestTarget: Sendable, Hashable {
         guard !host.isEmpty else {
             throw .invalid("missing host in '\(Substring(authority).prefix(200))'")
         }
-        guard host.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
-            throw .invalid("invalid host '\(Substring(host).prefix(200))'")
-        }
+        let canonicalHost = try RequestTargetHost.canonical(host, bracketed: bracketed)
         let port: Int
         if let portText {
             guard let value = Self.decimal(portText), (1...65535).contains(value) else {
@@ -100,7 +103,7 @@ public enum RequestTarget: Sendable, Hashable {
         } else {
             throw .invalid("CONNECT target '\(Substring(authority).prefix(200))' needs a port (host:port)")
         }
-        return (String(Substring(host)).asciiLowercased, port)
+        return (canonicalHost, port)
     }
 
     /// A short run of ASCII digits as a number; nil for anything else.

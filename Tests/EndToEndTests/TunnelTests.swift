@@ -5,18 +5,6 @@ import XCTest
 /// CONNECT: `200 Connection established`, then an opaque byte relay in both directions with
 /// half-close, recorded as a `.tunnel` flow with the bytes counted once the tunnel closes.
 final class TunnelTests: XCTestCase {
-    /// Runs `body` with a proxy and a TCP echo server, and stops both afterwards.
-    private func withTunnelTarget(_ body: (ProxyHarness, TCPEchoServer) async throws -> Void) async throws {
-        let echo = try await TCPEchoServer.start()
-        do {
-            try await Fixture.run { proxy, _ in try await body(proxy, echo) }
-        } catch {
-            await echo.shutdown()
-            throw error
-        }
-        await echo.shutdown()
-    }
-
     private func connect(_ client: RawClient, to port: Int, extra: String = "") throws -> RawResponse {
         try client.send("CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n\(extra)")
         return try client.readResponse(noBody: true)
@@ -24,7 +12,7 @@ final class TunnelTests: XCTestCase {
 
     /// Bytes cross the tunnel both ways; the flow records the tunnel and its byte counts.
     func testConnectRelaysBytesBothWaysAndRecordsTunnel() async throws {
-        try await withTunnelTarget { proxy, echo in
+        try await Fixture.withTunnelTarget { proxy, echo in
             let client = try RawClient(port: proxy.port)
             let established = try connect(client, to: echo.port)
             XCTAssertEqual(established.status, 200)
@@ -56,7 +44,7 @@ final class TunnelTests: XCTestCase {
     /// Regression guard: NIO's `HTTPResponseStatus(statusCode: 200, reasonPhrase:)` maps 200 to
     /// `.ok` and drops the phrase, which once made the answer read `200 OK`.
     func testConnectAnswerSaysConnectionEstablished() async throws {
-        try await withTunnelTarget { proxy, echo in
+        try await Fixture.withTunnelTarget { proxy, echo in
             let client = try RawClient(port: proxy.port)
             let established = try connect(client, to: echo.port)
             XCTAssertEqual(established.status, 200)
@@ -74,7 +62,7 @@ final class TunnelTests: XCTestCase {
     /// (`ClientPipelineSetup.replaceHTTPHandlers`), they wait until the client sends more. A
     /// correct relay delivers them within milliseconds; the wait is bounded at 5 s.
     func testBytesSentWithConnectRequestAreRelayed() async throws {
-        try await withTunnelTarget { proxy, echo in
+        try await Fixture.withTunnelTarget { proxy, echo in
             let client = try RawClient(port: proxy.port)
             let established = try connect(client, to: echo.port, extra: "early-bytes")
             XCTAssertEqual(established.status, 200)
@@ -85,7 +73,7 @@ final class TunnelTests: XCTestCase {
     /// A half-close from the client reaches the target; the target's remaining answer and its
     /// close come back.
     func testHalfCloseIsRelayed() async throws {
-        try await withTunnelTarget { proxy, echo in
+        try await Fixture.withTunnelTarget { proxy, echo in
             let client = try RawClient(port: proxy.port)
             XCTAssertEqual(try connect(client, to: echo.port).status, 200)
             try client.send("last words")

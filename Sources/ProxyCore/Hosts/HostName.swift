@@ -10,9 +10,14 @@
 /// - IP literals: `[` `]` around an IPv6 address are removed and IPv4/IPv6 addresses are
 ///   rewritten the way `inet_ntop` prints them (`0:0::1` → `::1`); an IPv6 zone (`%eth0`) is
 ///   kept, lower-cased, after the address. Bracketed text that is not an IPv6 address keeps
-///   its brackets, so it can never equal a real name.
+///   its brackets, so it can never equal a real name;
+/// - every other IPv4 notation the resolver and browsers accept (`2130706433`, `0x7f.1`,
+///   `0177.0.0.1`, `127.1`: `IPv4Notation`) becomes the dotted quad, and an IPv4-mapped IPv6
+///   address (`::ffff:127.0.0.1`) becomes its IPv4 address, since that is where a connection
+///   to it goes.
 ///
-/// It does not validate: `a..b` stays `a..b`. `HostPattern` refuses such patterns itself.
+/// It does not validate: `a..b` stays `a..b`, and so does `1.2.3.4.5` (a number that is no
+/// address). `HostPattern` refuses such patterns itself, `RequestTarget` such request hosts.
 public enum HostName {
     /// The canonical form of `host` (see the type's documentation).
     ///
@@ -38,21 +43,42 @@ public enum HostName {
         IPAddressText.isIPAddress(normalized)
     }
 
-    /// True when `bytes` are non-empty lower-case ASCII letters, digits, `.`, `-`, `_` and do not
-    /// end in a dot: exactly the hosts the slow path would return unchanged. (An IPv4 address
-    /// that `inet_pton` accepts is already in `inet_ntop`'s spelling.)
+    /// True when `bytes` are non-empty lower-case ASCII letters, digits, `.`, `-`, `_`, do not
+    /// end in a dot, and either do not end in a number (`IPv4Notation.endsInNumber`) or are a
+    /// dotted quad as `inet_ntop` prints it: exactly the hosts the slow path returns unchanged.
+    /// One pass; the dotted-quad check rides along (per label: digits only, value, leading zero).
     static func isAlreadyNormalized(_ bytes: some Collection<UInt8>) -> Bool {
         var last: UInt8 = UInt8(ascii: ".")
+        var labels = 1
+        var quadSoFar = true  // every finished label is a decimal octet without a leading zero
+        var length = 0, value = 0, first: UInt8 = 0, second: UInt8 = 0
+        var digitsOnly = true, hexTail = true  // this label: all digits; bytes after its 2nd all hex
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                last = byte
+            case UInt8(ascii: "."):
+                if !digitsOnly || length == 0 || length > 3 || value > 255 || (length > 1 && first == UInt8(ascii: "0")) {
+                    quadSoFar = false
+                }
+                labels += 1
+                length = 0; value = 0; first = 0; second = 0; digitsOnly = true; hexTail = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if length < 4 { value = value * 10 + Int(byte &- UInt8(ascii: "0")) }
+                length += 1
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                digitsOnly = false
+                if length >= 2, byte > UInt8(ascii: "f") || byte < UInt8(ascii: "a") { hexTail = false }
+                length += 1
             default:
                 return false
             }
+            if length == 1 { first = byte } else if length == 2 { second = byte }
+            last = byte
         }
-        return last != UInt8(ascii: ".")
+        guard last != UInt8(ascii: ".") else { return false }
+        let endsInNumber = digitsOnly || (first == UInt8(ascii: "0") && second == UInt8(ascii: "x") && hexTail)
+        guard endsInNumber else { return true }
+        return digitsOnly && quadSoFar && labels == 4 && length <= 3 && value <= 255
+            && !(length > 1 && first == UInt8(ascii: "0"))
     }
 
     /// The general case: brackets, IP literals, trailing dot, case and IDN labels.
@@ -67,7 +93,9 @@ public enum HostName {
         }
         var name = host[...]
         if name.utf8.last == UInt8(ascii: ".") { name = name.dropLast() }
-        if let address = IPAddressText.canonicalIPv4(name) { return address }
+        if IPv4Notation.endsInNumber(name.utf8), let address = IPv4Notation.address(name.utf8) {
+            return IPv4Notation.dottedQuad(address)
+        }
         return lowercasedLabels(name)
     }
 

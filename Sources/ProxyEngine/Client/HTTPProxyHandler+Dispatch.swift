@@ -32,6 +32,10 @@ extension HTTPProxyHandler {
         case .origin(let pathAndQuery):
             answerBuiltInPage(pathAndQuery, head: head)
         case .authority(let host, let port):
+            if let reason = ConnectRequest.bodyRefusal(head.headers) {
+                answer(.badRequest(reason: reason), version: head.version, keepAlive: false, requestEnded: false)
+                return
+            }
             let rules = services.rules.current
             if !rules.isInert, let block = rules.blockingConnect(host: HostName.normalized(host), port: port) {
                 refuseConnect(head, host: host, port: port, rule: block)

@@ -22,6 +22,10 @@ public protocol HostResolver: Sendable {
 /// IP literals are answered without a lookup. Two special-use names are answered locally as
 /// RFC 6761 asks: `localhost` and `*.localhost` are loopback, and `*.invalid` never resolves —
 /// so neither ever leaves the machine as a DNS query.
+///
+/// Only hosts in `HostName.normalized` form are resolved: rules matched that form, and
+/// `getaddrinfo` reads other spellings its own way (`0x7f.1` is 127.0.0.1 to it), so a host
+/// that reached here un-normalized is refused rather than dialled where no rule looked.
 public final class SystemHostResolver: HostResolver {
     private let threadPool: NIOThreadPool
 
@@ -30,10 +34,14 @@ public final class SystemHostResolver: HostResolver {
     }
 
     public func resolve(host: String, port: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]> {
+        guard HostName.normalized(host) == host else {
+            return eventLoop.makeFailedFuture(
+                ProxyFailure.dnsFailure(host: host, reason: "not resolved: the host is not in canonical form"))
+        }
         if let literal = try? SocketAddress(ipAddress: host, port: port) {
             return eventLoop.makeSucceededFuture([literal])
         }
-        let name = host.hasSuffix(".") ? String(host.dropLast()) : host
+        let name = host
         if name == "localhost" || name.hasSuffix(".localhost") {
             let addresses = [
                 try? SocketAddress(ipAddress: "127.0.0.1", port: port),

@@ -31,4 +31,16 @@ enum Fixture {
         await proxy.shutdown()
         await origin.shutdown()
     }
+
+    /// `run` with a TCP echo server as well, for CONNECT targets; stops it afterwards.
+    static func withTunnelTarget(_ body: (ProxyHarness, TCPEchoServer) async throws -> Void) async throws {
+        let echo = try await TCPEchoServer.start()
+        do {
+            try await run { proxy, _ in try await body(proxy, echo) }
+        } catch {
+            await echo.shutdown()
+            throw error
+        }
+        await echo.shutdown()
+    }
 }

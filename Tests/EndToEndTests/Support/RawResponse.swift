@@ -20,6 +20,17 @@ struct RawResponse: Sendable {
 
     var bodyText: String { String(decoding: body, as: UTF8.self) }
 
+    /// The one-line reason of an answer the proxy made itself: its body, or for an answer to a
+    /// CONNECT (which NIO sends without a body) the `details` of its `Proxy-Status`, with the
+    /// body's final newline. Nil when neither is there.
+    var proxyReason: String? {
+        if !body.isEmpty { return bodyText }
+        guard let status = header("Proxy-Status"), let start = status.range(of: "details=\""), status.hasSuffix("\"") else {
+            return nil
+        }
+        return String(status[start.upperBound...].dropLast()) + "\n"
+    }
+
     struct ParseError: Error, CustomStringConvertible {
         var description: String
     }

@@ -137,15 +137,21 @@ final class HostPatternTests: XCTestCase {
             assertRejects(text, ["::2", "127.0.0.1", "1"])
         }
         assertMatches("2001:DB8::1", ["2001:db8:0:0:0:0:0:1", "[2001:0db8::0001]"])
-        XCTAssertEqual(pattern("::FFFF:1.2.3.4")?.kind, .exact("::ffff:1.2.3.4"))
-        assertRejects("::ffff:1.2.3.4", ["1.2.3.4"])
+        // An IPv4-mapped address is its IPv4 address: a connection to one reaches the other.
+        XCTAssertEqual(pattern("::FFFF:1.2.3.4")?.kind, .exact("1.2.3.4"))
+        XCTAssertEqual(pattern("[::ffff:102:304]")?.kind, .exact("1.2.3.4"))
+        assertMatches("::ffff:1.2.3.4", ["1.2.3.4", "[::ffff:1.2.3.4]"])
+        assertRejects("::ffff:1.2.3.4", ["::1.2.3.4", "1.2.3.5"])
     }
 
-    /// IPv4 patterns are exact matches on the address.
+    /// IPv4 patterns are exact matches on the address, however pattern and host spell it.
     func testIPv4Literals() {
         XCTAssertEqual(pattern("127.0.0.1")?.kind, .exact("127.0.0.1"))
-        assertMatches("127.0.0.1", ["127.0.0.1", "127.0.0.1."])
-        assertRejects("127.0.0.1", ["127.0.0.10", "127.0.0.1.example.com", "::ffff:127.0.0.1"])
+        XCTAssertEqual(pattern("0x7f.1")?.kind, .exact("127.0.0.1"))
+        assertMatches("127.0.0.1", ["127.0.0.1", "127.0.0.1.", "::ffff:127.0.0.1", "[::ffff:7f00:1]", "2130706433",
+                                    "0x7f.1", "0177.0.0.1", "127.1", "0x7f000001"])
+        assertMatches("2130706433", ["127.0.0.1"])
+        assertRejects("127.0.0.1", ["127.0.0.10", "127.0.0.1.example.com", "::1", "127.0.0.1.1", "0x7f.1.example"])
     }
 
     /// matches(normalizedHost:) and matches(host:) agree on normalized input.

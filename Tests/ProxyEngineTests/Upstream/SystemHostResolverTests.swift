@@ -39,4 +39,20 @@ final class SystemHostResolverTests: XCTestCase {
             XCTAssertTrue(reason.contains("RFC 6761"))
         }
     }
+
+    /// A host that is not in `HostName.normalized` form never reaches getaddrinfo, which would
+    /// read `0x7f.1` as 127.0.0.1 where no rule looked.
+    func testUnnormalizedHostsAreRefused() {
+        let resolver = SystemHostResolver(threadPool: threadPool)
+        for host in ["0x7f.1", "2130706433", "127.1", "0177.0.0.1", "::ffff:127.0.0.1", "Localhost", "localhost.",
+                     "0:0::1"] {
+            XCTAssertThrowsError(try resolver.resolve(host: host, port: 80, on: group.next()).wait(), host) { error in
+                guard case .dnsFailure(let failedHost, let reason)? = error as? ProxyFailure else {
+                    return XCTFail("unexpected \(error)")
+                }
+                XCTAssertEqual(failedHost, host)
+                XCTAssertEqual(reason, "not resolved: the host is not in canonical form")
+            }
+        }
+    }
 }
