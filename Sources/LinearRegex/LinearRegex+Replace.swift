@@ -5,18 +5,40 @@ extension LinearRegex {
     /// did: after an empty match the next search starts one character later, and an empty match
     /// right after a non-empty one counts (`a*` → `-` turns `baaac` into `-b--c-`).
     ///
-    /// Each search is linear in the text. Like every find-all over leftmost-first matches (RE2's
-    /// own GlobalReplace, Go's, Rust's), a pattern whose preferred branch must read far ahead
-    /// before a short match wins (`b+c|b` over a long run of b) costs more per match.
+    /// Each search is linear in the text, but, as with every find-all over leftmost-first
+    /// matches (RE2's own GlobalReplace, Go's, Rust's), a pattern whose preferred branch reads far
+    /// ahead before a short match wins (`b+c|b` over a run of b) makes each match cost up to the
+    /// rest of the text: quadratic in all. The `shouldContinue` variants bound that.
     public func replacingMatches(in text: String, with template: ReplacementTemplate) -> String {
-        Self.withUTF8(text) { bytes in
-            guard let replaced = replacingMatches(utf8: bytes, with: template) else { return text }
-            return String(decoding: replaced, as: UTF8.self)
-        }
+        (try? replacingMatches(in: text, with: template, shouldContinue: { true })) ?? text
+    }
+
+    /// The same, asking `shouldContinue` before each search after the first (a time limit, a
+    /// client gone).
+    /// - Throws: `ReplacementStopped` when `shouldContinue` said no.
+    public func replacingMatches(in text: String, with template: ReplacementTemplate,
+                                 shouldContinue: () -> Bool) throws(ReplacementStopped) -> String {
+        let replaced = Self.withUTF8(text) { bytes in replace(bytes, template, shouldContinue) }
+        guard let replaced else { throw ReplacementStopped() }
+        return replaced.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
     /// The bytes with every match replaced, or nil when nothing matched.
     public func replacingMatches(utf8 bytes: UnsafeBufferPointer<UInt8>, with template: ReplacementTemplate) -> [UInt8]? {
+        replace(bytes, template, { true }) ?? nil
+    }
+
+    /// The bytes with every match replaced, or nil when nothing matched; `shouldContinue` as above.
+    /// - Throws: `ReplacementStopped` when `shouldContinue` said no.
+    public func replacingMatches(utf8 bytes: UnsafeBufferPointer<UInt8>, with template: ReplacementTemplate,
+                                 shouldContinue: () -> Bool) throws(ReplacementStopped) -> [UInt8]? {
+        guard let replaced = replace(bytes, template, shouldContinue) else { throw ReplacementStopped() }
+        return replaced
+    }
+
+    /// The replaced bytes; `.some(nil)` when nothing matched, nil when stopped.
+    private func replace(_ bytes: UnsafeBufferPointer<UInt8>, _ template: ReplacementTemplate,
+                         _ shouldContinue: () -> Bool) -> [UInt8]?? {
         let count = template.highestGroup + 1
         var spans = [proxyapp_re2_span](repeating: proxyapp_re2_span(), count: count)
         var output: [UInt8] = []
@@ -24,6 +46,7 @@ extension LinearRegex {
         var start = 0
         var matched = false
         while start <= bytes.count {
+            if matched, !shouldContinue() { return nil }
             let found = spans.withUnsafeMutableBufferPointer { search(bytes, from: start, spans: $0.baseAddress, count: count) }
             guard found else { break }
             if !matched {
@@ -42,9 +65,9 @@ extension LinearRegex {
                 start = whole.upperBound
             }
         }
-        guard matched else { return nil }
+        guard matched else { return .some(nil) }
         output.append(contentsOf: bytes[copied...])
-        return output
+        return .some(output)
     }
 
     /// The length of the UTF-8 sequence a byte starts (1 for a stray continuation byte).
@@ -56,4 +79,9 @@ extension LinearRegex {
         default: return 1
         }
     }
+}
+
+/// A replacement its `shouldContinue` stopped before the end.
+public struct ReplacementStopped: Error, Sendable, Equatable {
+    public init() {}
 }

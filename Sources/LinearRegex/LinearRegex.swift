@@ -141,9 +141,9 @@ public final class LinearRegex: @unchecked Sendable {
     }
 
     /// Runs `body` on the UTF-8 bytes of `text`, without copying a native string.
-    static func withUTF8<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        if let result = try text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    static func withUTF8<Value>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Value) -> Value {
+        if let value = text.utf8.withContiguousStorageIfAvailable(body) { return value }
         var copy = text
-        return try copy.withUTF8(body)
+        return copy.withUTF8(body)
     }
 }

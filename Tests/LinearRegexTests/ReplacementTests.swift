@@ -91,4 +91,25 @@ final class ReplacementTests: XCTestCase {
         XCTAssertEqual(try replace("^(\\w+\\s?)*$", "W", in: words + "!"), words + "!")
         XCTAssertEqual(try replace("(a)", "$1$1", in: run).utf8.count, 200_000, "100,000 matches, each replaced")
     }
+
+    /// `b+c|b` over a run of b reads to the end for every one-byte match (quadratic in all):
+    /// `shouldContinue` is asked before each search after the first and stops it.
+    func testShouldContinueStopsAQuadraticReplacement() throws {
+        let regex = try LinearRegex("b+c|b")
+        let template = try ReplacementTemplate("x", groupCount: 0)
+        let text = String(repeating: "b", count: 200_000)
+        var asked = 0
+        XCTAssertThrowsError(try regex.replacingMatches(in: text, with: template) {
+            asked += 1
+            return asked < 10
+        }) { error in XCTAssertEqual(error as? ReplacementStopped, ReplacementStopped()) }
+        XCTAssertEqual(asked, 10)
+        asked = 0
+        let bytes = Array("bcbbb".utf8)
+        let replaced = try bytes.withUnsafeBufferPointer { buffer in
+            try regex.replacingMatches(utf8: buffer, with: template) { asked += 1; return true }
+        }
+        XCTAssertEqual(replaced, Array("xxxx".utf8))
+        XCTAssertEqual(asked, 4, "four searches after the first: three more matches and the one that finds none")
+    }
 }

@@ -125,11 +125,19 @@ public struct TextReplacement: Sendable {
     }
 
     public func apply(to text: String) -> String {
+        (try? apply(to: text, shouldContinue: { true })) ?? text
+    }
+
+    /// `apply`, asking `shouldContinue` between the matches of a regex (a regex over a body can
+    /// cost more than linear time in all: see `LinearRegex.replacingMatches`).
+    /// - Throws: `ReplacementStopped` when it said no.
+    public func apply(to text: String, shouldContinue: () -> Bool) throws(ReplacementStopped) -> String {
         switch pattern {
         case .literal(let find):
             return text.replacingOccurrences(of: find, with: replacement)
         case .regex(let regex):
-            return template.map { regex.replacingMatches(in: text, with: $0) } ?? text
+            guard let template else { return text }
+            return try regex.replacingMatches(in: text, with: template, shouldContinue: shouldContinue)
         }
     }
 }

@@ -1,3 +1,4 @@
+import LinearRegex
 import XCTest
 @testable import Rules
 
@@ -47,5 +48,16 @@ final class HostileRegexTests: XCTestCase {
         XCTAssertEqual(rewrite("b!" + run), .rewritten(Array("b!tail".utf8)))
         XCTAssertEqual(rewrite(String(repeating: "word ", count: 20_000) + "!"), .unchanged)
         XCTAssertEqual(rewrite(String(repeating: "word ", count: 20_000)), .rewritten(Array("words".utf8)))
+    }
+
+    /// A pattern that makes replacing every match quadratic (`b+c|b` over a run of b: ~20 s for
+    /// 100 KB) stops at the time limit and the body passes as it came, saying why.
+    func testQuadraticReplacementStopsAtTheTimeLimit() throws {
+        let replacement = try TextReplacement(pattern: .regex(try LinearRegex("b+c|b")), replacement: "x")
+        let outcome = BodyTextRewriter.rewrite(Array(String(repeating: "b", count: 200_000).utf8), contentType: "text/plain",
+                                               contentEncoding: nil, replacements: [replacement], timeLimit: .milliseconds(100))
+        XCTAssertEqual(outcome, .skipped("a regex replacement ran past 0.1 seconds (its pattern reads far ahead for every match)"))
+        XCTAssertEqual(BodyTextRewriter.rewrite(Array("bbcb".utf8), contentType: nil, contentEncoding: nil, replacements: [replacement]),
+                       .rewritten(Array("xx".utf8)), "a short body is replaced as usual")
     }
 }
