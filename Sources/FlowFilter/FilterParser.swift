@@ -19,6 +19,8 @@ struct FilterParser {
     private let text: String
     /// Open `(` and `!` around the current position.
     private var nesting = 0
+    /// What the filter's regexes may compile to in all.
+    private var regexBudget = LinearRegexBudget()
 
     init(_ text: String) {
         self.text = text
@@ -152,11 +154,11 @@ struct FilterParser {
 
     /// Compiles the word just read. A pattern RE2 cannot run is refused here, at the character
     /// at fault when the error names one (else at the word), with the reason in words.
-    private func regex(_ pattern: String, at position: Int, dotMatchesNewlines: Bool = false) throws(FilterSyntaxError)
+    private mutating func regex(_ pattern: String, at position: Int, dotMatchesNewlines: Bool = false) throws(FilterSyntaxError)
         -> FilterRegex
     {
         do throws(LinearRegexError) {
-            return try FilterRegex(pattern, dotMatchesNewlines: dotMatchesNewlines)
+            return try FilterRegex(pattern, dotMatchesNewlines: dotMatchesNewlines, budget: &regexBudget)
         } catch {
             var message = "bad regex \"\(LinearRegexError.excerpt(pattern))\": \(error.reason)"
             if lexer.lastWordCutShort { message += " (quote it if it holds spaces or ')')" }

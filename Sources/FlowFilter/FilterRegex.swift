@@ -18,7 +18,13 @@ public struct FilterRegex: Sendable, CustomStringConvertible {
     /// An empty pattern matches anything (as in Python's `re`, mitmproxy's engine).
     /// - Throws: `LinearRegexError` naming what RE2 cannot run, or the syntax error, and where.
     public init(_ pattern: String, dotMatchesNewlines: Bool = false) throws(LinearRegexError) {
-        regex = try LinearRegex(pattern, options: dotMatchesNewlines ? [.caseInsensitive, .dotMatchesNewlines] : [.caseInsensitive])
+        var budget = LinearRegexBudget()
+        try self.init(pattern, dotMatchesNewlines: dotMatchesNewlines, budget: &budget)
+    }
+
+    /// Compiles `pattern` through `budget` (a filter's regexes share one).
+    init(_ pattern: String, dotMatchesNewlines: Bool, budget: inout LinearRegexBudget) throws(LinearRegexError) {
+        regex = try budget.compile(pattern, options: dotMatchesNewlines ? [.caseInsensitive, .dotMatchesNewlines] : [.caseInsensitive])
     }
 
     /// True when the regex matches anywhere in `subject`.

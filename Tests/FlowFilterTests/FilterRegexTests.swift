@@ -42,6 +42,16 @@ final class FilterRegexTests: XCTestCase {
         XCTAssertTrue(error.message.contains("the pattern is too large"), error.message)
     }
 
+    /// A filter's regexes share one budget of compiled instructions; the one that passes it is
+    /// refused at its argument.
+    func testRegexesShareABudget() throws {
+        let text = Array(repeating: #"~u "\pL{100}""#, count: 9).joined(separator: " | ")
+        let error = try XCTUnwrap(syntaxError(text))
+        XCTAssertEqual(error.position, 8 * 16 + 3, "the ninth argument (each term and its \" | \" is 16 characters)")
+        XCTAssertTrue(error.message.contains("this one passes the 1000000 instructions"), error.message)
+        XCTAssertNoThrow(try FlowFilter(parsing: Array(repeating: #"~u "\pL{100}""#, count: 8).joined(separator: " | ")))
+    }
+
     /// Every regex predicate over ~100 KB of hostile text.
     func testCatastrophicPatternsThroughEveryPredicate() throws {
         let run = String(repeating: "a", count: 100_000)

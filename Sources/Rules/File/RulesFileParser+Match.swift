@@ -133,7 +133,7 @@ extension RulesFileParser {
     mutating func regex(_ node: Node, _ what: String) -> LinearRegex? {
         guard let text = nodes.string(node, what) else { return nil }
         do throws(LinearRegexError) {
-            return try LinearRegex(text)
+            return try regexBudget.compile(text)
         } catch {
             nodes.fail(node, "\(what) '\(LinearRegexError.excerpt(text))': \(error.reason)", atScalarOffset: error.scalarOffset)
             return nil

@@ -58,6 +58,15 @@ final class RulesFileRegexTests: XCTestCase {
                           "path_regex '\\pL{1000}': the pattern is too large: compiled, it needs more than the 8 MiB a regex may use; shorten it or use smaller {n} counts"))
     }
 
+    /// The file's regexes share one budget of compiled instructions: past it the rest are refused
+    /// (uncompiled), so a file of huge patterns cannot take minutes and gigabytes to load.
+    func testRegexesShareABudget() {
+        let yaml = "rules:\n" + (1...10).map { rule("r\($0)", match: "{ host: \"*\", path_regex: '\\pL{100}' }") }.joined()
+        let message = "path_regex '\\pL{100}': with the regexes before it, this one passes the 1000000 instructions the regexes "
+            + "of one rules file or filter may compile to: use fewer or smaller patterns (\\pL, (?i) classes and {n} counts are large)"
+        assertIssues(yaml, [issue(27, 37, "rule 9 'r9'", message), issue(30, 37, "rule 10 'r10'", message)])
+    }
+
     /// RE2 syntax that is fine loads and works: ICU's named groups, `$1` templates, inline flags.
     func testSupportedSyntaxLoadsAndWorks() throws {
         let set = try XCTUnwrap(RulesTestSupport.parse("rules:\n"
