@@ -56,6 +56,18 @@ final class LinearRegexTests: XCTestCase {
         XCTAssertNil(pattern.firstMatch(in: "nothing here"))
     }
 
+    /// NUL bytes in a pattern and a text are ordinary characters (lengths, not C strings); more
+    /// groups than the shim keeps on its stack come back whole.
+    func testNULBytesAndManyGroups() throws {
+        XCTAssertTrue(try regex("a\u{0}b").matches("xa\u{0}by"))
+        XCTAssertFalse(try regex("a\u{0}b").matches("ab"))
+        let many = try regex(String(repeating: "(.)", count: 20))
+        let text = "abcdefghijklmnopqrstuvwxyz"
+        let ranges = try XCTUnwrap(many.firstMatch(in: text))
+        XCTAssertEqual(ranges.count, 21)
+        XCTAssertEqual(ranges.dropFirst().map { $0.map { String(text[$0]) } }, "abcdefghijklmnopqrst".map { String($0) })
+    }
+
     /// A search from an offset sees the bytes before it as context: `^` does not match there,
     /// and `\b` knows whether a word character precedes it.
     func testSearchFromAnOffsetKeepsContext() throws {
