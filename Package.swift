@@ -47,17 +47,21 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // RE2 (Debian's libre2-dev) behind a small C API: C++ inside, a plain C header for Swift.
+        .target(name: "CRE2Shim", linkerSettings: [.linkedLibrary("re2")]),
+        // Regexes that match in linear time (RE2): every pattern evaluated on traffic or captures.
+        .target(name: "LinearRegex", dependencies: ["CRE2Shim"], swiftSettings: hotPathSettings),
         // Content-Encoding decoding (gzip, deflate, br, zstd), bounded: one module for export, TUI, rules.
         .target(name: "BodyCodec", dependencies: ["CZlib", "CBrotli", "CZstd"]),
         // The filter language (mitmproxy's `~d`, `~u`, `~c`, ... with `!`, `&`, `|`): parser and evaluator.
-        .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec"]),
+        .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec", "LinearRegex"]),
         // Exchange formats: HAR 1.2 export (streaming) and import, redaction, curl and raw HTTP.
         .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"], swiftSettings: hotPathSettings),
         // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
         // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "ProxyCore", "FlowFilter", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "ProxyCore", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
         ),
@@ -78,7 +82,7 @@ let package = Package(
         // matching, the per-request plan, body text rewriting and live reload.
         .target(
             name: "Rules",
-            dependencies: ["ProxyModel", "ProxyCore", "BodyCodec", .product(name: "Yams", package: "Yams")],
+            dependencies: ["ProxyModel", "ProxyCore", "BodyCodec", "LinearRegex", .product(name: "Yams", package: "Yams")],
             swiftSettings: hotPathSettings
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
@@ -159,6 +163,7 @@ let package = Package(
             path: "Tests/Support/ChildProcess"
         ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
+        .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
@@ -173,7 +178,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "ProxyCore", "ProxyModel", "BodyCodec", "Compressors"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "ProxyCore", "ProxyModel", "BodyCodec", "Compressors", "LinearRegex"]),
         .testTarget(
             name: "proxyapp-loadTests",
             dependencies: [
@@ -249,7 +254,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
 // The request-path fuzzer (fuzz/run-request-path.sh), only when asked for: it has no `main` of

@@ -1,13 +1,15 @@
 import FlowFilter
 import Foundation
 import GRDB
+import LinearRegex
 
 /// `proxyapp_regexp(pattern, value)`: the filter language's regex test, inside SQL.
 ///
 /// The SQL half of a filter must answer exactly as `FlowFilter.matches`, so it compiles
-/// patterns through the same `FilterRegex` (case-insensitive `NSRegularExpression` search). It
-/// returns 1 or 0, never NULL (a NULL value does not match), so SQL's three-valued logic never
-/// differs from Swift's. Compiled patterns are cached across rows and connections.
+/// patterns through the same `FilterRegex` (case-insensitive RE2 search, linear in each value, so
+/// no pattern can stall a query). It returns 1 or 0, never NULL (a NULL value does not match), so
+/// SQL's three-valued logic never differs from Swift's. Compiled patterns are cached across rows
+/// and connections.
 ///
 /// `proxyapp_rules_regexp(pattern, rules)` is its twin for `~rule`: it reads the `rules` column
 /// through `AppliedRulesJSON.decode`, as `FlowRecord` does, and answers 1 when any name matches
@@ -49,10 +51,10 @@ private final class FilterRegexCache: @unchecked Sendable {
     func regex(for pattern: String) throws -> FilterRegex {
         if let cached = lock.withLock({ regexes[pattern] }) { return cached }
         let regex: FilterRegex
-        do {
+        do throws(LinearRegexError) {
             regex = try FilterRegex(pattern)
         } catch {
-            throw DatabaseError(message: "\(RegexSQLFunction.name): bad regex \(pattern)")
+            throw DatabaseError(message: "\(RegexSQLFunction.name): bad regex \(pattern): \(error.reason)")
         }
         lock.withLock {
             if regexes.count >= capacity { regexes.removeAll(keepingCapacity: true) }

@@ -25,6 +25,12 @@ struct FilterLexer {
     private let characters: [Character]
     private let text: String
     private(set) var offset = 0
+    /// The last word read: where each of its characters stands in the text (quotes and
+    /// escapes make the two differ), so a regex error inside it is reported at its own
+    /// character; and whether it was unquoted and ended at a space or `)` with text after it
+    /// (quoting might have kept more of it).
+    private(set) var lastWordOffsets: [Int] = []
+    private(set) var lastWordCutShort = false
 
     init(_ text: String) {
         self.text = text
@@ -81,12 +87,16 @@ struct FilterLexer {
 
     private mutating func word() throws(FilterSyntaxError) -> String {
         let quote = characters[offset]
+        lastWordOffsets = []
+        lastWordCutShort = false
         guard quote == "\"" || quote == "'" else {
             var word = ""
             while offset < characters.count, !characters[offset].isWhitespace, characters[offset] != ")" {
                 word.append(characters[offset])
+                lastWordOffsets.append(offset)
                 offset += 1
             }
+            lastWordCutShort = offset < characters.count
             return word
         }
         let start = offset
@@ -98,6 +108,7 @@ struct FilterLexer {
                 offset += 1
                 return word
             }
+            lastWordOffsets.append(offset)
             if character == "\\", offset + 1 < characters.count,
                ["\"", "'", "\\"].contains(characters[offset + 1]) {
                 word.append(characters[offset + 1])

@@ -1,3 +1,5 @@
+import LinearRegex
+
 /// Turns filter text into a `FilterExpression` (recursive descent).
 ///
 /// Grammar, loosest binding first (mitmproxy's):
@@ -17,6 +19,8 @@ struct FilterParser {
     private let text: String
     /// Open `(` and `!` around the current position.
     private var nesting = 0
+    /// What the filter's regexes may compile to in all.
+    private var regexBudget = LinearRegexBudget()
 
     init(_ text: String) {
         self.text = text
@@ -148,13 +152,19 @@ struct FilterParser {
     /// Body regexes let `.` cross newlines, as mitmproxy's (DOTALL) do.
     private static let bodyPredicates: Set<String> = ["b", "bq", "bs"]
 
-    private func regex(_ pattern: String, at position: Int, dotMatchesNewlines: Bool = false) throws(FilterSyntaxError)
+    /// Compiles the word just read. A pattern RE2 cannot run is refused here, at the character
+    /// at fault when the error names one (else at the word), with the reason in words.
+    private mutating func regex(_ pattern: String, at position: Int, dotMatchesNewlines: Bool = false) throws(FilterSyntaxError)
         -> FilterRegex
     {
-        do {
-            return try FilterRegex(pattern, dotMatchesNewlines: dotMatchesNewlines)
+        do throws(LinearRegexError) {
+            return try FilterRegex(pattern, dotMatchesNewlines: dotMatchesNewlines, budget: &regexBudget)
         } catch {
-            throw lexer.error("bad regex \"\(pattern)\" (quote it if it holds spaces or ')')", at: position)
+            var message = "bad regex \"\(LinearRegexError.excerpt(pattern))\": \(error.reason)"
+            if lexer.lastWordCutShort { message += " (quote it if it holds spaces or ')')" }
+            let offsets = lexer.lastWordOffsets
+            let at = error.characterOffset.flatMap { offsets.indices.contains($0) ? offsets[$0] : nil } ?? position
+            throw lexer.error(message, at: at)
         }
     }
 

@@ -1,35 +1,35 @@
-import Foundation
+import LinearRegex
 
 /// A regex argument of a filter, compiled once: case-insensitive, searched anywhere in the
 /// subject (like mitmproxy's `re.search`); `.` crosses newlines only in body regexes (mitmproxy
 /// compiles those with DOTALL).
 ///
 /// One type for every regex of the language, so the Swift evaluator and the capture store's
-/// SQL function (which compiles patterns through the same initializer) cannot disagree.
-/// `NSRegularExpression` is immutable, safe to use from several threads, and `Sendable`.
+/// SQL function (which compiles patterns through the same initializer) cannot disagree. The
+/// engine is RE2 (`LinearRegex`): a search costs time linear in the subject whatever the pattern,
+/// so no filter can stall the TUI or a query; what RE2 cannot run is refused here, when the
+/// filter is parsed. `LinearRegex` is immutable and thread-safe, so this is `Sendable`.
 public struct FilterRegex: Sendable, CustomStringConvertible {
     /// The pattern as the user wrote it (quotes and escapes removed).
-    public let pattern: String
-    private let regex: NSRegularExpression
+    public var pattern: String { regex.pattern }
+    private let regex: LinearRegex
 
     /// Compiles `pattern`, case-insensitively; with `dotMatchesNewlines`, `.` matches `\n` too.
-    /// - Throws: `FilterRegexError` when the pattern is not a valid regex.
-    public init(_ pattern: String, dotMatchesNewlines: Bool = false) throws(FilterRegexError) {
-        self.pattern = pattern
-        let options: NSRegularExpression.Options =
-            dotMatchesNewlines ? [.caseInsensitive, .dotMatchesLineSeparators] : [.caseInsensitive]
-        do {
-            // ICU refuses an empty pattern; Python's re (mitmproxy) takes it as "matches anything".
-            regex = try NSRegularExpression(pattern: pattern.isEmpty ? "(?:)" : pattern, options: options)
-        } catch {
-            throw FilterRegexError(pattern: pattern)
-        }
+    /// An empty pattern matches anything (as in Python's `re`, mitmproxy's engine).
+    /// - Throws: `LinearRegexError` naming what RE2 cannot run, or the syntax error, and where.
+    public init(_ pattern: String, dotMatchesNewlines: Bool = false) throws(LinearRegexError) {
+        var budget = LinearRegexBudget()
+        try self.init(pattern, dotMatchesNewlines: dotMatchesNewlines, budget: &budget)
+    }
+
+    /// Compiles `pattern` through `budget` (a filter's regexes share one).
+    init(_ pattern: String, dotMatchesNewlines: Bool, budget: inout LinearRegexBudget) throws(LinearRegexError) {
+        regex = try budget.compile(pattern, options: dotMatchesNewlines ? [.caseInsensitive, .dotMatchesNewlines] : [.caseInsensitive])
     }
 
     /// True when the regex matches anywhere in `subject`.
     public func matches(_ subject: String) -> Bool {
-        let range = NSRange(subject.startIndex..<subject.endIndex, in: subject)
-        return regex.firstMatch(in: subject, options: [], range: range) != nil
+        regex.matches(subject)
     }
 
     /// The pattern, quoted so the filter language reads it back unchanged.
@@ -41,10 +41,4 @@ public struct FilterRegex: Sendable, CustomStringConvertible {
         }
         return quoted + "\""
     }
-}
-
-/// A pattern `NSRegularExpression` refused.
-public struct FilterRegexError: Error, Sendable, Equatable {
-    /// The refused pattern.
-    public let pattern: String
 }

@@ -63,9 +63,9 @@ struct ExchangeRewriter {
             case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
             }
         }
-        // Small plain bodies with literal replacements are edited in place. A regular
-        // expression may backtrack for long, and a small compressed body may decode to
-        // megabytes: those always leave the event loop.
+        // Small plain bodies with literal replacements are edited in place. Replacing every
+        // match of a regex can cost more than linear time (BodyTextRewriter.timeLimit), and a
+        // small compressed body may decode to megabytes: those always leave the event loop.
         let literalOnly = replacements.allSatisfy { if case .literal = $0.pattern { true } else { false } }
         if bytes.count <= inlineLimit && literalOnly && contentEncoding == nil {
             return eventLoop.makeSucceededFuture(rewriting())

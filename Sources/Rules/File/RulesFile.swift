@@ -1,4 +1,5 @@
 import Foundation
+import LinearRegex
 import Yams
 
 /// Reads a rules file (YAML) into a `RuleSet`, or explains every problem with its line.
@@ -121,6 +122,8 @@ public enum RulesFile {
 struct RulesFileParser {
     let baseDirectory: String
     var nodes = YAMLNodes()
+    /// What the file's regexes may compile to in all.
+    var regexBudget = LinearRegexBudget()
 
     init(baseDirectory: String) {
         self.baseDirectory = baseDirectory

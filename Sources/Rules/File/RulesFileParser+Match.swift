@@ -1,4 +1,5 @@
 import Foundation
+import LinearRegex
 import ProxyCore
 import Yams
 
@@ -52,13 +53,8 @@ extension RulesFileParser {
                 }
                 path = .glob(PathGlob(text))
             case "path_regex":
-                guard let text = nodes.string(entry.value, "path_regex") else { valid = false; continue }
-                do {
-                    path = .regex(try NSRegularExpression(pattern: text), source: text)
-                } catch {
-                    nodes.fail(entry.value, "path_regex '\(text)' is not a valid regular expression (ICU syntax): \(Self.regexReason(error))")
-                    valid = false
-                }
+                guard let regex = regex(entry.value, "path_regex") else { valid = false; continue }
+                path = .regex(regex)
             default:
                 break
             }
@@ -132,9 +128,15 @@ extension RulesFileParser {
         }
     }
 
-    static func regexReason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let reason = nsError.userInfo["NSInvalidValue"] as? String { return "invalid pattern '\(reason)'" }
-        return nsError.localizedFailureReason ?? "the pattern does not compile"
+    /// A regex (RE2 syntax, case-sensitive); one that RE2 cannot run is an issue at the construct
+    /// at fault, naming it in words.
+    mutating func regex(_ node: Node, _ what: String) -> LinearRegex? {
+        guard let text = nodes.string(node, what) else { return nil }
+        do throws(LinearRegexError) {
+            return try regexBudget.compile(text)
+        } catch {
+            nodes.fail(node, "\(what) '\(LinearRegexError.excerpt(text))': \(error.reason)", atScalarOffset: error.scalarOffset)
+            return nil
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LinearRegex
 import Yams
 
 /// Header lists and edits, and body text replacements.
@@ -82,6 +83,7 @@ extension RulesFileParser {
             }
             var pattern: TextReplacement.Pattern?
             var replacement: String?
+            var replacementNode: Node?
             for entry in entries {
                 switch entry.key {
                 case "find":
@@ -93,15 +95,11 @@ extension RulesFileParser {
                     }
                     pattern = .literal(text)
                 case "regex":
-                    guard let text = nodes.string(entry.value, "regex") else { valid = false; continue }
-                    do {
-                        pattern = .regex(try NSRegularExpression(pattern: text))
-                    } catch {
-                        nodes.fail(entry.value, "regex '\(text)' is not a valid regular expression (ICU syntax): \(Self.regexReason(error))")
-                        valid = false
-                    }
+                    guard let regex = regex(entry.value, "regex") else { valid = false; continue }
+                    pattern = .regex(regex)
                 case "replace":
                     replacement = YAMLNodes.isNull(entry.value) ? "" : nodes.string(entry.value, "replace")
+                    replacementNode = entry.value
                 default:
                     break
                 }
@@ -117,8 +115,14 @@ extension RulesFileParser {
                 nodes.missing(item, "a \(what) replacement needs replace: (the new text; \"\" to delete)")
                 valid = false
             }
-            if let pattern, let replacement {
-                list.append(TextReplacement(pattern: pattern, replacement: replacement))
+            if let pattern, let replacement, let replacementNode {
+                do throws(LinearRegexError) {
+                    list.append(try TextReplacement(pattern: pattern, replacement: replacement))
+                } catch {
+                    nodes.fail(replacementNode, "replace '\(LinearRegexError.excerpt(replacement))': \(error.reason)",
+                               atScalarOffset: error.scalarOffset)
+                    valid = false
+                }
             }
         }
         return valid ? list : nil

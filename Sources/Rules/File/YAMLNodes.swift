@@ -27,6 +27,23 @@ struct YAMLNodes {
         issues.append(RulesFileIssue(line: mark?.line ?? 0, column: mark?.column ?? 0, rule: rule, message: message))
     }
 
+    /// An issue at the character `offset` Unicode scalars into the scalar `node`'s text, when the
+    /// source spells that text one to one (a plain scalar, or a quoted one without escapes before
+    /// the offset); at the node itself otherwise.
+    mutating func fail(_ node: Node, _ message: String, atScalarOffset offset: Int?) {
+        guard let mark = node.mark, let offset, case .scalar(let scalar) = node else { return fail(node, message) }
+        let before = scalar.string.unicodeScalars.prefix(offset)
+        guard !before.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return fail(node, message) }
+        let column: Int?
+        switch scalar.style {
+        case .plain: column = mark.column + offset
+        case .singleQuoted: column = mark.column + 1 + offset + before.filter { $0 == "'" }.count
+        case .doubleQuoted: column = before.contains { $0 == "\\" || $0 == "\"" } ? nil : mark.column + 1 + offset
+        default: column = nil
+        }
+        issues.append(RulesFileIssue(line: mark.line, column: column ?? mark.column, rule: rule, message: message))
+    }
+
     mutating func fail(line: Int, _ message: String) {
         issues.append(RulesFileIssue(line: line, column: 1, rule: rule, message: message))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LinearRegex
 
 /// `block`: answer the request from the proxy (403 by default) without contacting the origin;
 /// a CONNECT to a blocked host is refused.
@@ -98,30 +99,45 @@ public struct HeaderEdits: Sendable {
     public var isEmpty: Bool { remove.isEmpty && set.isEmpty && add.isEmpty }
 }
 
-/// One text replacement in a body: a literal string or a regular expression (with `$1`-style
-/// templates), every occurrence.
-public struct TextReplacement: @unchecked Sendable {
-    public enum Pattern {
+/// One text replacement in a body: a literal string, or a regular expression (RE2, linear in the
+/// body's length) with a `$1`-style template; every occurrence.
+public struct TextReplacement: Sendable {
+    public enum Pattern: Sendable {
         case literal(String)
-        /// `NSRegularExpression` is immutable and thread-safe for matching.
-        case regex(NSRegularExpression)
+        case regex(LinearRegex)
     }
 
-    public var pattern: Pattern
-    public var replacement: String
+    public let pattern: Pattern
+    /// The replacement as written (for a regex, a `ReplacementTemplate`'s text).
+    public let replacement: String
+    /// `replacement` parsed against the regex's groups; nil for a literal.
+    private let template: ReplacementTemplate?
 
-    public init(pattern: Pattern, replacement: String) {
+    /// - Throws: `LinearRegexError` (about `replacement`) when it names a group the regex lacks.
+    public init(pattern: Pattern, replacement: String) throws(LinearRegexError) {
         self.pattern = pattern
         self.replacement = replacement
+        if case .regex(let regex) = pattern {
+            template = try ReplacementTemplate(replacement, groupCount: regex.groupCount)
+        } else {
+            template = nil
+        }
     }
 
     public func apply(to text: String) -> String {
+        (try? apply(to: text, shouldContinue: { true })) ?? text
+    }
+
+    /// `apply`, asking `shouldContinue` between the matches of a regex (a regex over a body can
+    /// cost more than linear time in all: see `LinearRegex.replacingMatches`).
+    /// - Throws: `ReplacementStopped` when it said no.
+    public func apply(to text: String, shouldContinue: () -> Bool) throws(ReplacementStopped) -> String {
         switch pattern {
         case .literal(let find):
             return text.replacingOccurrences(of: find, with: replacement)
         case .regex(let regex):
-            return regex.stringByReplacingMatches(
-                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: replacement)
+            guard let template else { return text }
+            return try regex.replacingMatches(in: text, with: template, shouldContinue: shouldContinue)
         }
     }
 }

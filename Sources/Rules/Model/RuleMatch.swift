@@ -1,4 +1,4 @@
-import Foundation
+import LinearRegex
 import ProxyCore
 
 /// The facts of one request that rules match on. `host` is in `HostName.normalized` form (the
@@ -69,26 +69,24 @@ public struct RuleMatch: Sendable {
 }
 
 /// A condition on the request's path: a glob over the path alone, or a regular expression
-/// searched in the path and query.
-public enum PathCondition: @unchecked Sendable {
+/// (RE2, case-sensitive, linear in the path's length) searched in the path and query.
+public enum PathCondition: Sendable {
     case glob(PathGlob)
-    /// `NSRegularExpression` is immutable and documented thread-safe for matching.
-    case regex(NSRegularExpression, source: String)
+    case regex(LinearRegex)
 
     public func matches(_ request: RequestFacts) -> Bool {
         switch self {
         case .glob(let glob):
             return glob.matches(request.path)
-        case .regex(let regex, _):
-            let text = request.pathAndQuery
-            return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        case .regex(let regex):
+            return regex.matches(request.pathAndQuery)
         }
     }
 
     public var description: String {
         switch self {
         case .glob(let glob): return "path \(glob.pattern)"
-        case .regex(_, let source): return "path_regex \(source)"
+        case .regex(let regex): return "path_regex \(regex.pattern)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import BodyCodec
+import LinearRegex
 
 /// Replaces text in a whole message body for a `rewrite` rule: decodes its `Content-Encoding`,
 /// applies the replacements in order to the UTF-8 text, and hands back the new bytes
@@ -16,10 +17,18 @@ public enum BodyTextRewriter {
         case skipped(String)
     }
 
-    /// - Parameter limit: the largest decoded body rewritten; a body that decodes to more
-    ///   passes as it came.
+    /// How long the replacements of one body may run. Each regex search is linear, but a pattern
+    /// whose preferred branch reads far ahead before a short match wins (`b+c|b` over a long run
+    /// of b) makes replacing every match quadratic: 20 s for 100 KB, hours for 16 MiB. Past this
+    /// the body passes as it came, with a note, and the thread is free again.
+    public static let timeLimit: Duration = .seconds(5)
+
+    /// - Parameters:
+    ///   - limit: the largest decoded body rewritten; a body that decodes to more passes as it came.
+    ///   - timeLimit: past it (checked between regex matches), the body passes as it came.
     public static func rewrite(_ body: [UInt8], contentType: String?, contentEncoding: String?,
-                               replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit) -> Outcome {
+                               replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit,
+                               timeLimit: Duration = Self.timeLimit) -> Outcome {
         if replacements.isEmpty || body.isEmpty { return .unchanged }
         if let contentType, !MediaType(contentType).isTextual {
             return .skipped("not text (\(MediaType(contentType).essence))")
@@ -34,9 +43,15 @@ public enum BodyTextRewriter {
         guard let text = String(validating: decoded.bytes, as: UTF8.self) else {
             return .skipped("not UTF-8 text")
         }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeLimit)
         var result = text
         for replacement in replacements {
-            result = replacement.apply(to: result)
+            do throws(ReplacementStopped) {
+                result = try replacement.apply(to: result) { clock.now < deadline }
+            } catch {
+                return .skipped("a regex replacement ran past \(timeLimit) (its pattern reads far ahead for every match)")
+            }
         }
         if result == text { return .unchanged }
         return .rewritten(Array(result.utf8))

@@ -96,10 +96,10 @@ final class RulesFileMatchTests: XCTestCase {
                     issue(3, 40, "rule 1 'm'", "give either path or path_regex, not both"))
     }
 
-    /// A regular expression that does not compile is refused with ICU's reason.
+    /// A regular expression that does not compile is refused with the reason in words, at the culprit.
     func testBadPathRegex() {
-        assertIssue(rule(match: "{ host: \"*\", path_regex: \"(\" }"), issue(3, 37, "rule 1 'm'",
-            "path_regex '(' is not a valid regular expression (ICU syntax): invalid pattern '('"))
+        assertIssue(rule(match: "{ host: \"*\", path_regex: \"(\" }"), issue(3, 38, "rule 1 'm'",
+            "path_regex '(': missing ) to close the group opened here"))
     }
 
     /// A path on several lines is refused (paths are one line).

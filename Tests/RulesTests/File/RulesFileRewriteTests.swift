@@ -129,7 +129,7 @@ final class RulesFileRewriteTests: XCTestCase {
                 issue(7, 11, label, "a response_body replacement needs find: (literal text) or regex:, and replace:"),
                 issue(8, 11, label, "a response_body replacement needs replace: (the new text; \"\" to delete)"),
                 issue(9, 19, label, "find must be non-empty text"),
-                issue(10, 20, label, "regex '(' is not a valid regular expression (ICU syntax): invalid pattern '('"),
+                issue(10, 21, label, "regex '(': missing ) to close the group opened here"),
                 issue(11, 11, label, "a response_body replacement must be a mapping (key: value lines), not 'x'"),
                 issue(12, 22, label, "unknown key 'with' in a response_body replacement (expected one of: find, regex, replace)"),
             ])

@@ -1,3 +1,4 @@
+import LinearRegex
 import XCTest
 @testable import Rules
 
@@ -28,7 +29,7 @@ final class LocalFileLookupTests: XCTestCase {
         XCTAssertEqual(lookup(.directory("/srv/web/"), "/a/b.js"), .file("/srv/web/a/b.js"))
         XCTAssertEqual(dir("//a//./b.js"), .file("/srv/web/a/b.js"))
         XCTAssertEqual(dir("/static/a.css", glob("*.css")), .file("/srv/web/static/a.css"))
-        XCTAssertEqual(dir("/static/a.css", .regex(try! NSRegularExpression(pattern: "css"), source: "css")),
+        XCTAssertEqual(dir("/static/a.css", .regex(try! LinearRegex("css"))),
                        .file("/srv/web/static/a.css"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LinearRegex
 import ProxyCore
 import XCTest
 @testable import Rules
@@ -149,7 +150,7 @@ struct RandomRules {
                     match.path = .glob(PathGlob(random.pick(globPaths)))
                 } else {
                     let source = random.pick(regexPaths)
-                    match.path = .regex(try! NSRegularExpression(pattern: source), source: source)
+                    match.path = .regex(try! LinearRegex(source))
                 }
             }
         }
@@ -187,9 +188,11 @@ enum ScanReference {
         case .glob(let glob)?:
             let path = request.pathAndQuery.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
             return glob.matches(path)
-        case .regex(let regex, _)?:
+        case .regex(let regex)?:
+            // NSRegularExpression as an independent reference (these patterns mean the same in ICU and RE2).
+            let reference = try! NSRegularExpression(pattern: regex.pattern)
             let text = request.pathAndQuery as NSString
-            return regex.firstMatch(in: request.pathAndQuery, range: NSRange(location: 0, length: text.length)) != nil
+            return reference.firstMatch(in: request.pathAndQuery, range: NSRange(location: 0, length: text.length)) != nil
         }
     }
 

@@ -1,3 +1,4 @@
+import LinearRegex
 import XCTest
 @testable import Rules
 
@@ -105,7 +106,7 @@ final class RemoteDestinationTests: XCTestCase {
         XCTAssertEqual(target("http://x/v2/me", glob("/users/1"), "/users/1?page=2"), "/v2/me?page=2")
         XCTAssertEqual(target("http://x/data.json", glob("*.json"), "/a/b.json"), "/data.json")
         XCTAssertEqual(target("http://x/v2/", glob("/a?/*"), "/ab/c"), "/v2/")
-        XCTAssertEqual(target("http://x/new", .regex(try! NSRegularExpression(pattern: "^/old"), source: "^/old"),
+        XCTAssertEqual(target("http://x/new", .regex(try! LinearRegex("^/old")),
                               "/old/path?x=1"), "/new?x=1")
     }
 

@@ -1,16 +1,17 @@
 import BodyCodec
 import Compressors
+import LinearRegex
 import XCTest
 @testable import Rules
 
 /// Body text replacement: order, templates, content encodings, and what is left alone and why.
 final class BodyTextRewriterTests: XCTestCase {
     private func literal(_ find: String, _ replace: String) -> TextReplacement {
-        TextReplacement(pattern: .literal(find), replacement: replace)
+        try! TextReplacement(pattern: .literal(find), replacement: replace)
     }
 
     private func regex(_ pattern: String, _ replace: String) -> TextReplacement {
-        TextReplacement(pattern: .regex(try! NSRegularExpression(pattern: pattern)), replacement: replace)
+        try! TextReplacement(pattern: .regex(try! LinearRegex(pattern)), replacement: replace)
     }
 
     private func rewrite(_ body: [UInt8], type: String? = "text/plain", encoding: String? = nil,
