@@ -36,6 +36,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds an origin may stay silent mid-exchange (then 504).")
     var upstreamTimeout: Int = 60
 
+    @Option(help: "Seconds to wait for a DNS answer (then 504).")
+    var dnsTimeout: Int = 5
+
     @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
 
     @OptionGroup(title: "Rules") var rulesOptions: RulesOptions
@@ -55,7 +58,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--max-body-size must be at most 512MiB (got \(maxBodySize)).")
         }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
-                              ("--upstream-timeout", upstreamTimeout)] where value <= 0 {
+                              ("--upstream-timeout", upstreamTimeout), ("--dns-timeout", dnsTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
         }
     }
@@ -98,20 +101,23 @@ struct RunCommand: AsyncParsableCommand {
         configuration.rootCertificate = https?.rootCertificate
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        let threadPool = NIOThreadPool(numberOfThreads: 4)
-        threadPool.start()
+        // DNS has threads of its own: lookups never wait behind map-local reads or rewrites.
+        let resolver = SystemHostResolver(limits: .init(timeout: .seconds(Int64(dnsTimeout))))
+        let blockingPool = BlockingPool(numberOfThreads: 4)
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
                                             initialText: initialRules.text) { line in Console.write(line + "\n") }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
-            resolver: SystemHostResolver(threadPool: threadPool), interception: https?.interception,
-            rules: liveRules, blockingPool: threadPool, logger: logger)
+            resolver: resolver, interception: https?.interception,
+            rules: liveRules, blockingPool: blockingPool, logger: logger)
 
         let address: SocketAddress
         do {
             address = try await server.start()
         } catch {
+            resolver.shutdown()
+            blockingPool.shutdown()
             writer.close()
             try? await group.shutdownGracefully()
             throw CLIError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
@@ -147,8 +153,10 @@ struct RunCommand: AsyncParsableCommand {
         }
         rulesWatcher.stop()
         try? await server.stop()
+        // Before the event loops: what they still wait for is answered while they run.
+        resolver.shutdown()
+        blockingPool.shutdown()
         try? await group.shutdownGracefully()
-        try? await threadPool.shutdownGracefully()
         https?.pins.flush()
         writer.close()
         let statistics = writer.statistics

@@ -1,7 +1,6 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import ProxyModel
 import Rules
 
@@ -25,7 +24,7 @@ final class ProxyServices: Sendable {
 
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-         blockingWork: any BlockingWork = NIOThreadPool.singleton, logger: Logger) {
+         blockingWork: any BlockingWork, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector

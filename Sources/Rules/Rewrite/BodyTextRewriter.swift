@@ -18,12 +18,16 @@ public enum BodyTextRewriter {
 
     /// - Parameter limit: the largest decoded body rewritten; a body that decodes to more
     ///   passes as it came.
+    /// - Parameter shouldStop: asked before each step (decoding, each replacement); true gives
+    ///   `.skipped("stopped")` at once (the caller no longer wants the result: its client left).
     public static func rewrite(_ body: [UInt8], contentType: String?, contentEncoding: String?,
-                               replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit) -> Outcome {
+                               replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit,
+                               shouldStop: () -> Bool = { false }) -> Outcome {
         if replacements.isEmpty || body.isEmpty { return .unchanged }
         if let contentType, !MediaType(contentType).isTextual {
             return .skipped("not text (\(MediaType(contentType).essence))")
         }
+        if shouldStop() { return .skipped("stopped") }
         let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding, limit: limit)
         if let note = decoded.note {
             // The decoder words its note for a viewer ("…: shown as captured"); here the body
@@ -36,6 +40,7 @@ public enum BodyTextRewriter {
         }
         var result = text
         for replacement in replacements {
+            if shouldStop() { return .skipped("stopped") }
             result = replacement.apply(to: result)
         }
         if result == text { return .unchanged }
