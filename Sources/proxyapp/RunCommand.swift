@@ -13,8 +13,9 @@ import Rules
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
 /// `<data-dir>/traffic.sqlite` until SIGINT or SIGTERM.
 ///
-/// This is the composition root: it creates the event loops, the thread pool, the capture
-/// writer and the server, and tears them down in order so the last batch reaches the disk.
+/// This is the composition root: it creates the event loops, the resolver's and the blocking
+/// pool's threads, the capture writer and the server, and tears them down in order
+/// (`ProxyShutdown`) so the last batch reaches the disk.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Start the proxy (the default command).")
@@ -137,6 +138,7 @@ struct RunCommand: AsyncParsableCommand {
         if !quiet && !withTUI {
             banner += FlowTable.header + "\n"
         }
+        let signals = SignalWaiter.install()
         Console.write(banner)
         rulesWatcher.start()
 
@@ -145,20 +147,17 @@ struct RunCommand: AsyncParsableCommand {
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
                 rules: { liveRules.status.summary }, proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
             let logPath = directory.appendingPathComponent("proxyapp.log").path
-            let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath)
+            let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
+            signals.stopping()
             Console.write("Stopping (\(reason))…\n")
         } else {
-            let signalNumber = await SignalWaiter.waitForTermination()
-            Console.write("\nStopping (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM"))…\n")
+            let signalNumber = await signals.wait()
+            signals.stopping()
+            Console.write("\nStopping (\(SignalWaiter.name(signalNumber)); again to exit at once)…\n")
         }
         rulesWatcher.stop()
-        try? await server.stop()
-        // Before the event loops: what they still wait for is answered while they run.
-        resolver.shutdown()
-        blockingPool.shutdown()
-        try? await group.shutdownGracefully()
-        https?.pins.flush()
-        writer.close()
+        await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
+                            writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics
         Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in \(data.databasePath)"
               + (statistics.flowsDropped > 0 ? " (\(statistics.flowsDropped) dropped under load)" : "") + "\n")
@@ -168,11 +167,12 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     /// Runs the TUI on a thread of its own until the user quits or SIGINT/SIGTERM arrives;
     /// returns which it was. Log output goes to `logPath` meanwhile.
-    static func runTUI(repository: TrafficRepository, context: TUIContext, logPath: String) async -> String {
+    static func runTUI(repository: TrafficRepository, context: TUIContext, logPath: String,
+                       signals: SignalWaiter) async -> String {
         let stop = TUIStopSignal()
         let signalled = NIOLockedValueBox<Int32?>(nil)
         Task {
-            let number = await SignalWaiter.waitForTermination()
+            let number = await signals.wait()
             signalled.withLockedValue { $0 = number }
             stop.request()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,9 +39,10 @@ final class ProxyAppProcess {
 
     /// Runs `proxyapp run --headless --quiet --listen 127.0.0.1:0 --data-dir DIR` and waits (at
     /// most `timeout` seconds) for `ProxyApp listening on http://127.0.0.1:PORT` on its output,
-    /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`.
-    /// `arguments` follow `run`'s own.
+    /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`,
+    /// plus `environment`. `arguments` follow `run`'s own.
     static func startHeadless(executable: String, dataDirectory: URL, arguments: [String] = [],
+                              environment: [String: String] = [:],
                               timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let outputFile = dataDirectory.appendingPathComponent("proxyapp-output.txt")
@@ -52,7 +54,7 @@ final class ProxyAppProcess {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path]
             + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": dataDirectory.path]
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": dataDirectory.path]) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output
@@ -84,13 +86,42 @@ final class ProxyAppProcess {
     @discardableResult
     func stop(timeout: TimeInterval = 10) async -> Bool {
         guard process.isRunning else { return true }
-        process.terminate()
+        send(SIGTERM)
+        return await waitForExit(timeout: timeout) != nil
+    }
+
+    /// Sends `signal` to the process, without waiting.
+    func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits up to `timeout` seconds for the process to exit and returns its exit status; nil
+    /// when it had to be killed (SIGKILL) because it did not exit.
+    func waitForExit(timeout: TimeInterval) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline {
             try? await Task.sleep(nanoseconds: 50_000_000)
         }
-        guard process.isRunning else { return true }
+        guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGKILL)
-        return false
+        process.waitUntilExit()
+        return nil
+    }
+}
+
+extension XCTestCase {
+    /// The built `proxyapp`; fails the test, saying to build it, when there is none.
+    func proxyAppExecutable() throws -> String {
+        try XCTUnwrap(ProxyAppProcess.builtExecutable,
+                      "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
+    }
+
+    /// A fresh directory named `prefix-…` under the temporary directory, removed when the test ends.
+    func scratchDirectory(_ prefix: String) throws -> URL {
+        let scratch = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: scratch) }
+        return scratch
     }
 }
