@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
 
 /// ProxyApp: an intercepting HTTP/HTTPS proxy with a terminal UI.
@@ -32,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // Already resolved through swift-nio; the engine's connection counter uses it directly.
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.2.0"),
     ],
     targets: [
         // Flows, headers, timings: value types with no I/O and no NIO.
@@ -90,6 +93,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: hotPathSettings
         ),
@@ -189,10 +193,25 @@ let package = Package(
             dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        // Test support: the engine's client pipeline in memory (EngineHarness, fake upstreams) and an
+        // independent strict HTTP/1.1 request parser; shared by the engine's tests, the end-to-end
+        // tests and the request-path fuzzer. Uses `@testable import ProxyEngine`: debug builds only.
+        .target(
+            name: "EngineTestSupport",
+            dependencies: [
+                "ProxyEngine", "ProxyModel", "Rules",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Support/EngineTestSupport"
+        ),
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors", "EngineTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -219,8 +238,10 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ProxyEngine", "CaptureStore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
+                "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
+                "EngineTestSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -230,3 +251,17 @@ let package = Package(
         ),
     ]
 )
+
+// The request-path fuzzer (fuzz/run-request-path.sh), only when asked for: it has no `main` of
+// its own (libFuzzer supplies it), so an ordinary build could not link it.
+if ProcessInfo.processInfo.environment["PROXYAPP_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "proxyapp-fuzz-request-path",
+        dependencies: ["EngineTestSupport", "ProxyEngine", "ProxyModel",
+                       .product(name: "NIOCore", package: "swift-nio"),
+                       .product(name: "NIOEmbedded", package: "swift-nio")],
+        path: "fuzz/RequestPath",
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+    ))
+}
+

@@ -1,15 +1,21 @@
 /// Which headers describe one connection rather than the message, and so must not be forwarded
 /// by a proxy (RFC 9110 §7.6.1).
 ///
-/// Besides the fixed list, any header named in a `Connection` header is hop-by-hop too. An
-/// upgrade (WebSocket) is the one exception: `Upgrade` and `Connection: upgrade` must reach the
-/// origin for the handshake to happen.
+/// Besides the fixed list, any header named in a `Connection` header is hop-by-hop too, except
+/// `Host`, `Content-Length` and `Transfer-Encoding`: a `Connection` token naming one of those is
+/// ignored, never obeyed (dropping them would unframe a body or leave a request without its
+/// host: request smuggling). Framing is the proxy's own decision (`RequestFraming`,
+/// `ResponseFraming`). An upgrade (WebSocket) is the one exception to the rule: `Upgrade` and
+/// `Connection: upgrade` must reach the origin for the handshake to happen.
 public struct HopByHopHeaders: Sendable {
     /// Lowercased names that are always connection-specific.
     public static let fixed: [String] = [
         "connection", "proxy-connection", "keep-alive", "te", "trailer", "upgrade",
         "proxy-authorization", "proxy-authenticate",
     ]
+
+    /// Names a `Connection` token may never remove: the message's routing and framing.
+    static let neverHopByHop: Set<String> = ["host", "content-length", "transfer-encoding"]
 
     /// The fixed list alone, for a quick "is anything hop-by-hop here" scan.
     public static let standard = HopByHopHeaders(connectionValues: [], forwardUpgrade: false)
@@ -32,7 +38,8 @@ public struct HopByHopHeaders: Sendable {
                 guard !name.isEmpty else { continue }
                 if name == "upgrade" {
                     mentionsUpgrade = true
-                } else if name != "close" && name != "keep-alive" && !names.contains(name) {
+                } else if name != "close" && name != "keep-alive" && !Self.neverHopByHop.contains(name)
+                            && !names.contains(name) {
                     names.append(name)
                 }
             }
@@ -56,9 +63,8 @@ public struct HopByHopHeaders: Sendable {
 
     /// Whether a header called `name` stays on the forwarded message.
     ///
-    /// `Transfer-Encoding` is hop-by-hop too, but it is kept here on purpose: NIO's encoders frame
-    /// the forwarded body from it (chunked in, chunked out), and the engine removes it where the
-    /// next hop cannot use it (an HTTP/1.0 client).
+    /// `Content-Length` and `Transfer-Encoding` pass here: the engine drops them itself and
+    /// writes the one framing header it decided (`RequestFraming`, `ResponseFraming`).
     public func forwards(_ name: String) -> Bool {
         for candidate in names where candidate.equalsIgnoringASCIICase(name) {
             return false

@@ -80,9 +80,15 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     }
 
     /// A `Proxy-Status` value (RFC 9209) naming ProxyApp, an error type and details, the details
-    /// escaped as a structured-field string (backslashes and quotes).
+    /// escaped as a structured-field string (backslashes and quotes). A structured-field string
+    /// holds printable ASCII only (RFC 8941 §3.3.3): anything else becomes `?`, so text from an
+    /// origin (certificate names) can never end the header line.
     public static func proxyStatusHeader(error: String, details: String) -> String {
-        let escaped = details.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        var printable = String.UnicodeScalarView()
+        for scalar in details.unicodeScalars {
+            printable.append((0x20...0x7E).contains(scalar.value) ? scalar : "?")
+        }
+        let escaped = String(printable).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "ProxyApp; error=\(error); details=\"\(escaped)\""
     }
 

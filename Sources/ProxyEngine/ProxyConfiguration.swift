@@ -20,6 +20,12 @@ public struct ProxyConfiguration: Sendable {
     public var upstreamTimeout: TimeAmount = .seconds(60)
     /// Idle upstream connections kept per origin and event loop for reuse.
     public var maxIdleUpstreamConnectionsPerOrigin: Int = 32
+    /// Client connections served at once; more are answered 503 (`--max-connections`). nil
+    /// derives it from the open-file limit (`ConnectionBudget`).
+    public var maxConnections: Int?
+    /// Idle upstream connections kept in all, split evenly between the event loops; nil derives
+    /// it from `maxConnections` (`ConnectionBudget`).
+    public var maxIdleUpstreamConnections: Int?
     /// The root CA the built-in pages offer for download (nil: HTTPS interception is off).
     public var rootCertificate: RootCertificateDownload?
 

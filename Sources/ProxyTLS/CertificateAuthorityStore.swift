@@ -45,8 +45,11 @@ public struct CertificateAuthorityStore: Sendable {
     }
 
     /// Replaces the stored CA (if any) with a new one. Clients must trust the new certificate.
-    public func regenerate() throws -> CertificateAuthority {
+    /// `precondition` runs first, under the store's lock (a process loading the CA meanwhile
+    /// waits for the new one); an error it throws leaves the CA as it was.
+    public func regenerate(precondition: () throws -> Void = {}) throws -> CertificateAuthority {
         try storage.withExclusiveLock {
+            try precondition()
             let authority = try CertificateAuthority.generate()
             try write(authority)
             return authority
@@ -56,10 +59,15 @@ public struct CertificateAuthorityStore: Sendable {
     /// Replaces the stored CA with one made elsewhere (mitmproxy, Charles, openssl). The key may be
     /// in `privateKeyPEM` or in `certificatePEM` (mitmproxy's `mitmproxy-ca.pem` holds both; pass
     /// the same text twice or an empty key). Errors are `CertificateAuthorityError`s about the text.
-    public func importAuthority(certificatePEM: String, privateKeyPEM: String) throws -> CertificateAuthority {
+    /// `precondition` runs as in `regenerate`.
+    public func importAuthority(certificatePEM: String, privateKeyPEM: String,
+                                precondition: () throws -> Void = {}) throws -> CertificateAuthority {
         let (certificate, privateKey) = try AuthorityPEMReader.read([certificatePEM, privateKeyPEM])
         let authority = try CertificateAuthority(certificate: certificate, privateKey: privateKey)
-        try storage.withExclusiveLock { try write(authority) }
+        try storage.withExclusiveLock {
+            try precondition()
+            try write(authority)
+        }
         return authority
     }
 

@@ -52,16 +52,25 @@ struct CAPathCommand: ParsableCommand {
 }
 
 /// `proxyapp ca regenerate`: a new root replaces the old one; every client must trust it again.
+///
+/// Refused while a proxy runs with the same data directory (`RunningProxies`): it would keep
+/// signing with the old CA, so clients that trust the new one would fail and pin their hosts.
+/// Reloading the CA in the running proxy was the alternative; refusing is simpler and leaves
+/// nothing half-switched (leaf cache, CA download page, pins made in between), and a user who
+/// regenerates must reinstall the CA in every client anyway.
 struct CARegenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "regenerate",
-        abstract: "Replace the root CA with a new one (clients must then trust the new certificate).")
+        abstract: "Replace the root CA with a new one (clients must then trust the new certificate).",
+        discussion: "Refused while a proxy runs with this data directory: stop it first.")
 
     @OptionGroup var data: DataDirectoryOptions
 
     func run() throws {
         let store = data.certificateAuthorityStore
-        let authority = try store.regenerate()
+        let authority = try store.regenerate {
+            try RunningProxies.refuseIfRunning(in: data.directory, command: "proxyapp ca regenerate")
+        }
         print(Self.report(authority, store: store))
     }
 
@@ -70,7 +79,7 @@ struct CARegenerateCommand: ParsableCommand {
         Created a new root CA: \(authority.certificate.subject)
         SHA-256: \(authority.sha256Fingerprint)
         Clients that trusted the old CA must now trust the new one: install \(store.certificatePEMPath) \
-        (or \(store.certificateDERPath)) again, and restart a running proxy so it signs with the new CA.
+        (or \(store.certificateDERPath)) again.
         """
     }
 }
@@ -83,7 +92,8 @@ struct CAImportCommand: ParsableCommand {
         abstract: "Replace the root CA with an existing one (PEM certificate and unencrypted key).",
         discussion: """
             Accepts EC P-256/P-384 and RSA keys in PKCS#8, SEC1 or PKCS#1 PEM. mitmproxy's \
-            ~/.mitmproxy/mitmproxy-ca.pem holds both: `proxyapp ca import --cert ~/.mitmproxy/mitmproxy-ca.pem`.
+            ~/.mitmproxy/mitmproxy-ca.pem holds both: `proxyapp ca import --cert ~/.mitmproxy/mitmproxy-ca.pem`. \
+            Refused while a proxy runs with this data directory: stop it first.
             """)
 
     @OptionGroup var data: DataDirectoryOptions
@@ -100,14 +110,16 @@ struct CAImportCommand: ParsableCommand {
         let store = data.certificateAuthorityStore
         let authority: CertificateAuthority
         do {
-            authority = try store.importAuthority(certificatePEM: certificateText, privateKeyPEM: keyText)
+            authority = try store.importAuthority(certificatePEM: certificateText, privateKeyPEM: keyText) {
+                try RunningProxies.refuseIfRunning(in: data.directory, command: "proxyapp ca import")
+            }
         } catch let error as CertificateAuthorityError {
             throw CLIError(Self.message(for: error, cert: cert, key: key))
         }
         print("""
             Imported the root CA \(authority.certificate.subject) (\(authority.keyDescription)) into \(store.directory.path).
             SHA-256: \(authority.sha256Fingerprint)
-            Clients must trust this certificate (\(store.certificatePEMPath)); restart a running proxy so it signs with it.
+            Clients must trust this certificate (\(store.certificatePEMPath)).
             """)
     }
 

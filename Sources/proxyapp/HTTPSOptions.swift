@@ -2,7 +2,7 @@ import ArgumentParser
 import CaptureStore
 import Foundation
 import Logging
-import NIOSSL
+import ProxyCore
 import ProxyEngine
 import ProxyTLS
 
@@ -21,6 +21,16 @@ struct HTTPSOptions: ParsableArguments {
     @Flag(name: .customLong("no-intercept"), help: "Relay every CONNECT as an opaque tunnel (no HTTPS decryption).")
     var noIntercept = false
 
+    @Option(name: .customLong("client-tls-min"),
+            help: ArgumentHelp("Lowest TLS version a client may use: 1.0, 1.1, 1.2 or 1.3 (default 1.2; below 1.2 allows legacy cipher suites).",
+                               valueName: "version"))
+    var clientTLSMin: TLSProtocolVersion?
+
+    @Option(name: .customLong("upstream-tls-min"),
+            help: ArgumentHelp("Lowest TLS version spoken to origins: 1.0, 1.1, 1.2 or 1.3 (default 1.2; below 1.2 allows legacy cipher suites).",
+                               valueName: "version"))
+    var upstreamTLSMin: TLSProtocolVersion?
+
     @Option(name: .customLong("pin-ttl"),
             help: "How long a host whose clients rejected our certificate is passed through (e.g. 7d, 12h).")
     var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
@@ -29,8 +39,9 @@ struct HTTPSOptions: ParsableArguments {
         if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
             throw ValidationError("--upstream-ca \(upstreamCA): no readable file there. Pass a PEM file of CA certificates.")
         }
-        if noIntercept && (upstreamCA != nil || insecureUpstream) {
-            throw ValidationError("--upstream-ca and --insecure-upstream only apply with interception: drop --no-intercept.")
+        if noIntercept && (upstreamCA != nil || insecureUpstream || clientTLSMin != nil || upstreamTLSMin != nil) {
+            throw ValidationError(
+                "--upstream-ca, --insecure-upstream, --client-tls-min and --upstream-tls-min only apply with interception: drop --no-intercept.")
         }
     }
 
@@ -54,10 +65,12 @@ struct HTTPSOptions: ParsableArguments {
         } catch {
             throw CLIError("\(error)")
         }
-        let upstreamContext: NIOSSLContext
+        let clientMinimum = clientTLSMin ?? .defaultMinimum
+        let upstreamMinimum = upstreamTLSMin ?? .defaultMinimum
+        let upstream: UpstreamTLSPolicy
         do {
-            upstreamContext = try TLSInterception.makeUpstreamContext(
-                additionalRootsPEMFile: upstreamCA, verify: !insecureUpstream)
+            upstream = try UpstreamTLSPolicy(
+                additionalRootsPEMFile: upstreamCA, verify: !insecureUpstream, minimumVersion: upstreamMinimum)
         } catch {
             throw CLIError("cannot use --upstream-ca \(upstreamCA ?? "(none)"): \(error). Pass a PEM file of CA certificates.")
         }
@@ -68,7 +81,8 @@ struct HTTPSOptions: ParsableArguments {
             throw CLIError("cannot read the pinned hosts from the capture database: \(error). Pass another --data-dir.")
         }
         let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
-        let interception = TLSInterception(identities: leaves, upstreamContext: upstreamContext, pins: pins)
+        var interception = TLSInterception(identities: leaves, upstream: upstream, pins: pins)
+        interception.clientMinimumVersion = clientMinimum
         let name = authority.certificate.subject.description
         let root = RootCertificateDownload(der: authority.certificateDER, pem: authority.certificatePEM,
                                            sha256Fingerprint: authority.sha256Fingerprint, name: name)
@@ -77,6 +91,26 @@ struct HTTPSOptions: ParsableArguments {
         if insecureUpstream {
             banner += "warning: --insecure-upstream: origins' certificates are not verified.\n"
         }
+        banner += Self.legacyVersionWarnings(client: clientMinimum, upstream: upstreamMinimum)
         return Setup(interception: interception, rootCertificate: root, pins: pins, banner: banner)
     }
+
+    /// One warning line per leg allowed below TLS 1.2.
+    static func legacyVersionWarnings(client: TLSProtocolVersion, upstream: TLSProtocolVersion) -> String {
+        var text = ""
+        if client.isLegacy {
+            text += "warning: --client-tls-min \(client.argument): clients on \(client.name) are decrypted, "
+                + "with legacy cipher suites (CBC, no forward secrecy).\n"
+        }
+        if upstream.isLegacy {
+            text += "warning: --upstream-tls-min \(upstream.argument): origins on \(upstream.name) are accepted, "
+                + "with legacy cipher suites (CBC, no forward secrecy), while clients may believe they have TLS 1.3.\n"
+        }
+        return text
+    }
+}
+
+extension TLSProtocolVersion: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map(\.argument) }
+    public var defaultValueDescription: String { argument }
 }

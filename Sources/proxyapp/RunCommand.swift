@@ -40,6 +40,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for a DNS answer (then 504).")
     var dnsTimeout: Int = 5
 
+    @Option(help: ArgumentHelp(
+        "Client connections served at once; one more is answered 503 and closed.",
+        discussion: "Default: from the open-file limit L (raised to its hard limit at start), (L - 64) * 4 / 9, "
+            + "so every connection can hold its upstream connection too (426 for L = 1024).",
+        valueName: "n"))
+    var maxConnections: Int?
+
     @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
 
     @OptionGroup(title: "Rules") var rulesOptions: RulesOptions
@@ -62,11 +69,15 @@ struct RunCommand: AsyncParsableCommand {
                               ("--upstream-timeout", upstreamTimeout), ("--dns-timeout", dnsTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
         }
+        if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
+            throw ValidationError("--max-connections must be between 1 and \(1 << 30) (got \(maxConnections)).")
+        }
     }
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         MemoryTuning.apply()
+        let descriptors = DescriptorLimit.raiseSoftToHard()
 
         let logger = Logger(label: "proxyapp")
         let directory = data.directory
@@ -75,6 +86,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
         }
+        // Before the CA is loaded: `ca regenerate` refuses while this is held (see RunningProxies).
+        let marker = try RunningProxies.mark(dataDirectory: directory)
+        defer { marker.release() }
         let database: TrafficDatabase
         do {
             database = try TrafficDatabase(path: data.databasePath)
@@ -100,6 +114,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.connectTimeout = .seconds(Int64(connectTimeout))
         configuration.upstreamTimeout = .seconds(Int64(upstreamTimeout))
         configuration.rootCertificate = https?.rootCertificate
+        configuration.maxConnections = maxConnections
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         // DNS has threads of its own: lookups never wait behind map-local reads or rewrites.
@@ -124,11 +139,14 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
         }
         let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
+        marker.update(listen: bound.description)
         var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         banner += initialRules.banner
+        banner += descriptors.bannerLine.map { $0 + "\n" } ?? ""
+        banner += server.budget.bannerLines
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
         }

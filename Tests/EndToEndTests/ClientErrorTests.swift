@@ -13,7 +13,7 @@ final class ClientErrorTests: XCTestCase {
             try bad.send("this is not http\r\n\r\n")
             let response = try bad.readResponse()
             XCTAssertEqual(response.status, 400)
-            XCTAssertTrue(response.bodyText.hasPrefix("bad request: malformed HTTP request"), response.bodyText)
+            XCTAssertTrue(response.bodyText.hasPrefix("bad request: malformed request: "), response.bodyText)
             XCTAssertTrue(response.header("Proxy-Status")?.contains("error=http_request_error") == true)
             XCTAssertEqual(response.header("Connection")?.lowercased(), "close")
             XCTAssertTrue(try bad.readUntilClose(timeout: 10), "the connection must be closed after a 400")

@@ -40,4 +40,15 @@ final class HopByHopHeadersTests: XCTestCase {
         XCTAssertFalse(notForwarded.keepsUpgrade)
         XCTAssertFalse(notForwarded.forwards("Upgrade"))
     }
+
+    /// A `Connection` token can never remove the message's routing or framing: `Host`,
+    /// `Content-Length` and `Transfer-Encoding` in any case are ignored there (request smuggling).
+    func testConnectionCannotNameRoutingOrFraming() {
+        let hop = HopByHopHeaders(connectionValues: ["Content-Length, HOST", "transfer-ENCODING, X-Gone"],
+                                  forwardUpgrade: false)
+        for name in ["Host", "host", "Content-Length", "CONTENT-LENGTH", "Transfer-Encoding"] {
+            XCTAssertTrue(hop.forwards(name), name)
+        }
+        XCTAssertFalse(hop.forwards("X-Gone"))
+    }
 }

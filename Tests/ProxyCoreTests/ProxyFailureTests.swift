@@ -43,4 +43,12 @@ final class ProxyFailureTests: XCTestCase {
                        "tls_certificate_error")
         XCTAssertEqual(ProxyFailure.upstreamTLSFailed(host: "x", port: 1, reason: "r").proxyStatusError, "tls_protocol_error")
     }
+
+    /// Details from an origin (a certificate's names) cannot break out of the header: CR, LF,
+    /// other controls and non-ASCII become `?`.
+    func testProxyStatusHeaderIsPrintableASCII() {
+        let header = ProxyFailure.proxyStatusHeader(error: "tls_certificate_error",
+                                                    details: "for evil\r\nSet-Cookie: a=b\u{0}\u{7F}\u{85}\u{202E}é")
+        XCTAssertEqual(header, #"ProxyApp; error=tls_certificate_error; details="for evil??Set-Cookie: a=b?????""#)
+    }
 }

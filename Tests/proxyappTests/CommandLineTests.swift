@@ -41,6 +41,16 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
     }
 
+    /// `--max-connections`: a positive count, absent by default (derived from the open-file limit).
+    func testMaxConnectionsFlag() throws {
+        for bad in ["0", "-5", "1073741825", "99999999999999999999", "many", "1e3"] {
+            assertRejected(["--max-connections", bad], mentioning: "--max-connections")
+        }
+        XCTAssertEqual(try RunCommand.parse(["--max-connections", "1"]).maxConnections, 1)
+        XCTAssertEqual(try RunCommand.parse(["--max-connections", "1073741824"]).maxConnections, 1 << 30)
+        XCTAssertNil(try RunCommand.parse([]).maxConnections)
+    }
+
     /// The HTTPS options: a missing --upstream-ca file and contradictory flags are refused up front.
     func testRunRejectsBadHTTPSFlags() throws {
         assertRejected(["--upstream-ca", "/nonexistent/ca.pem"], mentioning: "--upstream-ca /nonexistent/ca.pem: no readable file")
@@ -50,6 +60,26 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(parsed.https.pinTTL.seconds, 12 * 3600)
         XCTAssertTrue(parsed.https.insecureUpstream)
         XCTAssertFalse(try RunCommand.parse([]).https.noIntercept, "interception is on by default")
+    }
+
+    /// `--client-tls-min` / `--upstream-tls-min` take 1.0 … 1.3 (default 1.2 on both legs); other
+    /// spellings are refused listing the valid values, as is either flag with --no-intercept.
+    /// Lowering a leg below 1.2 puts a warning in the banner.
+    func testRunTLSMinimumFlags() throws {
+        let parsed = try RunCommand.parse(["--client-tls-min", "1.0", "--upstream-tls-min", "1.3"])
+        XCTAssertEqual(parsed.https.clientTLSMin, .tls10)
+        XCTAssertEqual(parsed.https.upstreamTLSMin, .tls13)
+        XCTAssertNil(try RunCommand.parse([]).https.clientTLSMin)
+        for bad in ["1.4", "TLSv1.2", "1", ""] {
+            assertRejected(["--client-tls-min", bad], mentioning: "'1.0', '1.1', '1.2'")
+            assertRejected(["--upstream-tls-min", bad], mentioning: "--upstream-tls-min")
+        }
+        assertRejected(["--no-intercept", "--client-tls-min", "1.0"], mentioning: "drop --no-intercept")
+        assertRejected(["--no-intercept", "--upstream-tls-min", "1.3"], mentioning: "drop --no-intercept")
+        XCTAssertEqual(HTTPSOptions.legacyVersionWarnings(client: .tls12, upstream: .tls13), "")
+        let warnings = HTTPSOptions.legacyVersionWarnings(client: .tls11, upstream: .tls10)
+        XCTAssertTrue(warnings.contains("warning: --client-tls-min 1.1: clients on TLS 1.1 are decrypted"), warnings)
+        XCTAssertTrue(warnings.contains("warning: --upstream-tls-min 1.0: origins on TLS 1.0 are accepted"), warnings)
     }
 
     /// A first run creates the CA and the interception setup; a damaged CA key stops the start

@@ -11,7 +11,21 @@ import NIOHTTP1
 /// HTTPServerUpgradeHandler    (no upgraders; only makes the decoder forward leftover bytes, then leaves)
 /// HTTPProxyHandler            decides and carries out each request; closes idle connections
 /// ```
+///
+/// A connection accepted beyond `--max-connections` gets none of these: only
+/// `ConnectionLimitRefusalHandler`, which answers 503 and closes.
 enum ClientPipelineSetup {
+    /// Sets up a connection the listener accepted: takes a slot from the connection limit and
+    /// configures the HTTP handlers, or refuses the connection when no slot is free.
+    static func configureAccepted(_ channel: any Channel, services: ProxyServices) throws {
+        guard services.connectionLimit.admit(channel) else {
+            try channel.pipeline.syncOperations.addHandler(
+                ConnectionLimitRefusalHandler(response: services.connectionLimit.refusal))
+            return
+        }
+        try configure(channel, services: services)
+    }
+
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
     /// the requests when the connection is a CONNECT tunnel carrying HTTP (decrypted or plain).
     static func configure(_ channel: any Channel, services: ProxyServices,

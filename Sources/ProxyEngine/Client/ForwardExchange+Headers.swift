@@ -14,21 +14,35 @@ extension ForwardExchange {
         return false
     }
 
-    static func filtered(_ headers: HTTPHeaders, keeping hop: HopByHopHeaders) -> HTTPHeaders {
+    /// `headers` minus the hop-by-hop ones, and minus `Content-Length` and `Transfer-Encoding`
+    /// when `droppingFraming` (the caller writes the framing it decided).
+    static func filtered(_ headers: HTTPHeaders, keeping hop: HopByHopHeaders, droppingFraming: Bool) -> HTTPHeaders {
         var kept = HTTPHeaders()
         kept.reserveCapacity(headers.count + 1)
-        for (name, value) in headers where hop.forwards(name) {
+        for (name, value) in headers where hop.forwards(name) && !(droppingFraming && isFramingHeader(name)) {
             kept.add(name: name, value: value)
         }
         return kept
     }
 
+    /// `Content-Length` or `Transfer-Encoding`, in any case.
+    static func isFramingHeader(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 14: return name.equalsIgnoringASCIICase("content-length")
+        case 17: return name.equalsIgnoringASCIICase("transfer-encoding")
+        default: return false
+        }
+    }
+
     /// The client's headers minus hop-by-hop ones, with `Host` set to the target's authority
-    /// (RFC 9112 §3.2.2); the second value tells whether an upgrade is forwarded.
-    static func upstreamHeaders(from original: HTTPHeaders, authority: String) -> (HTTPHeaders, Bool) {
-        // The common case: one Host header that already names the target and nothing
-        // hop-by-hop. Forward the headers as they are.
-        if !hasHopByHopHeader(original), original.first(name: "host") == authority,
+    /// (RFC 9112 §3.2.2) and exactly the framing header `framing` decided (the client's own
+    /// `Content-Length`/`Transfer-Encoding` are never forwarded as received); the second value
+    /// tells whether an upgrade is forwarded.
+    static func upstreamHeaders(from original: HTTPHeaders, authority: String,
+                                framing: RequestFraming.Decision) -> (HTTPHeaders, Bool) {
+        // The common case: one Host header that already names the target, nothing hop-by-hop,
+        // and framing already spelled as the proxy would write it. Forward the headers as they are.
+        if framing.isCanonical, !hasHopByHopHeader(original), original.first(name: "host") == authority,
            original[canonicalForm: "host"].count == 1 {
             return (original, false)
         }
@@ -36,13 +50,13 @@ extension ForwardExchange {
         connectionValues += original[canonicalForm: "proxy-connection"].map(String.init)
         let hop = HopByHopHeaders(connectionValues: connectionValues, forwardUpgrade: original.contains(name: "upgrade"))
         var headers = HTTPHeaders()
-        headers.reserveCapacity(original.count + 1)
+        headers.reserveCapacity(original.count + 2)
         var hostWritten = false
         if !original.contains(name: "host") {
             headers.add(name: "Host", value: authority)
             hostWritten = true
         }
-        for (name, value) in original where hop.forwards(name) {
+        for (name, value) in original where hop.forwards(name) && !isFramingHeader(name) {
             if name.equalsIgnoringASCIICase("host") {
                 if !hostWritten {
                     headers.add(name: name, value: authority)
@@ -50,6 +64,9 @@ extension ForwardExchange {
                 }
                 continue
             }
+            headers.add(name: name, value: value)
+        }
+        if let (name, value) = framing.framing.header {
             headers.add(name: name, value: value)
         }
         if hop.keepsUpgrade {
@@ -74,7 +91,7 @@ extension ForwardExchange {
             if case .invalidEOFState = parserError {
                 return .upstreamClosed(host: host, port: port)
             }
-            return .upstreamProtocolError(host: host, reason: "\(parserError)")
+            return .upstreamProtocolError(host: host, reason: parserError.reason)
         default:
             return .upstreamClosed(host: host, port: port)
         }
@@ -90,14 +107,28 @@ struct ClientResponseHead {
     /// The client connection closes after this response.
     let close: Bool
 
-    init(from head: HTTPResponseHead, clientVersion: HTTPVersion, clientKeepAlive: Bool, inputClosed: Bool,
-         wantsUpgrade: Bool, isHeadRequest: Bool) {
+    /// - Parameter framing: how the origin framed the body (`ResponseFraming`); when its headers
+    ///   are not already the one framing header the proxy would write, they are replaced.
+    init(from head: HTTPResponseHead, framing: ResponseFraming.Decision, clientVersion: HTTPVersion,
+         clientKeepAlive: Bool, inputClosed: Bool, wantsUpgrade: Bool, isHeadRequest: Bool) {
         let switching = head.status == .switchingProtocols && wantsUpgrade
         var headers = head.headers
-        if ForwardExchange.hasHopByHopHeader(headers) {
+        if !framing.isCanonical || ForwardExchange.hasHopByHopHeader(headers) {
             let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
                                       forwardUpgrade: switching)
-            headers = ForwardExchange.filtered(headers, keeping: hop)
+            headers = ForwardExchange.filtered(headers, keeping: hop, droppingFraming: !framing.isCanonical)
+            if !framing.isCanonical {
+                switch framing.framing {
+                case .contentLength(let length):
+                    headers.add(name: "Content-Length", value: String(length))
+                case .none:
+                    if let length = framing.advertisedLength {
+                        headers.add(name: "Content-Length", value: String(length))
+                    }
+                case .chunked, .untilClose:
+                    break  // the encoder frames it: chunked for HTTP/1.1, until close for 1.0
+                }
+            }
         }
         // A failed upgrade leaves the client's request parser stopped: this connection is done.
         var close = !clientKeepAlive || inputClosed || (wantsUpgrade && !switching)

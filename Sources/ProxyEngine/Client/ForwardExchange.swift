@@ -15,27 +15,30 @@ import Rules
 final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     unowned let client: HTTPProxyHandler
     let services: ProxyServices
-    private let pool: UpstreamConnectionPool
-    private let key: UpstreamConnectionPool.Key
+    let pool: UpstreamConnectionPool
+    let key: UpstreamConnectionPool.Key
     var recorder: ExchangeRecorder
     var upstreamHead: HTTPRequestHead
-    private let clientVersion: HTTPVersion
+    let clientVersion: HTTPVersion
     private let clientKeepAlive: Bool
     private let isHeadRequest: Bool
     /// The request asks for a protocol upgrade (WebSocket) and the upgrade headers are forwarded.
     private let wantsUpgrade: Bool
     /// How to reach the origin over TLS (nil: plain HTTP).
-    private let upstreamTLS: UpstreamTLSTarget?
+    let upstreamTLS: UpstreamTLSTarget?
     /// A dns rule's addresses for the upstream connection.
-    private let addresses: [String]?
+    let addresses: [String]?
     let rewriter: ExchangeRewriter?
 
     var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
-    private var usingPooledConnection = false
+    var usingPooledConnection = false
+    /// The upstream connection is bound to this client (NTLM/Negotiate): it goes back to the
+    /// client's private connections, never to the shared pool.
+    var connectionBound = false
     /// `start` waits for a held request body to be released.
     var startDeferred = false
     /// The proxy answered the client's `Expect: 100-continue` itself (a held request body).
-    private var answeredContinue = false
+    var answeredContinue = false
     /// Request parts that arrived while the upstream connection was being opened.
     var pendingParts: [HTTPClientRequestPart] = []
     /// The request body held for a rewrite; nil when not holding (any more).
@@ -44,12 +47,19 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     var requestEnded = false
     /// The request's trailers, kept so a retried request can be ended again.
     var requestTrailers: HTTPHeaders?
-    private var requestFullyWritten = false
+    var requestFullyWritten = false
     private var responseHeadReceived = false
     var responseHeadWritten = false
     /// The response held for a rewrite: its head as the client will get it, and the body so far.
     var heldResponse: (head: HTTPResponseHead, body: HeldBody)?
     private var upstreamKeepAlive = false
+    /// How the origin framed the response body; one read until close never goes back to the pool.
+    private var responseFraming: BodyFraming = .none
+    /// Interim (1xx) responses seen so far; past `maxInterimResponses` the origin is cut off.
+    var interimResponses = 0
+    /// Part of a response (an interim one included) reached the client: the request may not be
+    /// sent again.
+    var clientSawResponse = false
     var closeClientAfterResponse = false
     private var switchingProtocols = false
     var finished = false
@@ -76,7 +86,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         for note in target.notes {
             self.recorder.applied(rule: nil, note: note)
         }
-        var (headers, upgrade) = Self.upstreamHeaders(from: head.headers, authority: target.authority)
+        var (headers, upgrade) = Self.upstreamHeaders(from: head.headers, authority: target.authority,
+                                                      framing: request.framing)
         self.wantsUpgrade = upgrade
         self.rewriter = target.rewrite.map {
             ExchangeRewriter(rule: $0, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))
@@ -97,79 +108,6 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         self.upstreamHead = HTTPRequestHead(version: .http1_1, method: head.method, uri: target.pathAndQuery,
                                             headers: headers)
-    }
-
-    // MARK: starting
-
-    func start() {
-        // A request whose body is held is sent only once it is whole: an upstream connection
-        // taken now would sit idle meanwhile (and the origin may close it).
-        if heldRequest != nil {
-            startDeferred = true
-            return
-        }
-        if let (channel, handler) = pool.checkout(key) {
-            usingPooledConnection = true
-            attach(channel: channel, handler: handler, timings: .reused)
-        } else {
-            connectFresh()
-        }
-    }
-
-    private func connectFresh() {
-        client.setReadsPaused(true, by: .connecting)
-        let eventLoop = client.eventLoop
-        services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
-                                   on: eventLoop)
-            .assumeIsolated()
-            .whenComplete { result in
-                // The client may have left while connecting (`clientClosed` finished us); its
-                // handler can be gone by now, so nothing may touch `client` then.
-                guard !self.finished else {
-                    if case .success(let (channel, _)) = result { channel.close(promise: nil) }
-                    return
-                }
-                self.client.setReadsPaused(false, by: .connecting)
-                switch result {
-                case .success(let (channel, timings)):
-                    guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
-                    else {
-                        channel.close(promise: nil)
-                        self.fail(.connectFailed(host: self.key.host, port: self.key.port, reason: "no HTTP pipeline"))
-                        return
-                    }
-                    self.attach(channel: channel, handler: handler, timings: timings)
-                case .failure(let error):
-                    self.fail(error as? ProxyFailure ?? .connectFailed(host: self.key.host, port: self.key.port, reason: "\(error)"))
-                }
-            }
-    }
-
-    private func attach(channel: any Channel, handler: UpstreamHTTPHandler, timings: UpstreamConnectTimings) {
-        upstream = (channel, handler)
-        handler.delegate = self
-        recorder.upstreamConnected(timings, tls: handler.tlsSession, serverAddress: handler.serverAddress)
-        guard heldRequest == nil else { return }  // the head goes with the rewritten body
-        sendRequestSoFar(on: handler)
-    }
-
-    /// Sends the head and whatever of the request arrived before the connection was up.
-    func sendRequestSoFar(on handler: UpstreamHTTPHandler) {
-        handler.send(.head(upstreamHead))
-        for part in pendingParts {
-            handler.send(part)
-        }
-        pendingParts.removeAll()
-        if requestEnded {
-            handler.send(.end(requestTrailers))
-            markRequestWritten()
-        }
-        handler.flush()
-    }
-
-    private func markRequestWritten() {
-        requestFullyWritten = true
-        recorder.requestFullySent()
     }
 
     // MARK: from the client
@@ -199,13 +137,13 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     func clientEnd(_ trailers: HTTPHeaders?) {
         guard !finished else { return }
         requestEnded = true
-        requestTrailers = trailers
+        requestTrailers = trailers.flatMap(TrailerFields.forwardable)
         if let held = heldRequest {
             rewriteHeldRequest(held)
             return
         }
         if let upstream {
-            upstream.handler.send(.end(trailers))
+            upstream.handler.send(.end(requestTrailers))
             upstream.handler.flush()
             markRequestWritten()
         }  // else `attach` ends the request once connected
@@ -235,6 +173,17 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
              closeClient: true)
     }
 
+    /// The client's request turned out malformed after its head (a bad chunk, say): answered
+    /// with `failure` and closed while no response has begun, else the connection is cut.
+    func requestFailed(_ failure: ProxyFailure) {
+        guard !finished else { return }
+        guard !responseHeadWritten else {
+            client.abortConnection(reason: failure.message)
+            return
+        }
+        fail(failure, closeClient: true)
+    }
+
     /// The client went away before the exchange completed.
     func clientClosed(reason: String = "client closed the connection before the exchange completed") {
         guard !finished else {
@@ -256,13 +205,14 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         switch part {
         case .head(let head):
+            // Taken for every head, in order, so the origin's phrases stay matched to heads.
+            let status = upstream?.handler.statusWithOriginPhrase(head.status) ?? head.status
+            if head.status.code < 100 {
+                fail(.upstreamProtocolError(host: key.host, reason: "status \(head.status.code) is not an HTTP status code"))
+                return
+            }
             if head.status.code < 200 && head.status != .switchingProtocols {
-                // 100 Continue and friends: relay to clients that understand them (a 100 the
-                // proxy sent itself for a held request body is not sent twice).
-                if clientVersion.major == 1 && clientVersion.minor >= 1 && !(answeredContinue && head.status == .continue) {
-                    client.write(.head(HTTPResponseHead(version: clientVersion, status: head.status, headers: head.headers)))
-                    client.flush()
-                }
+                relayInterim(HTTPResponseHead(version: head.version, status: status, headers: head.headers))
                 return
             }
             if head.status == .switchingProtocols && (!wantsUpgrade || !requestEnded) {
@@ -274,8 +224,24 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                         : "101 Switching Protocols for a request that did not ask to upgrade"))
                 return
             }
+            let framing: ResponseFraming.Decision
+            switch ResponseFraming.decide(head.headers, status: Int(head.status.code), isHeadRequest: isHeadRequest) {
+            case .success(let decision):
+                framing = decision
+            case .failure(let refusal):
+                fail(.upstreamProtocolError(host: key.host, reason: refusal.reason))
+                return
+            }
             responseHeadReceived = true
-            let clientHead = makeClientHead(from: head)
+            responseFraming = framing.framing
+            if !connectionBound {
+                connectionBound = ConnectionBoundAuth.binds(
+                    authorization: upstreamHead.headers["authorization"], wwwAuthenticate: head.headers["www-authenticate"])
+            }
+            var clientHead = makeClientHead(from: head, framing: framing)
+            if clientHead.status.code == status.code && clientHead.status.reasonPhrase == head.status.reasonPhrase {
+                clientHead.status = status  // the origin's phrase, unless a rewrite set a status
+            }
             if let rewriter, !switchingProtocols, rewriter.holdsResponseBody(clientHead, isHeadRequest: isHeadRequest) {
                 heldResponse = (clientHead, HeldBody(limit: rewriter.limit))
                 return
@@ -283,6 +249,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             recorder.responseHead(clientHead)
             client.write(.head(clientHead))
             responseHeadWritten = true
+            clientSawResponse = true
         case .body(let buffer):
             if heldResponse != nil {
                 holdResponseBody(buffer)
@@ -316,8 +283,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         guard !finished else { return }
         upstream = nil
         // A pooled connection the origin had already closed: replay a body-less request once on
-        // a new connection, as browsers do.
-        if usingPooledConnection && !responseHeadReceived && !requestHadBody && !(error is UpstreamTimeoutError) {
+        // a new connection, as browsers do — only a safe method, and only while nothing of a
+        // response reached the client (RFC 9110 §9.2.2: a POST must never run twice).
+        if usingPooledConnection && !responseHeadReceived && !requestHadBody && !clientSawResponse
+            && Self.isRetriable(upstreamHead.method) && !(error is UpstreamTimeoutError) {
             usingPooledConnection = false
             connectFresh()
             return
@@ -339,8 +308,13 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             client.switchToRawBytes(upstream: upstream.channel)
             return
         }
-        if requestFullyWritten && upstreamKeepAlive && !wantsUpgrade {
-            pool.checkin(key, channel: upstream.channel, handler: upstream.handler)
+        // Back to the pool only when both messages ended where both sides agree they did.
+        if requestFullyWritten && upstreamKeepAlive && !wantsUpgrade && responseFraming != .untilClose {
+            if connectionBound {
+                client.privateUpstreams.checkin(key, channel: upstream.channel, handler: upstream.handler)
+            } else {
+                pool.checkin(key, channel: upstream.channel, handler: upstream.handler)
+            }
         } else {
             upstream.channel.close(promise: nil)
         }
@@ -356,10 +330,11 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         services.sink.record(recorder.finish(error: nil))
         client.completeResponse(
-            trailers: trailers, close: closeClientAfterResponse || !requestEnded, requestEnded: requestEnded)
+            trailers: trailers.flatMap(TrailerFields.forwardable), close: closeClientAfterResponse || !requestEnded,
+            requestEnded: requestEnded)
     }
 
-    private func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
+    func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
         finished = true
         heldResponse = nil
         if let upstream {
@@ -382,9 +357,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     /// The origin's head as the client gets it (`ClientResponseHead`), with a rewrite rule's
     /// status and header edits; remembers what it decided about the connection.
-    private func makeClientHead(from head: HTTPResponseHead) -> HTTPResponseHead {
+    private func makeClientHead(from head: HTTPResponseHead, framing: ResponseFraming.Decision) -> HTTPResponseHead {
         let decided = ClientResponseHead(
-            from: head, clientVersion: clientVersion, clientKeepAlive: clientKeepAlive, inputClosed: client.inputClosed,
+            from: head, framing: framing, clientVersion: clientVersion, clientKeepAlive: clientKeepAlive, inputClosed: client.inputClosed,
             wantsUpgrade: wantsUpgrade, isHeadRequest: isHeadRequest)
         switchingProtocols = decided.switchingProtocols
         upstreamKeepAlive = head.isKeepAlive

@@ -78,13 +78,24 @@ extension HTTPProxyHandler {
     /// elsewhere (map-remote, dns) and with edits (rewrite).
     private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
                          clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
-        let request = ClientRequest(
-            head: head, scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery,
-            authority: clientAuthority ?? ForwardExchange.authority(host: host, port: port, scheme: scheme))
         let recorder = ExchangeRecorder(
             clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
             path: pathAndQuery, version: head.version, headers: head.headers,
             cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil)
+        // Framing first: a request whose body could be read two ways never reaches rules or origin.
+        let framing: RequestFraming.Decision
+        switch RequestFraming.decide(head.headers, method: head.method.rawValue,
+                                     isHTTP10: head.version.major == 1 && head.version.minor == 0) {
+        case .success(let decision):
+            framing = decision
+        case .failure(let refusal):
+            refuseFraming(refusal, head: head, recorder: recorder)
+            return
+        }
+        let request = ClientRequest(
+            head: head, scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery,
+            authority: clientAuthority ?? ForwardExchange.authority(host: host, port: port, scheme: scheme),
+            framing: framing)
         switch RequestRouting.decide(request, rules: services.rules.current) {
         case .block(let rule):
             answerLocally(request, .block(rule), recorder: recorder)
@@ -103,7 +114,7 @@ extension HTTPProxyHandler {
                 let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
                 let sameHost = target.host == host
                 upstreamTLS = UpstreamTLSTarget(
-                    context: interception.upstreamContext,
+                    policy: interception.upstream,
                     serverName: (sameHost ? clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
             }
             let exchange = ForwardExchange(client: self, services: services, pool: pool, request: request,
@@ -111,6 +122,17 @@ extension HTTPProxyHandler {
             state = .forwarding(exchange)
             exchange.start()
         }
+    }
+
+    /// Answers a request whose framing the proxy will not forward (400 or 501) and closes: the
+    /// rest of the connection's bytes cannot be trusted to start a new request. The attempt is
+    /// recorded, so it shows in the capture with its reason.
+    private func refuseFraming(_ refusal: FramingRefusal, head: HTTPRequestHead, recorder: ExchangeRecorder) {
+        let failure: ProxyFailure = refusal.statusCode == 501 ? .notImplemented(reason: refusal.reason)
+            : .badRequest(reason: refusal.reason)
+        var recorder = recorder
+        services.sink.record(recorder.finish(error: failure.message))
+        answer(failure, version: head.version, keepAlive: false, requestEnded: false)
     }
 
     private func answerLocally(_ request: ClientRequest, _ answer: LocalAnswerExchange.Answer, recorder: ExchangeRecorder) {

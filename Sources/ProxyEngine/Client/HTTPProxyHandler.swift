@@ -53,6 +53,8 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var state: State = .idle
     private(set) var context: ChannelHandlerContext?
     private(set) var pool: UpstreamConnectionPool?
+    /// Upstream connections an origin bound to this client's login (NTLM, Negotiate).
+    let privateUpstreams = PrivateUpstreamConnections()
     private var pauseReasons: PauseReasons = []
     private var readPending = false
     private var idleTimer = DeadlineTimer()
@@ -83,6 +85,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         idleTimer.cancel()
+        privateUpstreams.closeAll()
         self.context = nil
     }
 
@@ -203,6 +206,7 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         idleTimer.cancel()
+        privateUpstreams.closeAll()
         let previous = state
         state = .done
         switch previous {
@@ -237,14 +241,18 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if case .headerOverflow = parserError {
             failure = .headersTooLarge(limit: services.configuration.maxRequestHeaderBytes)
         } else {
-            failure = .badRequest(reason: "malformed HTTP request (\(parserError))")
+            failure = .badRequest(reason: "malformed request: \(parserError.reason)")
         }
+        // Whatever happens, nothing after this on the connection can be trusted: it closes.
         switch state {
         case .idle, .draining:
             answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
-        case .forwarding, .answering, .tunnelling, .done:
-            // Mid-exchange the stream cannot be trusted any more.
-            abortConnection(reason: "the client sent a malformed request (\(parserError))")
+        case .forwarding(let exchange):
+            exchange.requestFailed(failure)
+        case .answering(let local):
+            local.requestFailed(failure)
+        case .tunnelling, .done:
+            abortConnection(reason: "the client sent a malformed request: \(parserError.reason)")
         }
     }
 

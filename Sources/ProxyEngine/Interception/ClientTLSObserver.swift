@@ -21,6 +21,10 @@ final class ClientTLSState {
 /// `NIOSSLServerHandler`: a completed handshake fills in the connection's TLS details, and a
 /// failed one is classified for auto-pinning (the client may pin, or not trust the CA),
 /// recorded as a flow and closes the connection. It leaves once the handshake completes.
+///
+/// A client refused for its TLS version (`versionRefusal`, decided from its ClientHello) fails
+/// for the proxy's own policy: never a pinning signal, and the flow's note names the version
+/// and the flag that would allow it.
 final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
@@ -32,13 +36,17 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     /// The CONNECT's flow, finished and recorded when the handshake fails.
     private var failureFlow: Flow
     private var finished = false
+    /// Why this client's TLS version will be refused, when it will (see `TLSVersionRefusal`).
+    private let versionRefusal: String?
 
-    init(state: ClientTLSState, host: String, pins: (any PinRegistry)?, sink: any FlowSink, flow: Flow) {
+    init(state: ClientTLSState, host: String, pins: (any PinRegistry)?, sink: any FlowSink, flow: Flow,
+         versionRefusal: String? = nil) {
         self.state = state
         self.host = host
         self.pins = pins
         self.sink = sink
         self.failureFlow = flow
+        self.versionRefusal = versionRefusal
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -75,6 +83,14 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
 
     private func handshakeFailed(_ classification: HandshakeFailureClassifier.Classification, error: (any Error)?) {
         finished = true
+        if let versionRefusal {
+            var flow = failureFlow
+            flow.finishedAt = Date()
+            flow.error = "TLS handshake with the client failed: its TLS version is below --client-tls-min"
+            flow.note = versionRefusal
+            sink.record(flow)
+            return
+        }
         let outcome: HandshakeOutcome
         let reason: String
         switch classification {

@@ -30,6 +30,9 @@ final class InterceptedTunnel {
     private var clientGone = false
     /// The rules in force when the CONNECT arrived.
     private let rules: RuleSet
+    /// Set when the ClientHello offers only versions below `--client-tls-min`: the handshake will
+    /// be refused, and the flow says so instead of counting it towards pinning.
+    private var clientVersionRefusal: String?
 
     init(services: ProxyServices, interception: TLSInterception, channel: any Channel, host: String, port: Int,
          flow: Flow, rules: RuleSet) {
@@ -69,6 +72,7 @@ final class InterceptedTunnel {
                 flow.appliedRules.append("ssl_proxying")
                 relay(note: "not decrypted: excluded by ssl_proxying")
             } else {
+                clientVersionRefusal = TLSVersionRefusal.clientNote(for: hello, minimum: interception.clientMinimumVersion)
                 mintAndIntercept(certificateHost: name, serverName: serverName)
             }
         case .http:
@@ -92,13 +96,14 @@ final class InterceptedTunnel {
         guard !clientGone, channel.isActive else { return }
         do {
             let identity = try result.get()
-            let context = try TLSInterception.serverContext(for: identity)
+            let context = try TLSInterception.serverContext(for: identity, minimumVersion: interception.clientMinimumVersion)
             let state = ClientTLSState(serverName: serverName)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(ClientTLSCloseFinisher(state: state))
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
-                state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow))
+                state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow,
+                versionRefusal: clientVersionRefusal))
             installHTTP(scheme: "https", tls: state)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")

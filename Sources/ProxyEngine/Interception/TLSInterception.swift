@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSSL
+import ProxyCore
 import ProxyModel
 
 /// A certificate chain and key the proxy presents to a client for one host.
@@ -24,41 +25,35 @@ public protocol ServerIdentityProvider: Sendable {
 public struct TLSInterception: Sendable {
     /// Leaf certificates per host, minted from the root CA.
     public var identities: any ServerIdentityProvider
-    /// The one TLS client context for every origin (building one costs milliseconds).
-    public var upstreamContext: NIOSSLContext
+    /// How origins are spoken to: the one client context, its minimum version, verification.
+    public var upstream: UpstreamTLSPolicy
     /// Hosts whose clients pin their certificates: passed through untouched.
     public var pins: (any PinRegistry)?
+    /// The lowest TLS version a client may use (`--client-tls-min`); older clients get a
+    /// `protocol_version` alert and a flow naming the version and the flag.
+    public var clientMinimumVersion: TLSProtocolVersion = .defaultMinimum
     /// How long to wait for a client's first bytes after CONNECT before treating the tunnel as
     /// a server-speaks-first protocol (SMTP, IMAP) and relaying it untouched.
     public var firstBytesTimeout: TimeAmount = .seconds(1)
 
-    public init(identities: any ServerIdentityProvider, upstreamContext: NIOSSLContext, pins: (any PinRegistry)?) {
+    public init(identities: any ServerIdentityProvider, upstream: UpstreamTLSPolicy, pins: (any PinRegistry)?) {
         self.identities = identities
-        self.upstreamContext = upstreamContext
+        self.upstream = upstream
         self.pins = pins
     }
 
-    /// The client context for origins: the system's trust store plus `additionalRootsPEMFile`
-    /// (`--upstream-ca`), or no verification at all (`--insecure-upstream`).
-    public static func makeUpstreamContext(additionalRootsPEMFile: String?, verify: Bool) throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.applicationProtocols = ["http/1.1"]
-        if let additionalRootsPEMFile {
-            configuration.additionalTrustRoots = [.file(additionalRootsPEMFile)]
-        }
-        if !verify {
-            configuration.certificateVerification = .none
-        }
-        return try NIOSSLContext(configuration: configuration)
-    }
+    /// The one TLS client context for every origin.
+    public var upstreamContext: NIOSSLContext { upstream.context }
 
-    /// A server context presenting `identity`; cheap enough (microseconds) to build per
-    /// connection. Offers only HTTP/1.1: a client that also offers h2 falls back to it.
-    static func serverContext(for identity: ServerIdentity) throws -> NIOSSLContext {
+    /// A server context presenting `identity` to clients of at least `minimumVersion`; cheap
+    /// enough (microseconds) to build per connection. Offers only HTTP/1.1: a client that also
+    /// offers h2 falls back to it.
+    static func serverContext(for identity: ServerIdentity, minimumVersion: TLSProtocolVersion) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: identity.certificateChain.map { .certificate($0) },
             privateKey: .privateKey(identity.privateKey))
         configuration.applicationProtocols = ["http/1.1"]
+        TLSLegSettings.apply(minimum: minimumVersion, to: &configuration)
         // How long a close waits for the client's close_notify. NIOSSL keeps the handler, its
         // SSL object and context alive for this long even after the socket closed (its timer is
         // not cancelled then): at a thousand new connections a second, the default 5 s held

@@ -113,11 +113,21 @@ final class LocalAnswerExchange {
 
     /// The request body stopped arriving for the client idle timeout.
     func requestStalled(seconds: Int64) {
+        requestFailed(.requestBodyTimeout(seconds: seconds))
+    }
+
+    /// The request cannot be read to its end (its body stalled, or is malformed): answered with
+    /// `failure` and the connection closed, unless the answer has begun (then only closed).
+    func requestFailed(_ failure: ProxyFailure) {
         guard !finished else { return }
+        guard !responding else {
+            clientClosed(reason: failure.message)
+            client.abortConnection(reason: failure.message)
+            return
+        }
         finished = true
         cancellation.cancel()
         if case .opened(let reader) = file { reader.close() }
-        let failure = ProxyFailure.requestBodyTimeout(seconds: seconds)
         services.sink.record(recorder.finish(error: failure.message))
         client.answer(failure, version: version, keepAlive: false, requestEnded: false)
     }

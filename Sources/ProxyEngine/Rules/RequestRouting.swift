@@ -12,6 +12,8 @@ struct ClientRequest {
     /// The `Host` the upstream request gets when no rule changes it: the client's own inside a
     /// tunnel (virtual hosts), else the URL's authority.
     var authority: String
+    /// How the request's body is framed upstream, decided before any rule saw it.
+    var framing: RequestFraming.Decision
 }
 
 /// Where a forwarded request goes after the rules, and what they do on the way. The flow still

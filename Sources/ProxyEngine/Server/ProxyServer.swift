@@ -30,8 +30,12 @@ public final class ProxyServer: Sendable {
         self.services = ProxyServices(
             configuration: configuration, sink: sink,
             connector: UpstreamConnector(resolver: resolver, configuration: configuration),
-            interception: interception, rules: rules, blockingWork: blockingPool, logger: logger)
+            interception: interception, rules: rules, blockingWork: blockingPool,
+            eventLoops: Array(group.makeIterator()).count, logger: logger)
     }
+
+    /// The connection limits in force (from the configuration and the open-file limit).
+    public var budget: ConnectionBudget { services.budget }
 
     /// Binds and starts accepting; returns the bound address (useful with port 0).
     public func start() async throws -> SocketAddress {
@@ -40,6 +44,11 @@ public final class ProxyServer: Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(logger: services.logger))
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.maxMessagesPerRead, value: 16)
@@ -47,7 +56,7 @@ public final class ProxyServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try ClientPipelineSetup.configure(channel, services: services)
+                    try ClientPipelineSetup.configureAccepted(channel, services: services)
                 }
             }
             .bind(host: configuration.listenHost, port: configuration.listenPort)

@@ -14,6 +14,10 @@ final class ProxyServices: Sendable {
     let sink: any FlowSink
     let connector: any UpstreamConnecting
     let pools: UpstreamPools
+    /// How many connections the proxy holds at most (from the open-file limit or the flags).
+    let budget: ConnectionBudget
+    /// Client connections open now, against `budget.maxConnections`.
+    let connectionLimit: ConnectionLimit
     /// HTTPS interception; nil means CONNECT is always a byte tunnel.
     let interception: TLSInterception?
     /// The rules file's current rules; each request and tunnel reads it once.
@@ -22,16 +26,23 @@ final class ProxyServices: Sendable {
     let blockingWork: any BlockingWork
     let logger: Logger
 
+    /// - Parameter eventLoops: how many loops share the idle upstream budget (one pool each).
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-         blockingWork: any BlockingWork, logger: Logger) {
+         blockingWork: any BlockingWork, eventLoops: Int = 1, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector
         self.interception = interception
         self.rules = rules
         self.blockingWork = blockingWork
-        self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin)
+        let budget = ConnectionBudget(
+            descriptorLimit: DescriptorLimit.soft, maxConnections: configuration.maxConnections,
+            maxIdleUpstream: configuration.maxIdleUpstreamConnections, eventLoops: eventLoops)
+        self.budget = budget
+        self.connectionLimit = ConnectionLimit(maximum: budget.maxConnections)
+        self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin,
+                                   maxIdlePerLoop: budget.maxIdleUpstreamPerLoop)
         self.logger = logger
     }
 }
@@ -51,7 +62,10 @@ extension UpstreamConnector: UpstreamConnecting {}
 /// One `UpstreamConnectionPool` per event loop.
 ///
 /// The lock only guards finding a loop's pool (once per client connection); the pool itself is
-/// used only on its own loop.
+/// used only on its own loop. The idle budget is split evenly between the loops rather than
+/// shared: a shared count would put a cross-thread operation on every check-in, and making
+/// room would mean closing another loop's connection from the wrong thread. Accepted
+/// connections are dealt to the loops in turn, so their demand is even.
 final class UpstreamPools: Sendable {
     private struct UncheckedPool: @unchecked Sendable {
         let pool: UpstreamConnectionPool
@@ -59,9 +73,11 @@ final class UpstreamPools: Sendable {
 
     private let pools = NIOLockedValueBox<[ObjectIdentifier: UncheckedPool]>([:])
     private let maxIdlePerKey: Int
+    private let maxIdlePerLoop: Int
 
-    init(maxIdlePerKey: Int) {
+    init(maxIdlePerKey: Int, maxIdlePerLoop: Int) {
         self.maxIdlePerKey = maxIdlePerKey
+        self.maxIdlePerLoop = maxIdlePerLoop
     }
 
     /// The pool of `eventLoop`; call it on that loop only.
@@ -70,7 +86,7 @@ final class UpstreamPools: Sendable {
         let key = ObjectIdentifier(eventLoop)
         return pools.withLockedValue { pools in
             if let existing = pools[key] { return existing.pool }
-            let pool = UpstreamConnectionPool(maxIdlePerKey: maxIdlePerKey)
+            let pool = UpstreamConnectionPool(maxIdlePerKey: maxIdlePerKey, maxIdle: maxIdlePerLoop)
             pools[key] = UncheckedPool(pool: pool)
             return pool
         }

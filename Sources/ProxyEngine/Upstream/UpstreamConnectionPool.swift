@@ -2,6 +2,11 @@ import NIOCore
 
 /// Idle upstream HTTP connections kept for reuse, per origin, for one event loop.
 ///
+/// Bounded twice: `maxIdlePerKey` per origin (a returned connection beyond it is closed) and
+/// `maxIdle` in all (the oldest idle connection, whatever its origin, is closed to make room),
+/// so visiting thousands of distinct hosts cannot hold thousands of descriptors
+/// (`ConnectionBudget`).
+///
 /// Not thread-safe on purpose: each event loop owns one pool and only its channels use it, so a
 /// client connection always gets an upstream connection on its own loop.
 final class UpstreamConnectionPool {
@@ -19,13 +24,23 @@ final class UpstreamConnectionPool {
     private struct Entry {
         var channel: any Channel
         var handler: UpstreamHTTPHandler
+        /// When it was checked in, in check-in order across all origins.
+        var sequence: UInt64
     }
 
+    /// Per origin, oldest first (check-ins append, check-outs take the newest).
     private var idle: [Key: [Entry]] = [:]
+    /// Every check-in in order, for finding the oldest idle connection; entries whose
+    /// connection has left meanwhile are skipped when met and dropped by `compactOrder`.
+    private var order = CircularBuffer<(sequence: UInt64, key: Key)>()
+    private var nextSequence: UInt64 = 0
+    private(set) var idleCount = 0
     private let maxIdlePerKey: Int
+    private let maxIdle: Int
 
-    init(maxIdlePerKey: Int) {
+    init(maxIdlePerKey: Int, maxIdle: Int = .max) {
         self.maxIdlePerKey = maxIdlePerKey
+        self.maxIdle = maxIdle
     }
 
     /// An idle, still-open connection to `key`, most recently used first.
@@ -33,6 +48,7 @@ final class UpstreamConnectionPool {
         // Mutate in place (no copy of the array, and an emptied list keeps its storage for the
         // next check-in: origins are reused constantly under load).
         while let entry = idle[key]?.popLast() {
+            idleCount -= 1
             entry.handler.onIdleClose = nil
             if entry.channel.isActive {
                 return (entry.channel, entry.handler)
@@ -42,28 +58,65 @@ final class UpstreamConnectionPool {
     }
 
     /// Keeps a connection whose last exchange completed cleanly; closes it when the pool for
-    /// that origin is full.
+    /// that origin is full, and closes the oldest idle connection when the whole pool is.
     func checkin(_ key: Key, channel: any Channel, handler: UpstreamHTTPHandler) {
         handler.delegate = nil
         handler.resumeReads()
-        guard channel.isActive, (idle[key]?.count ?? 0) < maxIdlePerKey else {
+        guard channel.isActive, maxIdle > 0, (idle[key]?.count ?? 0) < maxIdlePerKey else {
             channel.close(promise: nil)
             return
         }
-        if idle.count > 1024 {
+        if idleCount >= maxIdle {
+            evictOldest()
+        }
+        if idle.count > 1024, idle.count > 2 * idleCount {
             idle = idle.filter { !$0.value.isEmpty }  // forget origins with nothing pooled
         }
         // Strong on purpose: the pool outlives its connections (weak references are slow).
         handler.onIdleClose = { self.remove(key, channel: channel) }
-        idle[key, default: []].append(Entry(channel: channel, handler: handler))
+        let sequence = nextSequence
+        nextSequence += 1
+        idle[key, default: []].append(Entry(channel: channel, handler: handler, sequence: sequence))
+        idleCount += 1
+        order.append((sequence, key))
+        if order.count > 2 * idleCount + 64 {
+            compactOrder()
+        }
     }
 
-    /// How many idle connections are held (all origins).
-    var idleCount: Int {
-        idle.values.reduce(0) { $0 + $1.count }
+    /// Closes the idle connection checked in longest ago.
+    private func evictOldest() {
+        while let (sequence, key) = order.popFirst() {
+            guard let index = idle[key]?.firstIndex(where: { $0.sequence == sequence }) else {
+                continue  // checked out or closed since
+            }
+            let entry = idle[key]!.remove(at: index)
+            idleCount -= 1
+            entry.handler.onIdleClose = nil
+            entry.channel.close(promise: nil)
+            return
+        }
     }
+
+    /// Rebuilds `order` from the connections still idle, so check-ins that were checked out
+    /// again (the common case under load) do not pile up. Runs after at least `idleCount + 64`
+    /// check-ins, so its cost per check-in stays constant.
+    private func compactOrder() {
+        var live: [(sequence: UInt64, key: Key)] = []
+        live.reserveCapacity(idleCount)
+        for (key, entries) in idle {
+            for entry in entries { live.append((entry.sequence, key)) }
+        }
+        live.sort { $0.sequence < $1.sequence }
+        order = CircularBuffer(live)
+    }
+
+    /// Entries in the eviction order, stale ones included (tests check it stays bounded).
+    var evictionOrderCount: Int { order.count }
 
     private func remove(_ key: Key, channel: any Channel) {
-        idle[key]?.removeAll { $0.channel === channel }
+        guard let index = idle[key]?.firstIndex(where: { $0.channel === channel }) else { return }
+        idle[key]!.remove(at: index)
+        idleCount -= 1
     }
 }

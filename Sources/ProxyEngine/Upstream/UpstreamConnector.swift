@@ -74,8 +74,8 @@ final class UpstreamConnector: Sendable {
                     .flatMap { channel in
                         let connected = NIODeadline.now()
                         let timings = UpstreamConnectTimings(dns: dns, connect: Self.milliseconds(from: resolved, to: connected))
-                        guard tls != nil else { return eventLoop.makeSucceededFuture((channel, timings)) }
-                        return self.awaitHandshake(on: channel, host: host, port: port).map { session in
+                        guard let tls else { return eventLoop.makeSucceededFuture((channel, timings)) }
+                        return self.awaitHandshake(on: channel, host: host, port: port, tls: tls).map { session in
                             var timings = timings
                             timings.tls = Self.milliseconds(from: connected, to: .now())
                             if let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self) {
@@ -87,25 +87,28 @@ final class UpstreamConnector: Sendable {
             }
     }
 
-    /// The handshake's outcome, bounded by the connect timeout; the channel is closed on failure.
-    private func awaitHandshake(on channel: any Channel, host: String, port: Int) -> EventLoopFuture<UpstreamTLSSession> {
-        guard let waiter = try? channel.pipeline.syncOperations.handler(type: UpstreamTLSHandshakeHandler.self) else {
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(
-                ProxyFailure.upstreamTLSFailed(host: host, port: port, reason: "no TLS handler"))
-        }
+    /// The handshake's outcome, bounded by the connect timeout; the channel is closed on
+    /// failure. An origin that refused what we offer is probed for the version it speaks.
+    private func awaitHandshake(on channel: any Channel, host: String, port: Int,
+                                tls: UpstreamTLSTarget) -> EventLoopFuture<UpstreamTLSSession> {
         let seconds = connectTimeout.nanoseconds / 1_000_000_000
-        let timeout = channel.eventLoop.assumeIsolated().scheduleTask(in: connectTimeout) {
-            waiter.timeOut()
-        }
-        return waiter.outcome
-            .always { _ in timeout.cancel() }
-            .flatMapErrorThrowing { error in
-                channel.close(promise: nil)
+        let address = channel.remoteAddress
+        return UpstreamTLSHandshakeHandler.outcome(on: channel, timeout: connectTimeout)
+            .flatMapError { error in
                 if error is UpstreamTLSHandshakeHandler.TimedOut {
-                    throw ProxyFailure.connectTimeout(host: host, port: port, seconds: seconds)
+                    return channel.eventLoop.makeFailedFuture(ProxyFailure.connectTimeout(host: host, port: port, seconds: seconds))
                 }
-                throw UpstreamTLSHandshakeHandler.failure(for: error, host: host, port: port)
+                let failure = UpstreamTLSFailure.failure(for: error, host: host, port: port)
+                guard let probe = tls.policy.probeContext, let address, UpstreamTLSFailure.suggestsLegacyOrigin(error) else {
+                    return channel.eventLoop.makeFailedFuture(failure)
+                }
+                let minimum = tls.policy.minimumVersion
+                return UpstreamTLSProbe.version(at: address, serverName: tls.serverName, context: probe,
+                                                timeout: self.connectTimeout, on: channel.eventLoop)
+                    .flatMapThrowing { version in
+                        guard let version else { throw failure }
+                        throw UpstreamTLSFailure.legacyOrigin(speaking: version, minimum: minimum, host: host, port: port)
+                    }
             }
     }
 
@@ -130,9 +133,13 @@ final class UpstreamConnector: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
                         let pipeline = channel.pipeline.syncOperations
-                        try pipeline.addHandler(NIOSSLClientHandler(context: tls.context, serverHostname: tls.serverName))
+                        let log = tls.policy.verifiesCertificates ? UpstreamVerificationLog() : nil
                         try pipeline.addHandler(
-                            UpstreamTLSHandshakeHandler(promise: channel.eventLoop.makePromise(of: UpstreamTLSSession.self)))
+                            UpstreamVerificationLog.clientHandler(context: tls.context, serverName: tls.serverName, log: log))
+                        try pipeline.addHandler(UpstreamTLSHandshakeHandler(
+                            promise: channel.eventLoop.makePromise(of: UpstreamTLSSession.self),
+                            checkedName: tls.serverName ?? host, verification: log))
+                        try pipeline.addHandler(UpstreamTLSAlertTranslator(host: host, port: port))
                     }
                     if kind == .http {
                         try UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)

@@ -57,17 +57,36 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request is fully written and its response has not ended.
     private var awaitingResponse = false
 
-    init(timeout: TimeAmount) {
+    /// The origin's reason phrases (NIO's decoder drops them); nil in pipelines without one.
+    private let statusLines: StatusLineTap?
+
+    init(timeout: TimeAmount, statusLines: StatusLineTap? = nil) {
         self.timeout = timeout
+        self.statusLines = statusLines
+    }
+
+    /// The status of a head the origin sent, with the origin's own reason phrase when it had one
+    /// other than the standard phrase. Called once per head received, in order.
+    func statusWithOriginPhrase(_ status: HTTPResponseStatus) -> HTTPResponseStatus {
+        guard let phrase = statusLines?.takePhrase(for: status.code), phrase != status.reasonPhrase else { return status }
+        return .custom(code: status.code, reasonPhrase: phrase)
     }
 
     /// Adds the HTTP client codec (informational responses forwarded, leftover bytes after an
     /// upgrade forwarded to whatever replaces the decoder) and this handler.
+    ///
+    /// The encoder never adds or removes framing headers: every request head the engine sends
+    /// carries exactly the framing it decided (`RequestFraming`), and NIO's own guess (it drops
+    /// `Content-Length` for TRACE, ignores `Transfer-Encoding: Chunked`) would unframe a body.
     static func installPipeline(on pipeline: ChannelPipeline.SynchronousOperations, timeout: TimeAmount) throws {
-        try pipeline.addHandler(HTTPRequestEncoder())
+        var encoding = HTTPRequestEncoder.Configuration()
+        encoding.automaticallySetFramingHeaders = false
+        try pipeline.addHandler(HTTPRequestEncoder(configuration: encoding))
+        let statusLines = StatusLineTap()
+        try pipeline.addHandler(statusLines)
         try pipeline.addHandler(
             ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes, informationalResponseStrategy: .forward)))
-        try pipeline.addHandler(UpstreamHTTPHandler(timeout: timeout))
+        try pipeline.addHandler(UpstreamHTTPHandler(timeout: timeout, statusLines: statusLines))
     }
 
     /// Takes the HTTP handlers off an upgraded connection and puts `replacement` in their place;
@@ -77,6 +96,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         try pipeline.addHandler(replacement)
         pipeline.removeHandler(try pipeline.handler(type: UpstreamHTTPHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPRequestEncoder.self), promise: nil)
+        pipeline.removeHandler(try pipeline.handler(type: StatusLineTap.self), promise: nil)
         // The decoder leaves on the next loop tick, handing over the bytes it read past the 101.
         let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
         pipeline.removeHandler(try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self),
@@ -190,6 +210,9 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes a request part towards the origin (not flushed).
     func send(_ part: HTTPClientRequestPart) {
         guard let context else { return }
+        if case .head = part {
+            statusLines?.arm()
+        }
         if case .end = part {
             awaitingResponse = true
             lastActivity = context.eventLoop.now

@@ -5,19 +5,24 @@ import NIOTLS
 import ProxyCore
 import ProxyTLS
 
-/// How to speak TLS to one origin: the run's single client context (building one costs
-/// milliseconds: it is built once and shared) and the SNI name to send (nil for IP targets:
-/// clients send none for them, and NIOSSL refuses an IP as SNI).
+/// How to speak TLS to one origin: the run's policy (its single client context: building one
+/// costs milliseconds, so it is built once and shared) and the SNI name to send (nil for IP
+/// targets: clients send none for them, and NIOSSL refuses an IP as SNI).
 struct UpstreamTLSTarget: Sendable {
-    let context: NIOSSLContext
+    let policy: UpstreamTLSPolicy
     let serverName: String?
+
+    var context: NIOSSLContext { policy.context }
 }
 
 /// What the TLS handshake with an origin established, kept with the connection so every flow
 /// that uses it (pooled reuse included) records it.
 struct UpstreamTLSSession: Sendable {
-    var version: String?
+    var protocolVersion: TLSProtocolVersion?
     var certificate: PeerCertificateSummary?
+
+    /// The version as recorded on flows (`TLSv1.3`).
+    var version: String? { Self.versionText(protocolVersion?.nioVersion) }
 
     /// `TLSVersion` in the spelling users know from OpenSSL (`TLSv1.3`).
     static func versionText(_ version: TLSVersion?) -> String? {
@@ -33,18 +38,41 @@ struct UpstreamTLSSession: Sendable {
 
 /// Waits for the TLS handshake of a new upstream connection and reports its outcome, so a
 /// connection is handed to an exchange only once it is usable, and a certificate the origin
-/// cannot prove is answered as a 502 naming the reason. It leaves the pipeline when done.
+/// cannot prove is answered as a 502 naming the reason. A failure carries what the reason needs
+/// (`UpstreamHandshakeFailure`): the certificate the verifier refused, or the origin's leaf when
+/// it names other hosts, read while the TLS handler still holds them. It leaves the pipeline
+/// when done.
 final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     private let promise: EventLoopPromise<UpstreamTLSSession>
+    private let verification: UpstreamVerificationLog?
+    /// The name the origin's certificate must carry: the SNI sent, else the IP address.
+    private let checkedName: String
     private var done = false
 
     /// The handshake did not finish within the connect timeout.
     struct TimedOut: Error {}
 
-    init(promise: EventLoopPromise<UpstreamTLSSession>) {
+    init(promise: EventLoopPromise<UpstreamTLSSession>, checkedName: String, verification: UpstreamVerificationLog? = nil) {
         self.promise = promise
+        self.checkedName = checkedName
+        self.verification = verification
+    }
+
+    /// The outcome of the handshake on `channel` (which holds this handler), bounded by
+    /// `timeout`; the channel is closed on failure.
+    static func outcome(on channel: any Channel, timeout: TimeAmount) -> EventLoopFuture<UpstreamTLSSession> {
+        guard let waiter = try? channel.pipeline.syncOperations.handler(type: UpstreamTLSHandshakeHandler.self) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(ChannelError.inappropriateOperationForState)
+        }
+        let timer = channel.eventLoop.assumeIsolated().scheduleTask(in: timeout) { waiter.timeOut() }
+        return waiter.outcome
+            .always { result in
+                timer.cancel()
+                if case .failure = result { channel.close(promise: nil) }
+            }
     }
 
     /// Completes when the handshake did, or fails with what stopped it.
@@ -62,7 +90,7 @@ final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannel
             done = true
             let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)
             let session = UpstreamTLSSession(
-                version: UpstreamTLSSession.versionText(tls?.tlsVersion),
+                protocolVersion: tls?.tlsVersion.map { TLSProtocolVersion($0) },
                 certificate: tls?.peerCertificate.flatMap(PeerCertificateSummary.init))
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             promise.succeed(session)
@@ -73,7 +101,10 @@ final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannel
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !done {
             done = true
-            promise.fail(error)
+            let leaf = (try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))?.peerCertificate
+            let problem = UpstreamTLSFailure.certificateProblem(
+                for: error, leaf: leaf, verification: verification, checkedName: checkedName, now: Date())
+            promise.fail(UpstreamHandshakeFailure(error: error, certificateProblem: problem))
         }
         context.fireErrorCaught(error)
     }
@@ -91,22 +122,5 @@ final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannel
             done = true
             promise.fail(ChannelError.ioOnClosedChannel)
         }
-    }
-
-    /// The failure a client is answered with when the handshake with `host` failed.
-    static func failure(for error: any Error, host: String, port: Int) -> ProxyFailure {
-        let text = String(describing: error)
-        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
-            return .upstreamCertificateInvalid(host: host, port: port, reason: "it does not name '\(host)' (\(extra))")
-        }
-        if text.contains("CERTIFICATE_VERIFY_FAILED") {
-            return .upstreamCertificateInvalid(
-                host: host, port: port,
-                reason: "verification failed (unknown issuer, self-signed or expired); trust its CA with --upstream-ca FILE")
-        }
-        if case ChannelError.eof = error {
-            return .upstreamTLSFailed(host: host, port: port, reason: "the origin closed the connection during the handshake")
-        }
-        return .upstreamTLSFailed(host: host, port: port, reason: text)
     }
 }

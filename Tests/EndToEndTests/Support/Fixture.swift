@@ -1,4 +1,5 @@
 import ProxyEngine
+import Rules
 
 /// Starts a test origin and a proxy for one test and tears both down afterwards, whether the
 /// test body returns or throws.
@@ -6,14 +7,16 @@ import ProxyEngine
 /// Each test gets its own servers, ports, database and temporary directory, so tests run in any
 /// order and repeatedly without sharing state.
 enum Fixture {
+    /// - Parameter rules: the rules in force (none by default).
     static func run(
+        rules: LiveRules = LiveRules(),
         _ configure: (inout ProxyConfiguration) -> Void = { _ in },
         _ body: (ProxyHarness, TestOrigin) async throws -> Void
     ) async throws {
         let origin = try await TestOrigin.start()
         let proxy: ProxyHarness
         do {
-            proxy = try await ProxyHarness.start(configure)
+            proxy = try await ProxyHarness.start(rules: rules, configure)
         } catch {
             await origin.shutdown()
             throw error

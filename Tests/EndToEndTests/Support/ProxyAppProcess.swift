@@ -12,9 +12,7 @@ import Glibc
 /// really `.build/<triple>/debug`), so the binary is found beside `/proc/self/exe`.
 final class ProxyAppProcess {
     /// Why the proxy could not be started.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = ServerProcess.Failure
 
     /// The directory this test process runs from (symlinks resolved).
     static var buildDirectory: URL {
@@ -39,47 +37,49 @@ final class ProxyAppProcess {
 
     /// Runs `proxyapp run --headless --quiet --listen 127.0.0.1:0 --data-dir DIR` and waits (at
     /// most `timeout` seconds) for `ProxyApp listening on http://127.0.0.1:PORT` on its output,
-    /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`,
-    /// plus `environment`. `arguments` follow `run`'s own.
+    /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`, plus
+    /// `environment`. `arguments` follow `run`'s own. `launcher` is a command that execs the proxy
+    /// in its own process (`["/usr/bin/prlimit", "--nofile=128:128"]`), so the process is still the proxy.
     static func startHeadless(executable: String, dataDirectory: URL, arguments: [String] = [],
-                              environment: [String: String] = [:],
+                              environment: [String: String] = [:], launcher: [String] = [],
                               timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let outputFile = dataDirectory.appendingPathComponent("proxyapp-output.txt")
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputFile)
-        defer { try? output.close() }
+        let arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + arguments
+        let (process, port) = try await ServerProcess.start(
+            executable, arguments, launcher: launcher, home: dataDirectory, environment: environment, outputFile: outputFile,
+            portPrefix: "ProxyApp listening on http://127.0.0.1:", timeout: timeout)
+        return ProxyAppProcess(port: port, process: process, outputFile: outputFile)
+    }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path]
-            + arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": dataDirectory.path]) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+    /// The proxy's process id (for `/proc/PID/…`).
+    var processIdentifier: Int32 { process.processIdentifier }
 
-        let prefix = "ProxyApp listening on http://127.0.0.1:"
-        let deadline = Date().addingTimeInterval(timeout)
-        var text = ""
-        repeat {
-            text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
-               let port = Int(line.dropFirst(prefix.count).prefix { $0.isNumber }) {
-                return ProxyAppProcess(port: port, process: process, outputFile: outputFile)
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        } while Date() < deadline
-        let running = process.isRunning
-        if running { kill(process.processIdentifier, SIGKILL) }
-        throw Failure(description: "proxyapp run printed no listening line "
-            + (running ? "within \(Int(timeout)) s" : "(exit \(process.terminationStatus))") + "; output:\n\(text)")
+    /// User plus system CPU time the proxy used so far, in clock ticks (`/proc/PID/stat`
+    /// fields 14 and 15; 100 a second on Linux).
+    var cpuTicks: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
+              let nameEnd = text.lastIndex(of: ")") else { return nil }
+        // The fields after the command name start with field 3 (state).
+        let fields = text[text.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// How many descriptors the proxy has open (`/proc/PID/fd`).
+    var openDescriptors: Int? {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(processIdentifier)/fd"))?.count
     }
 
     /// Everything the proxy printed so far.
     var output: String { (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "" }
+
+    /// Ends the proxy with SIGKILL (no clean-up of its own runs) and waits for it.
+    func killHard() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
 
     /// Sends SIGTERM and waits up to `timeout` seconds for the exit (then SIGKILL); returns
     /// whether it exited on SIGTERM.

@@ -47,10 +47,12 @@ final class ProxyHarness: Sendable {
     ///   pin registry lives there); nil keeps CONNECT a byte tunnel.
     /// - Parameter rules: the rules in force; a test swaps them (`replace(with:source:)`) to act
     ///   as a reload of the rules file.
+    /// - Parameter threads: event loops; each has its own upstream pool, so tests that need two
+    ///   clients to share pooled connections use 1.
     /// - Parameter resolver: the system resolver by default (one thread); a test passes one that
     ///   answers names of its own.
     static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
-                      rules: LiveRules = LiveRules(),
+                      rules: LiveRules = LiveRules(), threads: Int = 2,
                       resolver: SystemHostResolver = SystemHostResolver(limits: .init(threads: 1)),
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let directory = FileManager.default.temporaryDirectory
@@ -80,7 +82,7 @@ final class ProxyHarness: Sendable {
         configuration.listenPort = 0
         configure(&configuration)
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         let blockingPool = BlockingPool(numberOfThreads: 1)
         let server = ProxyServer(configuration: configuration, sink: writer, group: group,
                                  resolver: resolver, interception: interception,

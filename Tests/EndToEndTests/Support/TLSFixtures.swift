@@ -1,5 +1,6 @@
 import Foundation
 import NIOSSL
+import ProxyCore
 import ProxyEngine
 import ProxyModel
 import ProxyTLS
@@ -26,9 +27,10 @@ struct TLSFixtures {
     }
 
     /// A TLS server context for a test origin, its certificate naming `host` (a name or an IP),
-    /// signed by the origin CA.
-    func originContext(for host: String) throws -> NIOSSLContext {
-        let leaf = try originMinter.mint(host: host)
+    /// signed by the origin CA, minted as if at `mintedAt` (a date long past gives an expired
+    /// certificate, one in the future a certificate not yet valid).
+    func originContext(for host: String, mintedAt: Date = Date()) throws -> NIOSSLContext {
+        let leaf = try originMinter.mint(host: host, now: mintedAt)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: leaf.certificateChain.map { .certificate($0) }, privateKey: .privateKey(leaf.privateKey))
         configuration.applicationProtocols = ["http/1.1"]
@@ -43,12 +45,17 @@ struct TLSFixtures {
             certificateChain: leaf.certificateChain.map { .certificate($0) }, privateKey: .privateKey(leaf.privateKey)))
     }
 
-    /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up.
-    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 1) throws -> TLSInterception {
+    /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up (with
+    /// `--client-tls-min` and `--upstream-tls-min` as given; `upstreamCA` replaces the origin CA).
+    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 1,
+                      clientMinimum: TLSProtocolVersion = .defaultMinimum,
+                      upstreamMinimum: TLSProtocolVersion = .defaultMinimum, upstreamCA: URL? = nil) throws -> TLSInterception {
         var interception = TLSInterception(
             identities: LeafCertificateCache(minter: try LeafCertificateMinter(authority: proxyCA)),
-            upstreamContext: try TLSInterception.makeUpstreamContext(additionalRootsPEMFile: originCAFile.path, verify: true),
+            upstream: try UpstreamTLSPolicy(additionalRootsPEMFile: (upstreamCA ?? originCAFile).path, verify: true,
+                                            minimumVersion: upstreamMinimum),
             pins: pins)
+        interception.clientMinimumVersion = clientMinimum
         interception.firstBytesTimeout = .milliseconds(Int64(firstBytesTimeout * 1000))
         return interception
     }

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// Exchanges end cleanly on every path a review found unsafe: no exchange outlives its client,
@@ -16,7 +17,7 @@ final class ExchangeLifecycleTests: XCTestCase {
         XCTAssertFalse(harness.client.isActive)
         XCTAssertFalse(upstream.isActive, "the upstream connection is not left running")
         XCTAssertEqual(harness.sink.flows.count, 1)
-        XCTAssertTrue(harness.sink.flows.first?.error?.hasPrefix("the client sent a malformed request") ?? false)
+        XCTAssertTrue(harness.sink.flows.first?.error?.hasPrefix("bad request: malformed request: ") ?? false)
     }
 
     /// A 101 for a request that did not ask to upgrade is a 502, and that connection is not reused.
@@ -57,11 +58,12 @@ final class ExchangeLifecycleTests: XCTestCase {
         let first = try XCTUnwrap(harness.upstream)
         _ = try harness.originReceived(on: first)
 
-        try harness.clientSends("POST http://a.test/2 HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        // A safe method with an empty chunked body: retried (a POST would not be: PoolSafetyTests).
+        try harness.clientSends("GET http://a.test/2 HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
         first.pipeline.fireChannelInactive()
         XCTAssertEqual(harness.connector.connects.count, 2)
         let sent = try harness.originReceived()
-        XCTAssertTrue(sent.hasPrefix("POST /2 HTTP/1.1\r\n"), sent)
+        XCTAssertTrue(sent.hasPrefix("GET /2 HTTP/1.1\r\n"), sent)
         XCTAssertTrue(sent.hasSuffix("\r\n\r\n0\r\n\r\n"), "the empty chunked body is terminated: \(sent)")
         harness.loop.advanceTime(by: .seconds(6))
         XCTAssertTrue(try harness.clientReceived().hasPrefix("HTTP/1.1 504 Gateway Timeout\r\n"),

@@ -4,6 +4,7 @@ import NIOHTTP1
 import ProxyCore
 import ProxyModel
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// The client pipeline as transcripts: bytes a client sends → what the origin gets → what the

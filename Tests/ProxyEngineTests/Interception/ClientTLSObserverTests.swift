@@ -4,6 +4,7 @@ import NIOEmbedded
 import NIOTLS
 import ProxyModel
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// What the client-handshake observer reports for auto-pinning and records as flows.

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// The handler that waits for a tunnel's first bytes: what it decides, when, and that the bytes

@@ -4,6 +4,7 @@ import NIOEmbedded
 import NIOHTTP1
 import Rules
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// Blocking work for a client that has gone stops: map-local opens and chunk reads still

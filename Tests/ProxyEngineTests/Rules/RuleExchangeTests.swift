@@ -4,6 +4,7 @@ import NIOHTTP1
 import ProxyModel
 import Rules
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// Rules acting on the client pipeline, as transcripts: what the client sends, what reaches

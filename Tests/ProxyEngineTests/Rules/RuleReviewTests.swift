@@ -6,6 +6,7 @@ import NIOHTTP1
 import ProxyModel
 import Rules
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// Regression tests for what a review of the rules engine found: each one failed (or crashed)

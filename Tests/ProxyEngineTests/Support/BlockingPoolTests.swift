@@ -2,6 +2,7 @@ import Dispatch
 import NIOCore
 import NIOPosix
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// The blocking pool's shutdown never waits for work, and answers it while the event loops

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import ProxyCore
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// CONNECT: answered with 200 once the target is connected, then a byte relay in both

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// The relay between two channels: forwarding, back-pressure, half-close and close.

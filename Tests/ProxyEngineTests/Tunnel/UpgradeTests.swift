@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// WebSocket upgrades: the handshake is forwarded with its upgrade headers, and after 101 both

@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import ProxyCore
 import XCTest
+@testable import EngineTestSupport
 @testable import ProxyEngine
 
 /// The resolver's own threads: a lookup that does not answer costs a 504 after the timeout,

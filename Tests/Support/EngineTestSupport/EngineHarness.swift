@@ -128,6 +128,7 @@ final class EngineHarness {
     let clientReads = ReadCounter()
     /// The rules in force; tests swap them to act as a reload.
     let rules: LiveRules
+    private let services: ProxyServices
 
     /// - Parameter rules: rules file text (YAML) to run under; nil for none.
     /// - Parameter blockingWork: where map-local reads and body rewrites run (inline by default).
@@ -141,11 +142,27 @@ final class EngineHarness {
         let services = ProxyServices(configuration: configuration, sink: sink, connector: connector, rules: self.rules,
                                      blockingWork: blockingWork,
                                      logger: Logger(label: "test"))
+        self.services = services
         client = EmbeddedChannel(loop: loop)
         client.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: 50000)
         try ClientPipelineSetup.configure(client, services: services)
         try client.pipeline.syncOperations.addHandler(clientReads, position: .first)
         _ = client.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 8080))
+    }
+
+    /// Another client connection on the same loop (so the same upstream pool), from `port`.
+    func makeClient(port: Int = 50001) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(loop: loop)
+        channel.remoteAddress = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        try ClientPipelineSetup.configure(channel, services: services)
+        _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 8080))
+        return channel
+    }
+
+    /// Sends bytes as `channel` (another client than the harness's own).
+    func send(_ text: String, from channel: EmbeddedChannel) throws {
+        try channel.writeInbound(ByteBuffer(string: text))
+        loop.run()
     }
 
     /// Sends bytes as the client.

@@ -1,0 +1,49 @@
+import NIOSSL
+import ProxyCore
+
+/// How the proxy speaks TLS to origins, built once per run: the client context every upstream
+/// connection uses (building one costs milliseconds), the lowest version it accepts, and whether
+/// it verifies certificates.
+///
+/// With a minimum above TLS 1.0 it also holds a probe context that offers every version down to
+/// TLS 1.0 with legacy cipher suites and verifies nothing. It is used only after an origin
+/// refused our handshake, to learn which version it speaks, so the 502 can say "origin offers
+/// only TLS 1.0" and name the flag; a probe connection is closed after its handshake and never
+/// carries a request.
+public struct UpstreamTLSPolicy: Sendable {
+    public let context: NIOSSLContext
+    public let minimumVersion: TLSProtocolVersion
+    public let verifiesCertificates: Bool
+    let probeContext: NIOSSLContext?
+
+    /// - Parameters:
+    ///   - additionalRootsPEMFile: CA certificates to trust besides the system's (`--upstream-ca`).
+    ///   - verify: false for `--insecure-upstream` (no verification at all).
+    ///   - minimumVersion: `--upstream-tls-min`.
+    public init(additionalRootsPEMFile: String?, verify: Bool,
+                minimumVersion: TLSProtocolVersion = .defaultMinimum) throws {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.applicationProtocols = ["http/1.1"]
+        TLSLegSettings.apply(minimum: minimumVersion, to: &configuration)
+        if let additionalRootsPEMFile {
+            configuration.additionalTrustRoots = [.file(additionalRootsPEMFile)]
+        }
+        if !verify {
+            configuration.certificateVerification = .none
+        }
+        context = try NIOSSLContext(configuration: configuration)
+        self.minimumVersion = minimumVersion
+        verifiesCertificates = verify
+        if minimumVersion > .tls10 {
+            var probe = TLSConfiguration.makeClientConfiguration()
+            probe.applicationProtocols = ["http/1.1"]
+            TLSLegSettings.apply(minimum: .tls10, to: &probe)
+            probe.certificateVerification = .none
+            probe.trustRoots = NIOSSLTrustRoots.certificates([])
+            probe.shutdownTimeout = .milliseconds(500)
+            probeContext = try NIOSSLContext(configuration: probe)
+        } else {
+            probeContext = nil
+        }
+    }
+}
