@@ -25,7 +25,7 @@ final class RulesCommandLineTests: XCTestCase {
     }
 
     func testRunLoadsAndReloadsTheRulesFile() async throws {
-        let data = try scratchDirectory("proxyapp-rules-cli")
+        let data = try makeScratchDirectory("rules-cli")
         let rulesFile = data.appendingPathComponent("rules.yml")
         try Data("rules:\n  - name: first\n    match: { host: \"*.first.test\" }\n    block: { status: 410 }\n".utf8)
             .write(to: rulesFile)
@@ -65,7 +65,7 @@ final class RulesCommandLineTests: XCTestCase {
     /// A rules file that does not parse stops `run` before it listens, naming the line and
     /// the fix; so does a `--rules` file that does not exist.
     func testRunRefusesABrokenOrMissingRulesFile() async throws {
-        let data = try scratchDirectory("proxyapp-rules-cli")
+        let data = try makeScratchDirectory("rules-cli")
         try Data("rules:\n  - match: { host: \"*\" }\n    map_local: { file: nowhere.json }\n".utf8)
             .write(to: data.appendingPathComponent("rules.yml"))
         do {

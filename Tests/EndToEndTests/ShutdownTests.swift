@@ -14,7 +14,7 @@ final class ShutdownTests: XCTestCase {
     /// A proxy whose lookups of single-label names hang (see the type's comment), with an
     /// origin; `body` gets both and the data directory.
     private func withStuckDNSProxy(_ body: (ProxyAppProcess, TestOrigin, URL) async throws -> Void) async throws {
-        let data = try scratchDirectory("proxyapp-shutdown")
+        let data = try makeScratchDirectory("shutdown")
         let fifo = data.appendingPathComponent("hostaliases.fifo")
         XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
         let origin = try await TestOrigin.start()
@@ -55,7 +55,7 @@ final class ShutdownTests: XCTestCase {
 
     /// The flows stored in `data`'s capture file alone (without its `-wal`), by path.
     private func flowsInTheMainFile(of data: URL) throws -> [Flow] {
-        let copy = try scratchDirectory("proxyapp-shutdown").appendingPathComponent("copy.sqlite")
+        let copy = try makeScratchDirectory("shutdown").appendingPathComponent("copy.sqlite")
         try FileManager.default.copyItem(at: data.appendingPathComponent("traffic.sqlite"), to: copy)
         let repository = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: copy.path))
         return try repository.latestFlows(limit: 1000)

@@ -115,13 +115,4 @@ extension XCTestCase {
         try XCTUnwrap(ProxyAppProcess.builtExecutable,
                       "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
     }
-
-    /// A fresh directory named `prefix-…` under the temporary directory, removed when the test ends.
-    func scratchDirectory(_ prefix: String) throws -> URL {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: scratch) }
-        return scratch
-    }
 }
