@@ -14,7 +14,7 @@ out=.build/fuzz
 corpus=$out/tls-client-hello-corpus
 mkdir -p "$corpus"
 
-sources=(Sources/ProxyCore/TLSClientHello.swift Sources/ProxyCore/ClientHelloBodyParser.swift
+sources=(Sources/ProxyCore/TLSClientHello.swift Sources/ProxyCore/TLSClientHelloReader.swift Sources/ProxyCore/ClientHelloBodyParser.swift
          Sources/ProxyCore/TLSByteReader.swift Sources/ProxyCore/DNSHostName.swift fuzz/TLSClientHello/main.swift)
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ProxyCoreFuzz "${sources[@]}" \
   -o "$out/tls-client-hello-fuzzer" 2> >(grep -v "Cannot export local symbol" >&2)

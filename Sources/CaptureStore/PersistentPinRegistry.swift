@@ -9,11 +9,13 @@ import ProxyModel
 ///
 /// The engine calls `pin(for:)` and `record(_:host:)` on event loops: they only take a short
 /// lock around the in-memory `AutoPinPolicy` and return. Every pin that changes is saved on the
-/// registry's own serial queue (changes made while a save is pending are coalesced into it); a
-/// database error is logged once per outage and never reaches the engine, and the pins that
-/// could not be saved are retried with the next save. The queue also re-reads the table every
-/// `refreshInterval` (and on `reload()`), so `proxyapp pins remove` in another process takes
-/// effect on a running proxy.
+/// registry's own serial queue (changes made while a save is pending are coalesced into it), and
+/// every pin the policy evicts to stay within `--max-pins` is deleted there; a database error is
+/// logged once per outage and never reaches the engine, and the changes that could not be saved
+/// are retried with the next save. Every `refreshInterval` the queue reads the table's change
+/// count (`pin_changes`, kept by triggers) and re-reads the pins only when someone else changed
+/// them (`proxyapp pins remove` in another process), so an idle refresh costs one row read
+/// however many pins there are; `reload()` re-reads at once.
 ///
 /// Locking: `NSLock` (the store does not import NIO, and `Synchronization.Mutex` needs macOS 15)
 /// guards the policy and the unsaved pins; the other stored properties are immutable or only
@@ -21,6 +23,8 @@ import ProxyModel
 public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     /// How long a pin lasts after its host's last failure.
     public let ttl: TimeInterval
+    /// How many pins, and how many new ones per client a minute.
+    public let limits: AutoPinPolicy.Limits
 
     private let repository: TrafficRepository
     private let logger: Logger
@@ -33,28 +37,43 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     private var policy: AutoPinPolicy
     /// Pins changed in memory and not saved yet, by host. Guarded by `lock`.
     private var unsaved: [String: PinnedDomain] = [:]
+    /// Hosts evicted in memory and not deleted from the table yet. Guarded by `lock`.
+    private var unsavedRemovals: Set<String> = []
     /// True while a save is queued and has not yet taken `unsaved`. Guarded by `lock`.
     private var saveQueued = false
     /// True from a failed database access until one succeeds. Touched only on `queue`.
     private var inOutage = false
+    /// The table's change count as of the pins held; nil forces the next refresh to re-read.
+    /// Touched only on `queue` (and in `init`).
+    private var knownChangeCount: Int64?
+    /// How many times the whole table was read (for the test that idle refreshes do not).
+    /// Touched only on `queue`.
+    private(set) var tableReads = 0
 
-    /// Loads the stored pins, deleting the expired ones, and starts the periodic refresh.
-    /// Blocks on the database: call it before the server starts, never on an event loop.
+    /// Loads the stored pins, deleting the expired ones (and the oldest past `limits.maximumPins`),
+    /// and starts the periodic refresh. Blocks on the database: call it before the server
+    /// starts, never on an event loop.
     ///
     /// - Parameters:
-    ///   - refreshInterval: how often the pins are re-read from the database; nil never.
+    ///   - refreshInterval: how often the change count is checked; nil never.
     ///   - now: the clock (tests inject one).
     /// - Throws: the database's error when the pins cannot be read or the expired ones deleted.
-    public init(repository: TrafficRepository, ttl: TimeInterval, logger: Logger,
-                refreshInterval: TimeInterval? = 5, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    public init(repository: TrafficRepository, ttl: TimeInterval, limits: AutoPinPolicy.Limits = .init(),
+                logger: Logger, refreshInterval: TimeInterval? = 5, now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.repository = repository
         self.ttl = ttl
+        self.limits = limits
         self.logger = logger
         self.now = now
-        policy = AutoPinPolicy(ttl: ttl)
+        policy = AutoPinPolicy(ttl: ttl, limits: limits)
         let loadedAt = now()
         try repository.removePins(expiredBefore: loadedAt.addingTimeInterval(-ttl))
-        policy.load(try repository.pinnedDomains().filter { !$0.isExpired(ttl: ttl, now: loadedAt) })
+        let stored = try repository.pinnedDomainsAndChangeCount()
+        tableReads = 1
+        let dropped = policy.load(stored.pins.filter { !$0.isExpired(ttl: ttl, now: loadedAt) })
+        knownChangeCount = dropped.isEmpty
+            ? stored.changeCount
+            : try repository.applyPinChanges(saving: [], removing: dropped.map(\.host)).after
         if let refreshInterval {
             startRefreshing(every: refreshInterval)
         }
@@ -71,17 +90,27 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
         return lock.withLock { policy.pin(for: host, now: now) }
     }
 
-    public func record(_ outcome: HandshakeOutcome, host: String) {
+    @discardableResult
+    public func record(_ outcome: HandshakeOutcome, host: String, client: String) -> PinUpdate {
         let now = now()
-        let mustQueueSave: Bool = lock.withLock {
-            guard let changed = policy.record(outcome, host: host, now: now) else { return false }
-            unsaved[changed.host] = changed
+        let (update, mustQueueSave): (PinUpdate, Bool) = lock.withLock {
+            let change = policy.record(outcome, host: host, client: client, now: now)
+            guard change.changedPin != nil || !change.evicted.isEmpty else { return (change.update, false) }
+            if let pin = change.changedPin {
+                unsaved[pin.host] = pin
+                unsavedRemovals.remove(pin.host)
+            }
+            for pin in change.evicted {
+                unsaved[pin.host] = nil
+                unsavedRemovals.insert(pin.host)
+            }
             defer { saveQueued = true }
-            return !saveQueued
+            return (change.update, !saveQueued)
         }
         if mustQueueSave {
             queue.async { self.saveUnsaved() }
         }
+        return update
     }
 
     // MARK: - Maintenance (blocking: never on an event loop)
@@ -99,49 +128,86 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
         queue.sync { reloadOnQueue() }
     }
 
+    /// What the periodic refresh does, now, and waits for it: re-reads only when the table's
+    /// change count moved.
+    func refresh() {
+        queue.sync { refreshOnQueue() }
+    }
+
+    /// `tableReads`, read on the queue.
+    var tableReadCount: Int {
+        queue.sync { tableReads }
+    }
+
     // MARK: - On `queue`
 
     private func saveUnsaved() {
-        let pins: [PinnedDomain] = lock.withLock {
+        let (pins, removals): ([PinnedDomain], [String]) = lock.withLock {
             saveQueued = false
-            defer { unsaved = [:] }
-            return Array(unsaved.values)
+            defer {
+                unsaved = [:]
+                unsavedRemovals = []
+            }
+            return (Array(unsaved.values), Array(unsavedRemovals))
         }
         do {
-            try repository.savePins(pins)
+            let counts = try repository.applyPinChanges(saving: pins, removing: removals)
+            // Only our own change since we last looked: the held pins are the table's.
+            if counts.before == knownChangeCount { knownChangeCount = counts.after }
             inOutage = false
         } catch {
             reportFailure("cannot save pinned hosts", error)
             lock.withLock {
-                // Keep them for the next save, unless a newer version is already waiting.
-                for pin in pins where unsaved[pin.host] == nil {
+                // Keep them for the next save, unless a newer change of the host is already waiting.
+                for pin in pins where unsaved[pin.host] == nil && !unsavedRemovals.contains(pin.host) {
                     unsaved[pin.host] = pin
+                }
+                for host in removals where unsaved[host] == nil {
+                    unsavedRemovals.insert(host)
                 }
             }
         }
     }
 
-    private func reloadOnQueue() {
-        let stored: [PinnedDomain]
+    private func refreshOnQueue() {
         do {
-            stored = try repository.pinnedDomains()
+            let count = try repository.pinChangeCount()
+            inOutage = false
+            guard count != knownChangeCount else { return }
+        } catch {
+            reportFailure("cannot read pinned hosts", error)
+            return
+        }
+        reloadOnQueue()
+    }
+
+    private func reloadOnQueue() {
+        let stored: (pins: [PinnedDomain], changeCount: Int64)
+        do {
+            stored = try repository.pinnedDomainsAndChangeCount()
+            tableReads += 1
             inOutage = false
         } catch {
             reportFailure("cannot read pinned hosts", error)
             return
         }
         let now = now()
-        let hasUnsaved: Bool = lock.withLock {
+        let mustSave: Bool = lock.withLock {
             var pins: [String: PinnedDomain] = [:]
-            for pin in stored where !pin.isExpired(ttl: ttl, now: now) {
+            for pin in stored.pins where !pin.isExpired(ttl: ttl, now: now) && !unsavedRemovals.contains(pin.host) {
                 pins[pin.host] = pin
             }
             pins.merge(unsaved) { _, newer in newer }
-            policy.load(Array(pins.values))
-            return !unsaved.isEmpty && !saveQueued
+            // More than the limit in the table (written by another process): drop the oldest there too.
+            for pin in policy.load(Array(pins.values)) {
+                unsaved[pin.host] = nil
+                unsavedRemovals.insert(pin.host)
+            }
+            return !(unsaved.isEmpty && unsavedRemovals.isEmpty) && !saveQueued
         }
-        if hasUnsaved {
-            saveUnsaved()  // pins a failed save left behind
+        knownChangeCount = stored.changeCount
+        if mustSave {
+            saveUnsaved()  // changes a failed save left behind, or the excess dropped above
         }
     }
 
@@ -154,7 +220,7 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     private func startRefreshing(every interval: TimeInterval) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in self?.reloadOnQueue() }
+        timer.setEventHandler { [weak self] in self?.refreshOnQueue() }
         timer.resume()
         refreshTimer = timer
     }

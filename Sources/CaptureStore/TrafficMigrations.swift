@@ -13,6 +13,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v2-https", migrate: addHTTPS)
         migrator.registerMigration("v3-server-address", migrate: addServerAddress)
         migrator.registerMigration("v4-applied-rules", migrate: addAppliedRules)
+        migrator.registerMigration("v5-pin-changes", migrate: addPinChangeCounter)
         return migrator
     }()
 
@@ -120,5 +121,22 @@ enum TrafficMigrations {
         try db.alter(table: "flows") { t in
             t.add(column: "rules", .text)
         }
+    }
+
+    /// v5: `pin_changes`, one row whose `version` every insert, update and delete on
+    /// `pinned_domains` bumps (triggers, so any writer counts: the proxy, `proxyapp pins`, the
+    /// sqlite3 shell). A running proxy reads this one number every few seconds and re-reads the
+    /// pins only when it moved.
+    private static func addPinChangeCounter(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE pin_changes (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+            INSERT INTO pin_changes (id, version) VALUES (1, 0);
+            CREATE TRIGGER pinned_domains_insert AFTER INSERT ON pinned_domains
+                BEGIN UPDATE pin_changes SET version = version + 1; END;
+            CREATE TRIGGER pinned_domains_update AFTER UPDATE ON pinned_domains
+                BEGIN UPDATE pin_changes SET version = version + 1; END;
+            CREATE TRIGGER pinned_domains_delete AFTER DELETE ON pinned_domains
+                BEGIN UPDATE pin_changes SET version = version + 1; END;
+            """)
     }
 }

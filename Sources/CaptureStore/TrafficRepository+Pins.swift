@@ -14,6 +14,43 @@ extension TrafficRepository {
         }
     }
 
+    /// Every stored pin and the change count they belong to, read together.
+    public func pinnedDomainsAndChangeCount() throws -> (pins: [PinnedDomain], changeCount: Int64) {
+        try database.pool.read { db in
+            (try PinnedDomainRecord.order(PinnedDomainRecord.Columns.host).fetchAll(db).map(\.pin),
+             try Self.pinChangeCount(db))
+        }
+    }
+
+    /// How many inserts, updates and deletes `pinned_domains` has seen (`pin_changes`): equal
+    /// counts mean equal tables. One indexed row: cheap enough to ask every few seconds.
+    public func pinChangeCount() throws -> Int64 {
+        try database.pool.read(Self.pinChangeCount)
+    }
+
+    private static func pinChangeCount(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT version FROM pin_changes WHERE id = 1") ?? 0
+    }
+
+    /// Stores `pins` and removes the pins of `removing` in one transaction. Returns the change
+    /// count before and after: when `before` is what the caller last saw, no one else changed
+    /// the table in between.
+    @discardableResult
+    public func applyPinChanges(saving pins: [PinnedDomain], removing hosts: [String]) throws
+        -> (before: Int64, after: Int64) {
+        try database.pool.write { db in
+            let before = try Self.pinChangeCount(db)
+            let statement = try db.cachedStatement(sql: Self.upsertPinSQL)
+            for pin in pins {
+                try statement.execute(arguments: PinnedDomainRecord(pin: pin).arguments)
+            }
+            if !hosts.isEmpty {
+                _ = try PinnedDomainRecord.deleteAll(db, keys: hosts.map { HostName.normalized($0) })
+            }
+            return (before, try Self.pinChangeCount(db))
+        }
+    }
+
     /// Stores `pin`, replacing the stored pin for its host if there is one.
     public func savePin(_ pin: PinnedDomain) throws {
         try savePins([pin])
@@ -22,12 +59,7 @@ extension TrafficRepository {
     /// Stores `pins` in one transaction, each replacing the stored pin for its host.
     public func savePins(_ pins: [PinnedDomain]) throws {
         guard !pins.isEmpty else { return }
-        try database.pool.write { db in
-            let statement = try db.cachedStatement(sql: Self.upsertPinSQL)
-            for pin in pins {
-                try statement.execute(arguments: PinnedDomainRecord(pin: pin).arguments)
-            }
-        }
+        try applyPinChanges(saving: pins, removing: [])
     }
 
     private static let upsertPinSQL: String = {

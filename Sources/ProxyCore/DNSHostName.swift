@@ -3,9 +3,17 @@
 ///
 /// SNI carries a host name "in ASCII, without a trailing dot" (RFC 6066 §3) and never an IP
 /// literal; anything else from the wire is treated as if no name had been sent.
-enum DNSHostName {
+public enum DNSHostName {
     static let maximumLength = 253
     static let maximumLabelLength = 63
+
+    /// True when `host` is a DNS host name a certificate can be made for (one trailing dot, the
+    /// DNS root, allowed): no wildcard, no pattern, no IP literal, no empty label.
+    public static func isValid(_ host: String) -> Bool {
+        var bytes = Array(host.utf8)[...]
+        if bytes.last == UInt8(ascii: ".") { bytes = bytes.dropLast() }
+        return validated(bytes) != nil
+    }
 
     /// The name lowercased, or nil when `bytes` are not a valid DNS host name.
     static func validated(_ bytes: ArraySlice<UInt8>) -> String? {

@@ -38,6 +38,9 @@ public struct TLSClientHello: Sendable, Hashable {
 /// Anything a TLS server would reject with `decode_error` (a vector overrunning its parent,
 /// trailing bytes, a duplicated extension) is `.notTLS`: what this parser accepts, the TLS
 /// library behind it will parse the same way.
+///
+/// `parse` reads a whole input at once; a tunnel whose hello arrives in pieces feeds a
+/// `TLSClientHelloReader`, which looks at every byte once.
 public enum TLSClientHelloParser {
     /// The answer for the bytes seen so far.
     public enum Result: Sendable, Equatable {
@@ -58,64 +61,8 @@ public enum TLSClientHelloParser {
 
     /// Parses `bytes`, the first bytes a client sent (they may end anywhere).
     public static func parse(_ bytes: some Collection<UInt8>) -> Result {
-        // A handshake byte costs at least 6 input bytes (a 1-byte record), so this prefix holds
-        // every byte a ClientHello of the maximum length can need.
-        let limit = 6 * (4 + maximumClientHelloLength)
-        let input = Array(bytes.prefix(limit))
-        var handshake: [UInt8] = []
-        var messageLength: Int?
-        var offset = 0
-        while true {
-            switch checkRecordHeader(input[offset...]) {
-            case .invalid:
-                return .notTLS
-            case .incomplete:
-                return .needMoreData
-            case .valid(let recordLength):
-                let payloadStart = offset + 5
-                let available = min(recordLength, input.count - payloadStart)
-                handshake.append(contentsOf: input[payloadStart..<(payloadStart + available)])
-                if let first = handshake.first, first != clientHelloMessageType {
-                    return .notTLS
-                }
-                if messageLength == nil, handshake.count >= 4 {
-                    let length = Int(handshake[1]) << 16 | Int(handshake[2]) << 8 | Int(handshake[3])
-                    guard length <= maximumClientHelloLength else { return .notTLS }
-                    messageLength = length
-                }
-                if let messageLength, handshake.count >= 4 + messageLength {
-                    // Bytes past the message in its last record would be a second handshake
-                    // message, which a client cannot send before the server answered.
-                    guard handshake.count == 4 + messageLength, available == recordLength else { return .notTLS }
-                    return ClientHelloBodyParser.parse(handshake[4...]).map(Result.clientHello) ?? .notTLS
-                }
-                guard available == recordLength else { return .needMoreData }
-                offset = payloadStart + recordLength
-            }
-        }
-    }
-
-    private enum RecordHeader {
-        case valid(length: Int)
-        case incomplete
-        case invalid
-    }
-
-    /// Checks the 5-byte record header at the start of `bytes` (or as much of it as is there):
-    /// handshake content type, version 0x0301…0x0304, a length of 1…2^14.
-    private static func checkRecordHeader(_ bytes: ArraySlice<UInt8>) -> RecordHeader {
-        var reader = TLSByteReader(bytes)
-        guard let contentType = reader.readUInt8() else { return .incomplete }
-        guard contentType == handshakeContentType else { return .invalid }
-        guard let major = reader.readUInt8() else { return .incomplete }
-        guard major == 3 else { return .invalid }
-        guard let minor = reader.readUInt8() else { return .incomplete }
-        guard (1...4).contains(minor) else { return .invalid }
-        guard let length = reader.readUInt16() else { return .incomplete }
-        // Empty handshake fragments are forbidden (RFC 8446 §5.1), and would let a stream of
-        // headers grow without ever completing a message.
-        guard length >= 1, Int(length) <= maximumRecordLength else { return .invalid }
-        return .valid(length: Int(length))
+        var reader = TLSClientHelloReader()
+        return reader.feed(bytes)
     }
 
     /// Whether `bytes` start like an HTTP/1 request line: 1 to 20 letters A–Z (the method)

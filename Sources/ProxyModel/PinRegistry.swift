@@ -18,6 +18,18 @@ public enum HandshakeOutcome: Sendable, Hashable {
     case notAPinSignal
 }
 
+/// What recording one handshake outcome did to the pins, for the flow's note.
+public enum PinUpdate: Sendable, Hashable {
+    /// No pin was made or changed.
+    case unchanged
+    /// The host is pinned from now on.
+    case pinned(PinnedDomain)
+    /// The host was pinned already; its pin was renewed.
+    case renewed(PinnedDomain)
+    /// The outcome would have pinned the host, but a limit refused it; the reason in one line.
+    case refused(String)
+}
+
 /// The engine's view of the pinned hosts: asks whether a host is pinned before intercepting it,
 /// and reports each client handshake's outcome.
 ///
@@ -27,6 +39,9 @@ public protocol PinRegistry: Sendable {
     /// The live pin for `host` (compared case-insensitively); nil when it is not pinned or the
     /// pin has expired.
     func pin(for host: String) -> PinnedDomain?
-    /// Takes note of a client handshake's outcome for `host`; may pin the host or update its pin.
-    func record(_ outcome: HandshakeOutcome, host: String)
+    /// Takes note of a client handshake's outcome for `host`; may pin the host or renew its pin.
+    /// `client` is the address the client connected from (`ip:port`, `[v6]:port`): limits on new
+    /// pins apply per client address.
+    @discardableResult
+    func record(_ outcome: HandshakeOutcome, host: String, client: String) -> PinUpdate
 }

@@ -10,7 +10,9 @@ import Darwin
 /// The name a leaf is minted for, in the one form the minter and the cache both key on: lower
 /// case, without IPv6 brackets or a trailing dot. An IP literal (`10.0.0.1`, `::1`, `[::1]`)
 /// becomes an iPAddress SAN (clients send no SNI for IPs and check the address); anything else
-/// must be an ASCII DNS name (IDNs arrive in punycode) and becomes a dNSName SAN.
+/// must be an ASCII DNS name (IDNs arrive in punycode) and becomes a dNSName SAN. Never a
+/// wildcard: the name comes from a client (SNI, the CONNECT host), and `*.com` would be a
+/// certificate for every host under it.
 struct LeafHost: Hashable, Sendable {
     /// The normalised host: the cache key and the certificate's common name.
     let name: String
@@ -40,15 +42,14 @@ struct LeafHost: Hashable, Sendable {
         return nil
     }
 
-    /// Labels of letters, digits, `-` and `_` (seen in the wild), a leading `*` label allowed,
-    /// 1–63 bytes each, 253 bytes in all.
+    /// Labels of letters, digits, `-` and `_` (seen in the wild), 1–63 bytes each, 253 bytes
+    /// in all; no `*` anywhere.
     private static func isDNSName(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 253 else { return false }
         let labels = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        for (index, label) in labels.enumerated() {
+        for label in labels {
             guard !label.isEmpty, label.count <= 63 else { return false }
-            if index == 0, label.elementsEqual("*".utf8), labels.count > 1 { continue }
             let valid = label.allSatisfy { byte in
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")

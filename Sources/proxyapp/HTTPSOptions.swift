@@ -3,6 +3,7 @@ import CaptureStore
 import Foundation
 import Logging
 import ProxyCore
+import NIOSSL
 import ProxyEngine
 import ProxyTLS
 
@@ -35,7 +36,25 @@ struct HTTPSOptions: ParsableArguments {
             help: "How long a host whose clients rejected our certificate is passed through (e.g. 7d, 12h).")
     var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
 
+    @Option(name: .customLong("max-pins"),
+            help: "The most hosts pinned at once; a new pin evicts the one seen longest ago.")
+    var maxPins: Int = AutoPinPolicy.Limits().maximumPins
+
+    @Option(name: .customLong("pin-rate"),
+            help: "New pins one client address (an IPv6 /64) may cause per minute; more are refused and noted.")
+    var pinRate: Int = AutoPinPolicy.Limits().newPinsPerClientPerMinute
+
+    @Option(name: .customLong("first-bytes-timeout"),
+            help: "How long a CONNECT tunnel waits for the client's first bytes to complete a TLS ClientHello or HTTP request line before relaying it undecrypted (e.g. 30s).")
+    var firstBytesTimeout: DurationArgument = DurationArgument(seconds: 30)
+
     func validate() throws {
+        if maxPins < 1 {
+            throw ValidationError("--max-pins \(maxPins): must be at least 1.")
+        }
+        if pinRate < 1 {
+            throw ValidationError("--pin-rate \(pinRate): must be at least 1 new pin per minute.")
+        }
         if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
             throw ValidationError("--upstream-ca \(upstreamCA): no readable file there. Pass a PEM file of CA certificates.")
         }
@@ -76,13 +95,16 @@ struct HTTPSOptions: ParsableArguments {
         }
         let pins: PersistentPinRegistry
         do {
-            pins = try PersistentPinRegistry(repository: repository, ttl: TimeInterval(pinTTL.seconds), logger: logger)
+            pins = try PersistentPinRegistry(
+                repository: repository, ttl: TimeInterval(pinTTL.seconds),
+                limits: AutoPinPolicy.Limits(maximumPins: maxPins, newPinsPerClientPerMinute: pinRate), logger: logger)
         } catch {
             throw CLIError("cannot read the pinned hosts from the capture database: \(error). Pass another --data-dir.")
         }
         let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
         var interception = TLSInterception(identities: leaves, upstream: upstream, pins: pins)
         interception.clientMinimumVersion = clientMinimum
+        interception.firstBytesTimeout = .seconds(Int64(firstBytesTimeout.seconds))
         let name = authority.certificate.subject.description
         let root = RootCertificateDownload(der: authority.certificateDER, pem: authority.certificatePEM,
                                            sha256Fingerprint: authority.sha256Fingerprint, name: name)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import ProxyCore
 import ProxyModel
 import XCTest
 
@@ -10,6 +11,7 @@ import XCTest
 final class PersistentPinRegistryTests: XCTestCase {
     private let day: TimeInterval = 86_400
     private let start = Date(timeIntervalSince1970: 1_763_760_000)
+    private let client = "127.0.0.1:5000"
     private let unknownCA = HandshakeOutcome.rejected(reason: "client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)",
                                                       evidence: "TLSV1_ALERT_UNKNOWN_CA")
 
@@ -31,9 +33,10 @@ final class PersistentPinRegistryTests: XCTestCase {
     }
 
     private func makeRegistry(_ repository: TrafficRepository, clock: TestClock, ttl: TimeInterval? = nil,
+                              limits: AutoPinPolicy.Limits = .init(),
                               logger: Logger = Logger(label: "test.pins")) throws -> PersistentPinRegistry {
-        try PersistentPinRegistry(repository: repository, ttl: ttl ?? 7 * day, logger: logger, refreshInterval: nil,
-                                  now: { clock.now })
+        try PersistentPinRegistry(repository: repository, ttl: ttl ?? 7 * day, limits: limits, logger: logger,
+                                  refreshInterval: nil, now: { clock.now })
     }
 
     /// A registry over a new capture file whose log the test reads, with the file's path and a
@@ -54,14 +57,14 @@ final class PersistentPinRegistryTests: XCTestCase {
         let clock = TestClock(start)
         do {
             let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
-            registry.record(unknownCA, host: "Pinned.Example")
+            registry.record(unknownCA, host: "Pinned.Example", client: client)
             clock.advance(by: 10)
-            registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "pinned.example")
+            registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "pinned.example", client: client)
             for _ in 0..<3 {
-                registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "node.example")
+                registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "node.example", client: client)
             }
-            registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "once.example")
-            registry.record(.completed, host: "fine.example")
+            registry.record(.ambiguousEOF(evidence: "EOF during handshake"), host: "once.example", client: client)
+            registry.record(.completed, host: "fine.example", client: client)
             registry.flush()
         }
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
@@ -84,9 +87,9 @@ final class PersistentPinRegistryTests: XCTestCase {
         let repository = try makeRepository()
         let clock = TestClock(start)
         let registry = try makeRegistry(repository, clock: clock, ttl: 3600)
-        registry.record(unknownCA, host: "a.example")
+        registry.record(unknownCA, host: "a.example", client: client)
         clock.advance(by: 1800)
-        registry.record(unknownCA, host: "b.example")
+        registry.record(unknownCA, host: "b.example", client: client)
         registry.flush()
         clock.advance(by: 1799)
         XCTAssertNotNil(registry.pin(for: "a.example"))
@@ -107,9 +110,9 @@ final class PersistentPinRegistryTests: XCTestCase {
         let (path, repository, registry, log) = try makeLoggedRegistryOverAFile()
 
         let lock = try WriteLockHolder(path: path)
-        registry.record(unknownCA, host: "locked.example")
+        registry.record(unknownCA, host: "locked.example", client: client)
         XCTAssertEqual(registry.pin(for: "locked.example")?.count, 1)
-        registry.record(unknownCA, host: "locked.example")
+        registry.record(unknownCA, host: "locked.example", client: client)
         XCTAssertEqual(registry.pin(for: "locked.example")?.count, 2)
         XCTAssertEqual(try repository.pinnedDomains(), [], "saved while the write lock was held")
         lock.release()
@@ -126,16 +129,16 @@ final class PersistentPinRegistryTests: XCTestCase {
 
         let other = try DatabaseQueue(path: path)
         try other.write { db in try db.execute(sql: "ALTER TABLE pinned_domains RENAME TO pinned_domains_away") }
-        registry.record(unknownCA, host: "a.example")
+        registry.record(unknownCA, host: "a.example", client: client)
         registry.flush()
-        registry.record(unknownCA, host: "b.example")
+        registry.record(unknownCA, host: "b.example", client: client)
         registry.flush()
         XCTAssertEqual(log.entries.count, 1, "\(log.entries.map(\.message))")
         XCTAssertEqual(log.entries.first?.level, .error)
         XCTAssertNotNil(registry.pin(for: "a.example"))
 
         try other.write { db in try db.execute(sql: "ALTER TABLE pinned_domains_away RENAME TO pinned_domains") }
-        registry.record(unknownCA, host: "c.example")
+        registry.record(unknownCA, host: "c.example", client: client)
         registry.flush()
         XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["a.example", "b.example", "c.example"])
         XCTAssertEqual(log.entries.count, 1)
@@ -148,8 +151,8 @@ final class PersistentPinRegistryTests: XCTestCase {
         let path = directory.path("capture.sqlite")
         let clock = TestClock(start)
         let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
-        registry.record(unknownCA, host: "removed.example")
-        registry.record(unknownCA, host: "kept.example")
+        registry.record(unknownCA, host: "removed.example", client: client)
+        registry.record(unknownCA, host: "kept.example", client: client)
         registry.flush()
 
         let cli = TrafficRepository(database: try TrafficDatabase(path: path))
@@ -161,6 +164,85 @@ final class PersistentPinRegistryTests: XCTestCase {
         XCTAssertNil(registry.pin(for: "removed.example"))
         XCTAssertNotNil(registry.pin(for: "kept.example"))
         XCTAssertEqual(registry.pin(for: "added.example")?.reason, "r")
+    }
+
+    // MARK: bounds and change detection
+
+    /// The periodic refresh reads one change count; the table itself is read again only when
+    /// someone else changed it. Was: the whole table every 5 s (~1 core-second per 20 s at
+    /// 63,000 pins).
+    func testRefreshReadsTheTableOnlyWhenItChanged() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        let clock = TestClock(start)
+        let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
+        XCTAssertEqual(registry.tableReadCount, 1, "the load at start")
+        registry.record(unknownCA, host: "own.example", client: client)
+        registry.flush()
+        for _ in 0..<5 { registry.refresh() }
+        XCTAssertEqual(registry.tableReadCount, 1, "our own saves and idle refreshes read no table")
+
+        let cli = TrafficRepository(database: try TrafficDatabase(path: path))
+        XCTAssertTrue(try cli.removePin(host: "own.example"))
+        registry.refresh()
+        XCTAssertEqual(registry.tableReadCount, 2, "a change made elsewhere is read once")
+        XCTAssertNil(registry.pin(for: "own.example"))
+        registry.refresh()
+        XCTAssertEqual(registry.tableReadCount, 2)
+
+        // A change elsewhere between two of our saves is not mistaken for ours.
+        registry.record(unknownCA, host: "a.example", client: client)
+        registry.flush()
+        try cli.savePin(PinnedDomain(host: "cli.example", reason: "r", evidence: "e", firstSeen: clock.now,
+                                     lastSeen: clock.now, count: 1))
+        registry.record(unknownCA, host: "b.example", client: client)
+        registry.flush()
+        registry.refresh()
+        XCTAssertEqual(registry.pin(for: "cli.example")?.reason, "r")
+        XCTAssertEqual(registry.tableReadCount, 3)
+    }
+
+    /// Pins evicted to stay within `maximumPins` leave the file too.
+    func testEvictedPinsAreDeletedFromTheFile() throws {
+        let repository = try makeRepository()
+        let clock = TestClock(start)
+        let registry = try makeRegistry(repository, clock: clock, limits: .init(maximumPins: 2))
+        for host in ["a.example", "b.example", "c.example"] {
+            registry.record(unknownCA, host: host, client: client)
+            clock.advance(by: 1)
+        }
+        registry.flush()
+        XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["b.example", "c.example"])
+    }
+
+    /// A file holding more pins than the limit (an older version, another process) is cut to
+    /// the newest at start.
+    func testOpeningOverTheLimitKeepsTheNewest() throws {
+        let repository = try makeRepository()
+        let clock = TestClock(start)
+        try repository.savePins((0..<5).map {
+            PinnedDomain(host: "h\($0).example", reason: "r", evidence: "e", firstSeen: start,
+                         lastSeen: start.addingTimeInterval(Double($0)), count: 1)
+        })
+        let registry = try makeRegistry(repository, clock: clock, limits: .init(maximumPins: 3))
+        XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["h2.example", "h3.example", "h4.example"])
+        XCTAssertNil(registry.pin(for: "h0.example"))
+        XCTAssertNotNil(registry.pin(for: "h4.example"))
+    }
+
+    /// A pin over the client's rate is refused, reported, and neither applied nor saved.
+    func testPinsOverTheRateAreRefused() throws {
+        let repository = try makeRepository()
+        let registry = try makeRegistry(repository, clock: TestClock(start),
+                                        limits: .init(maximumPins: 10, newPinsPerClientPerMinute: 1))
+        guard case .pinned = registry.record(unknownCA, host: "a.example", client: client) else { return XCTFail() }
+        guard case .refused(let why) = registry.record(unknownCA, host: "b.example", client: "127.0.0.1:6000") else {
+            return XCTFail("a second new pin from 127.0.0.1 within the minute should be refused")
+        }
+        XCTAssertTrue(why.contains("127.0.0.1"), why)
+        registry.flush()
+        XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["a.example"])
+        XCTAssertNil(registry.pin(for: "b.example"))
     }
 }
 

@@ -8,13 +8,16 @@ import XCTest
 /// correct proxy has, and failed before its fix.
 final class HTTPSInterceptionReviewTests: XCTestCase {
     /// An intercepting proxy (its own CAs, origin CA trusted upstream, no pin registry).
-    private func withInterceptingProxy(_ body: (ProxyHarness, TLSFixtures) async throws -> Void) async throws {
+    private func withInterceptingProxy(firstBytesTimeout: Double = 30,
+                                       _ body: (ProxyHarness, TLSFixtures) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-review-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let tls = try TLSFixtures(directory: scratch)
-        let proxy = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) })
+        let proxy = try await ProxyHarness.start(interception: { _ in
+            try tls.interception(pins: nil, firstBytesTimeout: firstBytesTimeout)
+        })
         do {
             try await body(proxy, tls)
         } catch {
@@ -24,10 +27,11 @@ final class HTTPSInterceptionReviewTests: XCTestCase {
         await proxy.shutdown()
     }
 
-    private func withEcho(_ body: (ProxyHarness, TCPEchoServer) async throws -> Void) async throws {
+    private func withEcho(firstBytesTimeout: Double = 30,
+                          _ body: (ProxyHarness, TCPEchoServer) async throws -> Void) async throws {
         let echo = try await TCPEchoServer.start()
         do {
-            try await withInterceptingProxy { proxy, _ in try await body(proxy, echo) }
+            try await withInterceptingProxy(firstBytesTimeout: firstBytesTimeout) { proxy, _ in try await body(proxy, echo) }
         } catch {
             await echo.shutdown()
             throw error
@@ -39,9 +43,9 @@ final class HTTPSInterceptionReviewTests: XCTestCase {
     /// ClientHello (or of an HTTP method) and then nothing is never decided: the sniffer's
     /// timer only fires when nothing at all was buffered, the HTTP idle timer is gone, and the
     /// connection is held forever without a flow. The first-bytes timeout must decide it too
-    /// (relay what we have).
+    /// (relay what we have, noted on the flow).
     func testStalledPartialFirstBytesAreRelayedAfterTheTimeout() async throws {
-        try await withEcho { proxy, echo in
+        try await withEcho(firstBytesTimeout: 1) { proxy, echo in
             let client = try RawClient(port: proxy.port)
             try client.send("CONNECT 127.0.0.1:\(echo.port) HTTP/1.1\r\nHost: x\r\n\r\n")
             XCTAssertEqual(try client.readResponse(noBody: true).status, 200)
@@ -50,6 +54,9 @@ final class HTTPSInterceptionReviewTests: XCTestCase {
             XCTAssertEqual(try client.receive(count: 3, timeout: 10), prefix,
                            "a stalled prefix must be relayed once the first-bytes timeout (1 s) passed")
             client.close()
+            let flow = try await proxy.waitForFlows(count: 1).last
+            XCTAssertEqual(flow?.note, "relayed untouched: the client's first 3 bytes were not a complete TLS "
+                           + "ClientHello or HTTP request line after 1 s")
         }
     }
 

@@ -65,7 +65,8 @@ final class AutoPinPolicyTests: XCTestCase {
         XCTAssertEqual(pin.lastSeen, at(40))
         XCTAssertEqual(pin.count, 3)
         XCTAssertEqual(pin.evidence, "EOF during handshake")
-        XCTAssertTrue(pin.reason.contains("3 times within 60 s"), pin.reason)
+        XCTAssertEqual(pin.reason, "client closed the connection after our certificate, during the TLS handshake, "
+                       + "3 times within 60 s")
         XCTAssertEqual(policy.pin(for: "node.test", now: at(41)), pin)
     }
 
@@ -219,5 +220,125 @@ final class AutoPinPolicyTests: XCTestCase {
         XCTAssertNil(policy.record(eof, host: "recent.test", now: at(101)))
         XCTAssertEqual(policy.hostsWithAmbiguousFailures, 1)
         XCTAssertNotNil(policy.record(eof, host: "recent.test", now: at(102)))
+    }
+
+    // MARK: bounds
+
+    /// The table holds `maximumPins`; a new pin evicts the one seen longest ago (an expired one
+    /// first), and the evicted pins are reported for storage.
+    func testPinTableIsBoundedAndEvictsTheOldest() throws {
+        var policy = AutoPinPolicy(ttl: day, limits: .init(maximumPins: 3, newPinsPerClientPerMinute: 100))
+        for index in 0..<3 {
+            XCTAssertEqual(policy.record(unknownCA, host: "h\(index).test", client: "10.0.0.1:1", now: at(Double(index))).evicted, [])
+        }
+        _ = policy.record(eof, host: "h0.test", client: "10.0.0.1:1", now: at(10))  // renews h0: h1 is now the oldest
+        let change = policy.record(unknownCA, host: "h3.test", client: "10.0.0.1:1", now: at(11))
+        guard case .pinned(let pin) = change.update else { return XCTFail("\(change)") }
+        XCTAssertEqual(pin.host, "h3.test")
+        XCTAssertEqual(change.evicted.map(\.host), ["h1.test"])
+        XCTAssertEqual(policy.count, 3)
+        XCTAssertNil(policy.pin(for: "h1.test", now: at(12)))
+        XCTAssertNotNil(policy.pin(for: "h0.test", now: at(12)))
+    }
+
+    /// Many hosts from one client: the table never grows past its bound, whatever the client does.
+    func testManyHostsFromOneClientStayBounded() {
+        var policy = AutoPinPolicy(ttl: day, limits: .init(maximumPins: 50, newPinsPerClientPerMinute: 10))
+        var pinned = 0
+        var refused = 0
+        for index in 0..<5_000 {
+            // One host a second for 5,000 s: 10 new pins a minute get through.
+            switch policy.record(unknownCA, host: "h\(index).test", client: "10.0.0.9:\(index)", now: at(Double(index))).update {
+            case .pinned: pinned += 1
+            case .refused: refused += 1
+            default: XCTFail("host \(index)")
+            }
+            XCTAssertLessThanOrEqual(policy.count, 50)
+        }
+        XCTAssertEqual(pinned, 840)  // 10 at the start of every minute: 83 whole minutes and the 84th begun
+        XCTAssertEqual(refused, 5_000 - pinned)
+        XCTAssertEqual(policy.count, 50)
+    }
+
+    /// New pins are limited per client address (the port does not matter); renewals are not.
+    func testNewPinsAreRateLimitedPerClient() {
+        var policy = AutoPinPolicy(ttl: day, limits: .init(maximumPins: 100, newPinsPerClientPerMinute: 2))
+        XCTAssertNotNil(policy.record(unknownCA, host: "a.test", client: "10.0.0.1:1000", now: at(0)).changedPin)
+        XCTAssertNotNil(policy.record(unknownCA, host: "b.test", client: "10.0.0.1:1001", now: at(1)).changedPin)
+        XCTAssertEqual(policy.record(unknownCA, host: "c.test", client: "10.0.0.1:1002", now: at(2)).update,
+                       .refused("not pinned: 10.0.0.1 made 2 new pins in the last minute (--pin-rate)"))
+        XCTAssertNil(policy.pin(for: "c.test", now: at(3)))
+        guard case .renewed = policy.record(unknownCA, host: "a.test", client: "10.0.0.1:1003", now: at(3)).update else {
+            return XCTFail("a renewal is not a new pin")
+        }
+        XCTAssertNotNil(policy.record(unknownCA, host: "c.test", client: "10.0.0.2:1000", now: at(4)).changedPin,
+                        "another client has its own allowance")
+        XCTAssertNotNil(policy.record(unknownCA, host: "d.test", client: "10.0.0.1:1004", now: at(60)).changedPin,
+                        "a minute after its first pin, the client may pin again")
+    }
+
+    /// Three ambiguous EOFs over the rate do not pin either.
+    func testAmbiguousPinsCountAgainstTheRate() {
+        var policy = AutoPinPolicy(ttl: day, limits: .init(maximumPins: 100, newPinsPerClientPerMinute: 1))
+        XCTAssertNotNil(policy.record(unknownCA, host: "a.test", client: "10.0.0.1:1", now: at(0)).changedPin)
+        for second in 1...2 {
+            XCTAssertEqual(policy.record(eof, host: "b.test", client: "10.0.0.1:1", now: at(Double(second))).update, .unchanged)
+        }
+        guard case .refused = policy.record(eof, host: "b.test", client: "10.0.0.1:1", now: at(3)).update else {
+            return XCTFail("the third EOF should have been refused")
+        }
+    }
+
+    /// Clients are keyed by address without the port; IPv6 by /64.
+    func testClientKeys() {
+        XCTAssertEqual(PinRateLimit.clientKey("10.0.0.7:5000"), "10.0.0.7")
+        XCTAssertEqual(PinRateLimit.clientKey("[2001:db8::1]:5000"), "2001:db8::/64")
+        XCTAssertEqual(PinRateLimit.clientKey("[2001:db8:0:0:ffff::2]:1"), "2001:db8::/64")
+        XCTAssertEqual(PinRateLimit.clientKey("[2001:db8:0:1::1]:1"), "2001:db8:0:1::/64")
+        XCTAssertEqual(PinRateLimit.clientKey("[::1]:9"), "::/64")
+        XCTAssertEqual(PinRateLimit.clientKey("no address"), "no address")
+        XCTAssertEqual(PinRateLimit.clientKey(""), "")
+    }
+
+    /// Clients with no recent pin are swept once many accumulate.
+    func testRateTableIsSwept() {
+        var rate = PinRateLimit(perMinute: 1)
+        for index in 0..<300 {
+            XCTAssertTrue(rate.admit(client: "10.0.\(index / 256).\(index % 256):1", now: at(0)))
+        }
+        for index in 0..<300 {
+            XCTAssertTrue(rate.admit(client: "10.9.\(index / 256).\(index % 256):1", now: at(120)))
+        }
+        XCTAssertEqual(rate.trackedClients, 300, "the 300 clients of two minutes ago were swept")
+    }
+
+    /// `load` keeps the newest `maximumPins` and returns the rest.
+    func testLoadKeepsTheNewestWithinTheLimit() {
+        var policy = AutoPinPolicy(ttl: day, limits: .init(maximumPins: 2))
+        let pins = (0..<4).map {
+            PinnedDomain(host: "h\($0).test", reason: "r", evidence: "e", firstSeen: at(0), lastSeen: at(Double($0)), count: 1)
+        }
+        XCTAssertEqual(policy.load(pins).map(\.host), ["h0.test", "h1.test"])
+        XCTAssertEqual(policy.count, 2)
+        XCTAssertNotNil(policy.pin(for: "h3.test", now: at(5)))
+    }
+
+    /// Ambiguous histories are bounded too: with the table full of recent ones, a new host is
+    /// not tracked (and so cannot grow memory); once they are stale, tracking resumes.
+    func testAmbiguousHistoriesAreBounded() {
+        var policy = AutoPinPolicy(ttl: day, limits: .init(maximumPins: 10, newPinsPerClientPerMinute: 100))
+        for index in 0..<100 {
+            _ = policy.record(eof, host: "h\(index).test", client: "10.0.0.1:1", now: at(0))
+        }
+        XCTAssertLessThanOrEqual(policy.hostsWithAmbiguousFailures, 10)
+        _ = policy.record(eof, host: "late.test", client: "10.0.0.1:1", now: at(100))
+        XCTAssertEqual(policy.hostsWithAmbiguousFailures, 1)
+    }
+}
+
+/// The tests above predate client addresses: one client, the pin changed.
+private extension AutoPinPolicy {
+    mutating func record(_ outcome: HandshakeOutcome, host: String, now: Date) -> PinnedDomain? {
+        record(outcome, host: host, client: "127.0.0.1:1", now: now).changedPin
     }
 }

@@ -15,7 +15,7 @@ final class TLSClientHelloFuzzTests: XCTestCase {
             if iteration % 2 == 0, bytes.count >= 3 {
                 bytes[0] = 22
                 bytes[1] = 3
-                bytes[2] = UInt8.random(in: 1...4, using: &random)
+                bytes[2] = UInt8.random(in: 0...4, using: &random)
             }
             checkConsistency(bytes, iteration: iteration, random: &random)
         }
@@ -56,6 +56,17 @@ final class TLSClientHelloFuzzTests: XCTestCase {
         let result = TLSClientHelloParser.parse(bytes)
         if case .clientHello(let hello) = result, let name = hello.serverName, !isLowercaseDNSName(name) {
             XCTFail("iteration \(iteration): server name '\(name)' is not a DNS name")
+        }
+        // Fed in pieces, the incremental reader gives the same answer as the whole input.
+        var reader = TLSClientHelloReader()
+        var cut = 0
+        while cut < bytes.count {
+            let next = min(bytes.count, cut + Int.random(in: 1...max(1, bytes.count / 3), using: &random))
+            reader.feed(bytes[cut..<next])
+            cut = next
+        }
+        if reader.result != result {
+            XCTFail("iteration \(iteration): fed in pieces gave \(reader.result), whole gave \(result)")
         }
         let prefix = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &random)))
         let prefixResult = TLSClientHelloParser.parse(prefix)

@@ -96,7 +96,7 @@ final class TLSClientHelloTests: XCTestCase {
         XCTAssertEqual(parse([23]), .notTLS, "application data")
         XCTAssertEqual(parse(with(0, 21)), .notTLS, "an alert record")
         XCTAssertEqual(parse([22, 2]), .notTLS, "SSL 2 major version")
-        XCTAssertEqual(parse(with(2, 0)), .notTLS, "SSL 3.0 record version")
+        XCTAssertEqual(parse(with(1, 2)), .notTLS, "record major version 2")
         XCTAssertEqual(parse(with(2, 5)), .notTLS, "record version past TLS 1.3")
         XCTAssertEqual(parse([22, 3, 1, 0, 0]), .notTLS, "empty handshake record")
         XCTAssertEqual(parse([22, 3, 1, 0x40, 0x01]), .notTLS, "record over 2^14 bytes")

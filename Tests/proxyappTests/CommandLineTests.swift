@@ -82,6 +82,17 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(warnings.contains("warning: --upstream-tls-min 1.0: origins on TLS 1.0 are accepted"), warnings)
     }
 
+    /// The pin bounds and the first-bytes wait: defaults, forms, and the message for a bad one.
+    func testPinBoundsAndFirstBytesTimeout() throws {
+        let defaults = try RunCommand.parse([]).https
+        XCTAssertEqual([defaults.maxPins, defaults.pinRate, defaults.firstBytesTimeout.seconds], [1000, 10, 30])
+        let parsed = try RunCommand.parse(["--max-pins", "50", "--pin-rate", "3", "--first-bytes-timeout", "2m"]).https
+        XCTAssertEqual([parsed.maxPins, parsed.pinRate, parsed.firstBytesTimeout.seconds], [50, 3, 120])
+        assertRejected(["--max-pins", "0"], mentioning: "--max-pins 0: must be at least 1")
+        assertRejected(["--pin-rate", "-1"], mentioning: "--pin-rate")
+        assertRejected(["--first-bytes-timeout", "0"], mentioning: "--first-bytes-timeout")
+    }
+
     /// A first run creates the CA and the interception setup; a damaged CA key stops the start
     /// with a message naming the file and the fix.
     func testHTTPSSetupCreatesTheCAAndReportsADamagedOne() throws {

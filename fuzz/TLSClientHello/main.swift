@@ -14,6 +14,11 @@ public func fuzzTLSClientHello(_ start: UnsafePointer<UInt8>?, _ count: Int) -> 
         let prefix = TLSClientHelloParser.parse(bytes.prefix(count / 2))
         precondition(prefix == .needMoreData || prefix == result, "a prefix contradicts the whole input")
     }
+    // Fed in three pieces, the incremental reader agrees with the whole input.
+    var reader = TLSClientHelloReader()
+    reader.feed(bytes.prefix(count / 3))
+    reader.feed(bytes[(count / 3)..<(2 * count / 3)])
+    precondition(reader.feed(bytes[(2 * count / 3)...]) == result, "fed in pieces, the reader disagrees")
     _ = TLSClientHelloParser.looksLikeHTTP(bytes)
     return 0
 }

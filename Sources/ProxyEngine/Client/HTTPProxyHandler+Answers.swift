@@ -9,10 +9,13 @@ import Rules
 /// or a tunnel's sniffer: the parts of `HTTPProxyHandler` that replace forwarding.
 extension HTTPProxyHandler {
     func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
-        let page = BuiltInPages.page(for: pathAndQuery, rootCertificate: services.configuration.rootCertificate)
-        writeCompleteResponse(status: page.status, contentType: page.contentType, body: page.body,
-                      version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
-                      extraHeaders: page.extraHeaders)
+        let page = BuiltInPages.page(for: pathAndQuery, method: head.method,
+                                     rootCertificate: services.configuration.rootCertificate)
+        // HEAD: the GET answer's head (its Content-Length), no body.
+        writeCompleteResponse(status: page.status, contentType: page.contentType,
+                              body: head.method == .HEAD ? [] : page.body, contentLength: page.body.count,
+                              version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
+                              extraHeaders: page.extraHeaders)
     }
 
     /// Answers with a failure the proxy produced itself: its status and one-line reason.
@@ -23,14 +26,15 @@ extension HTTPProxyHandler {
                       extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
     }
 
-    /// A whole response of the proxy's own: head, body and end, with `Content-Length`.
-    func writeCompleteResponse(status: HTTPResponseStatus, contentType: String, body: [UInt8],
+    /// A whole response of the proxy's own: head, body and end, with `Content-Length` (the
+    /// body's, unless `contentLength` says otherwise: a HEAD answer).
+    func writeCompleteResponse(status: HTTPResponseStatus, contentType: String, body: [UInt8], contentLength: Int? = nil,
                                version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
                                extraHeaders: [(String, String)] = []) {
         guard let context else { return }
         var headers = HTTPHeaders(extraHeaders)
         headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(body.count))
+        headers.add(name: "Content-Length", value: String(contentLength ?? body.count))
         let close = !keepAlive || inputClosed
         headers.add(name: "Connection", value: close ? "close" : "keep-alive")
         let responseVersion = version.major == 1 && version.minor == 0 ? HTTPVersion.http1_0 : .http1_1

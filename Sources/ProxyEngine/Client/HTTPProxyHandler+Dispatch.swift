@@ -60,6 +60,9 @@ extension HTTPProxyHandler {
     private func startTunnelledRequest(_ head: HTTPRequestHead, target: RequestTarget, tunnel: TunnelOrigin,
                                        pool: UpstreamConnectionPool) {
         switch target {
+        case .origin(let pathAndQuery) where BuiltInPages.isReservedHost(tunnel.host),
+             .absolute(_, _, _, let pathAndQuery) where BuiltInPages.isReservedHost(tunnel.host):
+            answerBuiltInPage(pathAndQuery, head: head)  // CONNECT proxyapp.cert: the pages, over TLS or not
         case .origin(let pathAndQuery):
             // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
             let hosts = head.headers[canonicalForm: "host"]

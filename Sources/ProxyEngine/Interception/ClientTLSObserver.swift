@@ -19,8 +19,10 @@ final class ClientTLSState {
 
 /// Watches the handshake between a client and the proxy's minted certificate, right after
 /// `NIOSSLServerHandler`: a completed handshake fills in the connection's TLS details, and a
-/// failed one is classified for auto-pinning (the client may pin, or not trust the CA),
-/// recorded as a flow and closes the connection. It leaves once the handshake completes.
+/// failed one is classified for auto-pinning (the client may pin, or not trust the CA) from the
+/// error and what `HandshakeWireRecorder` (in front of the TLS handler) saw cross the wire,
+/// recorded as a flow naming the pinned host and why, and closes the connection. It leaves
+/// once the handshake completes, and takes the recorder with it.
 ///
 /// A client refused for its TLS version (`versionRefusal`, decided from its ClientHello) fails
 /// for the proxy's own policy: never a pinning signal, and the flow's note names the version
@@ -33,6 +35,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     private let host: String
     private let pins: (any PinRegistry)?
     private let sink: any FlowSink
+    private let wire: HandshakeWireRecorder
     /// The CONNECT's flow, finished and recorded when the handshake fails.
     private var failureFlow: Flow
     private var finished = false
@@ -40,12 +43,13 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     private let versionRefusal: String?
 
     init(state: ClientTLSState, host: String, pins: (any PinRegistry)?, sink: any FlowSink, flow: Flow,
-         versionRefusal: String? = nil) {
+         wire: HandshakeWireRecorder, versionRefusal: String? = nil) {
         self.state = state
         self.host = host
         self.pins = pins
         self.sink = sink
         self.failureFlow = flow
+        self.wire = wire
         self.versionRefusal = versionRefusal
     }
 
@@ -55,7 +59,8 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
             state.details.clientVersion = UpstreamTLSSession.versionText(tls?.tlsVersion)
             state.details.alpn = negotiated
-            pins?.record(.completed, host: host)
+            pins?.record(.completed, host: host, client: failureFlow.clientAddress)
+            wire.handshakeFinished()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
         context.fireUserInboundEventTriggered(event)
@@ -66,7 +71,8 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             return
         }
-        handshakeFailed(HandshakeFailureClassifier.classify(error, handshakeCompleted: false), error: error)
+        handshakeFailed(HandshakeFailureClassifier.classify(error, handshakeCompleted: false, wire: wire.evidence),
+                        error: error)
         context.close(promise: nil)
     }
 
@@ -75,7 +81,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             // A close the proxy started itself (idle timeout, shutdown) says nothing about pinning.
             handshakeFailed(state.closeRequested
                                 ? .notAPinSignal
-                                : .ambiguousEOF(evidence: "the client closed the connection during the TLS handshake"),
+                                : HandshakeFailureClassifier.classify(nil, handshakeCompleted: false, wire: wire.evidence),
                             error: nil)
         }
         context.fireChannelInactive()
@@ -83,6 +89,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
 
     private func handshakeFailed(_ classification: HandshakeFailureClassifier.Classification, error: (any Error)?) {
         finished = true
+        wire.handshakeFinished()
         if let versionRefusal {
             var flow = failureFlow
             flow.finishedAt = Date()
@@ -99,19 +106,31 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             reason = why
         case .ambiguousEOF(let evidence):
             outcome = .ambiguousEOF(evidence: evidence)
-            reason = "the client closed the connection during the TLS handshake"
+            reason = "the client closed the connection after our certificate, during the TLS handshake"
         case .notAPinSignal:
             outcome = .notAPinSignal
-            reason = error.map { "\($0)" } ?? "the proxy closed the connection during the TLS handshake"
+            reason = (error.map(HandshakeFailureClassifier.describe) ?? (state.closeRequested
+                ? "the proxy closed the connection during the TLS handshake"
+                : "the client closed the connection during the TLS handshake"))
+                + (wire.evidence.certificateSent == nil
+                    ? " (before our certificate was sent: not a pin signal)"
+                    : " (not a pin signal: \(wire.evidence.summary))")
         }
-        pins?.record(outcome, host: host)
         var flow = failureFlow
         flow.finishedAt = Date()
         flow.error = "TLS handshake with the client failed: \(reason)"
-        if let pin = pins?.pin(for: host) {
-            flow.note = "pinned from now on: \(pin.reason)"
-        }
+        flow.note = Self.note(for: pins?.record(outcome, host: host, client: flow.clientAddress))
         sink.record(flow)
+    }
+
+    /// The flow's note for what the outcome did to the pins: the pinned host and the evidence.
+    static func note(for update: PinUpdate?) -> String? {
+        switch update {
+        case .pinned(let pin)?: return "pinned \(pin.host): \(pin.reason)"
+        case .renewed(let pin)?: return "pinned \(pin.host) (renewed, \(pin.count) failures): \(pin.reason)"
+        case .refused(let why)?: return why
+        case .unchanged?, nil: return nil
+        }
     }
 }
 

@@ -1,51 +1,61 @@
 import NIOCore
 
-/// Sits alone in a client pipeline right after `200 Connection established` and holds the
-/// client's first bytes until they say what the tunnel carries (TLS, HTTP, anything else);
-/// then hands them, unconsumed, to whatever the decision installed after it, and leaves.
+/// Holds the first bytes one side of a fresh CONNECT tunnel sends until they say what the
+/// tunnel carries; then hands them, unconsumed, to whatever the decision installed after it,
+/// and leaves.
 ///
-/// No byte for `timeout` means a protocol where the server speaks first (SMTP, IMAP): that is
-/// decided as `.opaque`, and so is a start that is still undecided after `timeout` (a stalled
-/// prefix of a ClientHello or request line), a client that half-closes, or more than `maxBytes`
-/// without a recognisable start.
+/// On the client's connection (right after `200 Connection established`) it tells TLS, HTTP and
+/// anything else apart (`FirstBytesClassifier`, one look per byte). On an origin connection the
+/// tunnel opened to see whether the server speaks first, any byte decides. It keeps no timer:
+/// `InterceptedTunnel` owns the waiting (`FirstSpeaker`). A half-close before a decision, or
+/// more than `maxBytes` without a recognisable start, decides `.opaque`.
 final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = Never
 
-    /// Hears the decision (once) and the client leaving before the handover.
+    /// Hears the decision (once) and the peer leaving before the handover.
     struct Callbacks {
         var decided: (FirstBytes) -> Void
-        var clientClosed: () -> Void
+        var closed: () -> Void
     }
 
     /// A ClientHello is at most 64 KiB plus record headers; anything longer is not one.
     static let maxBytes = 70 << 10
 
-    private let timeout: TimeAmount
+    private let classify: (ByteBufferView) -> FirstBytes
     private var callbacks: Callbacks?
     private var buffered: ByteBuffer?
     private var decided = false
-    private var inputClosed = false
     private var readPending = false
-    private var timer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
+    /// The peer half-closed before the handover (passed on with the bytes).
+    private(set) var inputClosed = false
 
-    init(timeout: TimeAmount, callbacks: Callbacks) {
-        self.timeout = timeout
+    init(classify: @escaping (ByteBufferView) -> FirstBytes, callbacks: Callbacks) {
+        self.classify = classify
         self.callbacks = callbacks
     }
 
+    /// For a client's first bytes: TLS, HTTP or anything else.
+    static func client(callbacks: Callbacks) -> FirstBytesSniffer {
+        var classifier = FirstBytesClassifier()
+        return FirstBytesSniffer(classify: { classifier.classify($0) }, callbacks: callbacks)
+    }
+
+    /// For an origin's: any byte means it spoke first.
+    static func origin(callbacks: Callbacks) -> FirstBytesSniffer {
+        FirstBytesSniffer(classify: { $0.isEmpty ? .needMore : .opaque }, callbacks: callbacks)
+    }
+
+    /// How many bytes are held for the handover.
+    var heldByteCount: Int { buffered?.readableBytes ?? 0 }
+
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(in: timeout) {
-            loopBound.value.decide(.opaque)
-        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
         self.context = nil
         callbacks = nil
     }
@@ -58,7 +68,7 @@ final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
             buffered!.writeBuffer(&bytes)
         }
         guard !decided, let buffered else { return }
-        let kind = FirstBytes.classify(buffered)
+        let kind = classify(buffered.readableBytesView)
         if kind != .needMore {
             decide(kind)
         } else if buffered.readableBytes > Self.maxBytes {
@@ -78,10 +88,9 @@ final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
         let callbacks = self.callbacks
         self.callbacks = nil
-        callbacks?.clientClosed()
+        callbacks?.closed()
         context.fireChannelInactive()
     }
 
@@ -98,10 +107,15 @@ final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// The tunnel decided without this side (a deadline, the other side spoke): stop
+    /// classifying and hold reads until the handover.
+    func settle() {
+        decided = true
+    }
+
     private func decide(_ kind: FirstBytes) {
         guard !decided else { return }
         decided = true
-        timer?.cancel()
         callbacks?.decided(kind)
     }
 
@@ -109,6 +123,7 @@ final class FirstBytesSniffer: ChannelDuplexHandler, RemovableChannelHandler {
     /// after this one, then leaves the pipeline; reads resume.
     func handOver() {
         guard let context else { return }
+        decided = true
         callbacks = nil
         if let buffered {
             self.buffered = nil

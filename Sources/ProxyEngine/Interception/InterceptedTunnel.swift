@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import ProxyCore
 import ProxyModel
+import ProxyTLS
 import Rules
 
 /// Decides what a CONNECT tunnel carries once the client's first bytes arrive, and sets the
@@ -12,11 +13,14 @@ import Rules
 ///   (or the CONNECT host when there is none), then run the decrypted requests through the
 ///   same HTTP path as plain ones, sent to the origin over TLS;
 /// - an HTTP request line: proxy the tunnel's requests as plain HTTP to the CONNECT target;
-/// - anything else, a pinned host, a host the rules' `ssl_proxying` lists exclude, or silence
-///   (server speaks first): relay bytes untouched, recorded as a tunnel flow.
+/// - anything else, a pinned host, a host the rules' `ssl_proxying` lists exclude, a server
+///   that speaks first, or a wait that ends undecided: relay bytes untouched, recorded as a
+///   tunnel flow (with a note saying why, except for bytes that are simply neither TLS nor HTTP).
 ///
-/// The upstream connection is opened only when needed, so decrypted requests can use pooled
-/// TLS connections to the origin across client connections.
+/// Who speaks first is `FirstSpeaker`'s decision; this type carries it out (timers, the early
+/// origin connection, the handover). The upstream connection for decrypted requests is opened
+/// only when they need it, so they can use pooled TLS connections to the origin across client
+/// connections.
 final class InterceptedTunnel {
     private let services: ProxyServices
     private let interception: TLSInterception
@@ -33,6 +37,20 @@ final class InterceptedTunnel {
     /// Set when the ClientHello offers only versions below `--client-tls-min`: the handshake will
     /// be refused, and the flow says so instead of counting it towards pinning.
     private var clientVersionRefusal: String?
+    private var speaker = FirstSpeaker()
+    private var quietTimer = DeadlineTimer()
+    private var deadlineTimer = DeadlineTimer()
+    /// The origin connection opened while the client was silent, to hear a server that speaks first.
+    private var earlyOrigin: EarlyOrigin?
+    /// A relay decided while the early origin was still being dialled: it goes over that connection.
+    private var relayAwaitsDial = false
+    /// The dns rule's name is added to the flow once, however many dials there are.
+    private var dnsRuleNoted = false
+
+    private enum EarlyOrigin {
+        case dialling
+        case connected(any Channel, FirstBytesSniffer)
+    }
 
     init(services: ProxyServices, interception: TLSInterception, channel: any Channel, host: String, port: Int,
          flow: Flow, rules: RuleSet) {
@@ -45,37 +63,75 @@ final class InterceptedTunnel {
         self.flow = flow
     }
 
-    /// The handler that waits for the first bytes; it goes where the HTTP handlers were.
+    /// The handler that waits for the client's first bytes; it goes where the HTTP handlers
+    /// were. The waiting starts now (the `200` has just been written).
     func makeSniffer() -> FirstBytesSniffer {
-        let sniffer = FirstBytesSniffer(
-            timeout: interception.firstBytesTimeout,
-            callbacks: .init(
-                decided: { kind in
-                    // Act on the next tick: never re-enter the pipeline from the sniffer's read.
-                    self.channel.eventLoop.assumeIsolated().execute { self.decided(kind) }
-                },
-                clientClosed: { self.clientClosedBeforeHandover() }))
+        let loop = channel.eventLoop
+        let sniffer = FirstBytesSniffer.client(callbacks: .init(
+            decided: { kind in
+                // Act on the next tick: never re-enter the pipeline from the sniffer's read.
+                loop.assumeIsolated().execute { self.perform(self.speaker.clientDecided(kind)) }
+            },
+            closed: { self.clientClosedBeforeHandover() }))
         self.sniffer = sniffer
+        let now = NIODeadline.now()
+        quietTimer.schedule(at: now + interception.quietPeriod, on: loop) {
+            self.perform(self.speaker.quietPeriodEnded(clientBytes: self.clientBytesHeld))
+        }
+        let seconds = interception.firstBytesTimeout.nanoseconds / 1_000_000_000
+        deadlineTimer.schedule(at: now + interception.firstBytesTimeout, on: loop) {
+            self.perform(self.speaker.deadlinePassed(clientBytes: self.clientBytesHeld, after: seconds))
+        }
         return sniffer
     }
 
-    private func decided(_ kind: FirstBytes) {
+    private var clientBytesHeld: Int { sniffer?.heldByteCount ?? 0 }
+
+    private func perform(_ action: FirstSpeaker.Action) {
         guard !clientGone, channel.isActive else { return }
+        switch action {
+        case .none:
+            return
+        case .dialOrigin:
+            dialEarlyOrigin()
+        case .clientDecides(let kind):
+            stopWaiting()
+            decided(kind)
+        case .relay(let note):
+            stopWaiting()
+            sniffer?.settle()
+            relay(note: note)
+        }
+    }
+
+    private func stopWaiting() {
+        quietTimer.cancel()
+        deadlineTimer.cancel()
+    }
+
+    /// `proxyapp.cert`: the proxy's own pages, decrypted or plain, never pinned, relayed or dialled.
+    private var isBuiltInPageHost: Bool { BuiltInPages.isReservedHost(host) }
+
+    private func decided(_ kind: FirstBytes) {
         switch kind {
         case .tls(let hello):
             let serverName = hello.serverName
             let name = serverName ?? host
-            if let pin = interception.pins?.pin(for: name) {
-                relay(note: "pinned: \(pin.reason)")
+            if isBuiltInPageHost {
+                mintAndIntercept(certificateHost: BuiltInPages.reservedHost, serverName: serverName)
+            } else if let pin = interception.pins?.pin(for: name) {
+                relay(note: "pinned \(pin.host): \(pin.reason)")
             } else if !rules.sslProxying.decrypts(connectHost: HostName.normalized(host),
                                                   serverName: serverName.map { HostName.normalized($0) }) {
                 flow.appliedRules.append("ssl_proxying")
                 relay(note: "not decrypted: excluded by ssl_proxying")
             } else {
                 clientVersionRefusal = TLSVersionRefusal.clientNote(for: hello, minimum: interception.clientMinimumVersion)
+                closeEarlyOrigin()
                 mintAndIntercept(certificateHost: name, serverName: serverName)
             }
         case .http:
+            closeEarlyOrigin()
             installHTTP(scheme: "http", tls: nil)
         case .opaque, .needMore:
             relay(note: nil)
@@ -99,11 +155,15 @@ final class InterceptedTunnel {
             let context = try TLSInterception.serverContext(for: identity, minimumVersion: interception.clientMinimumVersion)
             let state = ClientTLSState(serverName: serverName)
             let pipeline = channel.pipeline.syncOperations
+            // The sniffer still holds the client's first bytes: they reach the recorder (and are
+            // read as sent before our certificate) before the TLS handler sees them.
+            let wire = HandshakeWireRecorder(clientInputAlreadyClosed: sniffer?.inputClosed ?? false)
             try pipeline.addHandler(ClientTLSCloseFinisher(state: state))
+            try pipeline.addHandler(wire)
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
-                state: state, host: certificateHost, pins: interception.pins, sink: services.sink, flow: flow,
-                versionRefusal: clientVersionRefusal))
+                state: state, host: certificateHost, pins: isBuiltInPageHost ? nil : interception.pins,
+                sink: services.sink, flow: flow, wire: wire, versionRefusal: clientVersionRefusal))
             installHTTP(scheme: "https", tls: state)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")
@@ -122,33 +182,133 @@ final class InterceptedTunnel {
 
     // MARK: relaying untouched
 
+    /// Relays the tunnel untouched: over the early origin connection when there is one (its
+    /// first bytes go to the client first), else over a new one.
     private func relay(note: String?) {
-        flow.note = note
-        let loop = channel.eventLoop
-        let dns = rules.dnsOverride(host: HostName.normalized(host), port: port)
-        if let dns { flow.appliedRules.append(dns.name) }
-        services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                   on: loop)
-            .assumeIsolated()
-            .whenComplete { result in
+        guard !isBuiltInPageHost else {
+            return fail("\(BuiltInPages.reservedHost) is the proxy's own: it answers HTTP and HTTPS only")
+        }
+        if let note { flow.note = note }
+        switch earlyOrigin {
+        case .connected(let upstream, let originSniffer)?:
+            earlyOrigin = nil
+            glue(to: upstream, originSniffer: originSniffer)
+        case .dialling?:
+            relayAwaitsDial = true
+        case nil:
+            dialOrigin().whenComplete { result in
                 switch result {
-                case .success(let (upstream, timings)):
+                case .success(let upstream):
                     guard !self.clientGone, self.channel.isActive else {
                         upstream.close(promise: nil)
                         return
                     }
-                    self.flow.timings.dns = timings.dns
-                    self.flow.timings.connect = timings.connect
-                    self.glue(to: upstream)
+                    self.glue(to: upstream, originSniffer: nil)
                 case .failure(let error):
-                    let failure = error as? ProxyFailure
-                        ?? .connectFailed(host: self.host, port: self.port, reason: "\(error)")
-                    self.fail(failure.message)
+                    self.fail(self.connectFailure(error))
                 }
+            }
+        }
+    }
+
+    /// A raw connection to the CONNECT target (the rules' dns override applies), its timings on the flow.
+    private func dialOrigin() -> EventLoopFuture<any Channel>.Isolated {
+        let dns = rules.dnsOverride(host: HostName.normalized(host), port: port)
+        if let dns, !dnsRuleNoted {
+            dnsRuleNoted = true
+            flow.appliedRules.append(dns.name)
+        }
+        return services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
+                                          on: channel.eventLoop)
+            .assumeIsolated()
+            .map { connected in
+                self.flow.timings.dns = connected.1.dns
+                self.flow.timings.connect = connected.1.connect
+                return connected.0
             }
     }
 
-    private func glue(to upstream: any Channel) {
+    private func connectFailure(_ error: any Error) -> String {
+        (error as? ProxyFailure ?? .connectFailed(host: host, port: port, reason: "\(error)")).message
+    }
+
+    /// The client stayed silent: connect to the origin and listen, in case it speaks first.
+    private func dialEarlyOrigin() {
+        guard !isBuiltInPageHost else { return }  // nothing to dial: only the client can speak
+        earlyOrigin = .dialling
+        dialOrigin().whenComplete { result in
+            switch result {
+            case .success(let upstream):
+                self.earlyOriginConnected(upstream)
+            case .failure(let error):
+                self.earlyOrigin = nil
+                if self.relayAwaitsDial {
+                    self.fail(self.connectFailure(error))
+                } else {
+                    self.perform(self.speaker.originUnavailable())
+                }
+            }
+        }
+    }
+
+    private func earlyOriginConnected(_ upstream: any Channel) {
+        guard !clientGone, channel.isActive, case .dialling? = earlyOrigin else {
+            upstream.close(promise: nil)
+            return
+        }
+        if relayAwaitsDial {
+            earlyOrigin = nil
+            glue(to: upstream, originSniffer: nil)
+            return
+        }
+        let loop = channel.eventLoop
+        let originSniffer = FirstBytesSniffer.origin(callbacks: .init(
+            decided: { _ in loop.assumeIsolated().execute { self.earlyOriginDecided(upstream) } },
+            closed: { loop.assumeIsolated().execute { self.earlyOriginLeft(upstream) } }))
+        do {
+            try upstream.pipeline.syncOperations.addHandler(originSniffer)
+        } catch {
+            upstream.close(promise: nil)
+            earlyOrigin = nil
+            perform(speaker.originUnavailable())
+            return
+        }
+        earlyOrigin = .connected(upstream, originSniffer)
+        perform(speaker.originConnected())
+        upstream.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in
+            upstream.read()
+        }
+    }
+
+    /// The watched origin sent bytes, or ended its output without any.
+    private func earlyOriginDecided(_ upstream: any Channel) {
+        guard case .connected(let current, let originSniffer)? = earlyOrigin, current === upstream else { return }
+        if originSniffer.heldByteCount == 0 {
+            earlyOriginLeft(upstream)
+        } else {
+            perform(speaker.originSpoke(clientBytes: clientBytesHeld))
+        }
+    }
+
+    /// The watched origin closed before the handover: forget it and keep waiting for the client.
+    private func earlyOriginLeft(_ upstream: any Channel) {
+        guard case .connected(let current, _)? = earlyOrigin, current === upstream else { return }
+        earlyOrigin = nil
+        upstream.close(promise: nil)
+        perform(speaker.originUnavailable())
+    }
+
+    /// The client's bytes decided for decryption or HTTP: the early connection is not needed
+    /// (decrypted requests use the upstream pool).
+    private func closeEarlyOrigin() {
+        if case .connected(let upstream, _)? = earlyOrigin {
+            upstream.close(promise: nil)
+        }
+        earlyOrigin = nil
+        relayAwaitsDial = false
+    }
+
+    private func glue(to upstream: any Channel, originSniffer: FirstBytesSniffer?) {
         let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: TunnelMeter.recording(flow, to: services.sink))
         do {
             try upstream.pipeline.syncOperations.addHandler(serverGlue)
@@ -160,8 +320,12 @@ final class InterceptedTunnel {
         }
         sniffer?.handOver()
         clientGlue.flushPartner()
-        upstream.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in
-            upstream.read()
+        if let originSniffer {
+            originSniffer.handOver()  // the origin's first bytes, then reads resume (auto-read is on)
+        } else {
+            upstream.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in
+                upstream.read()
+            }
         }
     }
 
@@ -170,6 +334,8 @@ final class InterceptedTunnel {
     private func fail(_ reason: String) {
         guard !clientGone else { return }
         clientGone = true
+        stopWaiting()
+        closeEarlyOrigin()
         flow.finishedAt = Date()
         flow.error = reason
         services.sink.record(flow)
@@ -179,6 +345,8 @@ final class InterceptedTunnel {
     private func clientClosedBeforeHandover() {
         guard !clientGone else { return }
         clientGone = true
+        stopWaiting()
+        closeEarlyOrigin()
         flow.finishedAt = Date()
         flow.error = "the client closed the tunnel before it was set up"
         services.sink.record(flow)

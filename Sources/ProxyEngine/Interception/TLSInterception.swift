@@ -32,9 +32,13 @@ public struct TLSInterception: Sendable {
     /// The lowest TLS version a client may use (`--client-tls-min`); older clients get a
     /// `protocol_version` alert and a flow naming the version and the flag.
     public var clientMinimumVersion: TLSProtocolVersion = .defaultMinimum
-    /// How long to wait for a client's first bytes after CONNECT before treating the tunnel as
-    /// a server-speaks-first protocol (SMTP, IMAP) and relaying it untouched.
-    public var firstBytesTimeout: TimeAmount = .seconds(1)
+    /// How long a client may stay silent after CONNECT before the origin is dialled to hear
+    /// whether it speaks first (SMTP, SSH, IMAP banners); see `FirstSpeaker`.
+    public var quietPeriod: TimeAmount = .seconds(1)
+    /// The longest a tunnel waits for a decision (`--first-bytes-timeout`): a client whose first
+    /// bytes are still incomplete then, or a tunnel where neither side spoke, is relayed
+    /// untouched with a note.
+    public var firstBytesTimeout: TimeAmount = .seconds(30)
 
     public init(identities: any ServerIdentityProvider, upstream: UpstreamTLSPolicy, pins: (any PinRegistry)?) {
         self.identities = identities

@@ -1,4 +1,5 @@
 import NIOHTTP1
+import ProxyCore
 
 /// The root CA certificate as the built-in pages serve it, so devices can fetch and trust it.
 public struct RootCertificateDownload: Sendable {
@@ -23,7 +24,13 @@ public struct RootCertificateDownload: Sendable {
 
 /// What the proxy answers when it is asked for a page itself: an origin-form request such as
 /// `GET / HTTP/1.1` sent straight to the listening port, or any request for the reserved host
-/// `proxyapp.cert` sent through the proxy (so a phone already using the proxy can get the CA).
+/// `proxyapp.cert` sent through the proxy (so a phone already using the proxy can get the CA):
+/// `http://proxyapp.cert/`, and through a CONNECT `https://proxyapp.cert/` (intercepted with a
+/// leaf minted for the name) or plain HTTP in a `CONNECT proxyapp.cert:80` tunnel.
+///
+/// Only GET and HEAD are answered (405 with `Allow` otherwise: nothing here changes state), and
+/// nothing is cached (`Cache-Control: no-store`: the CA can be regenerated, and a stale copy
+/// would be trusted instead).
 enum BuiltInPages {
     struct Page {
         var status: HTTPResponseStatus
@@ -35,11 +42,30 @@ enum BuiltInPages {
     /// The host name answered by the proxy itself, like mitmproxy's `mitm.it`.
     static let reservedHost = RootCertificateDownload.pageHost
 
+    /// True for `proxyapp.cert` in any case, with or without the DNS root's trailing dot.
     static func isReservedHost(_ host: String) -> Bool {
-        host.equalsReservedHost
+        host.utf8.count <= reservedHost.utf8.count + 1 && HostName.normalized(host) == reservedHost
     }
 
-    static func page(for pathAndQuery: String, rootCertificate: RootCertificateDownload?) -> Page {
+    /// The methods the pages answer.
+    static let allowedMethods = "GET, HEAD"
+
+    /// Headers every built-in answer carries.
+    static let commonHeaders = [("Cache-Control", "no-store")]
+
+    /// The answer to `method` for `pathAndQuery`; for HEAD the caller sends the head only.
+    static func page(for pathAndQuery: String, method: HTTPMethod, rootCertificate: RootCertificateDownload?) -> Page {
+        var page = page(method: method, pathAndQuery: pathAndQuery, rootCertificate: rootCertificate)
+        page.extraHeaders = commonHeaders + page.extraHeaders
+        return page
+    }
+
+    private static func page(method: HTTPMethod, pathAndQuery: String, rootCertificate: RootCertificateDownload?) -> Page {
+        guard method == .GET || method == .HEAD else {
+            return Page(status: .methodNotAllowed, contentType: "text/plain; charset=utf-8",
+                        body: Array("ProxyApp's own pages answer only GET and HEAD, not \(method.rawValue.prefix(40)).\n".utf8),
+                        extraHeaders: [("Allow", allowedMethods)])
+        }
         let path = pathAndQuery.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
         switch (path, rootCertificate) {
         case ("/", let root?), ("/index.html", let root?):
@@ -75,11 +101,4 @@ enum BuiltInPages {
         </body></html>
 
         """
-}
-
-private extension String {
-    var equalsReservedHost: Bool {
-        utf8.count == BuiltInPages.reservedHost.utf8.count
-            && lowercased() == BuiltInPages.reservedHost
-    }
 }

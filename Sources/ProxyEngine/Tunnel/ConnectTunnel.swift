@@ -45,9 +45,18 @@ final class ConnectTunnel {
     }
 
     func start() {
+        if let refusal = refusal() {
+            refuse(refusal)
+            return
+        }
         if let interception = services.interception {
-            if let pin = interception.pins?.pin(for: host) {
-                flow.note = "pinned: \(pin.reason)"
+            if BuiltInPages.isReservedHost(host) {
+                // The proxy's own pages: always decrypted (or plain HTTP), never pinned or dialled.
+                self.interception = interception
+                establishIfReady()
+                return
+            } else if let pin = interception.pins?.pin(for: host) {
+                flow.note = "pinned \(pin.host): \(pin.reason)"
             } else if rules.sslProxying.exclude.matches(normalizedHost: normalizedHost) {
                 // Excluded by its host alone: relay at once, as without interception (a failure
                 // is still a 502 on the CONNECT). Everything else is decided after the
@@ -78,16 +87,39 @@ final class ConnectTunnel {
                     self.flow.timings.connect = timings.connect
                     self.establishIfReady()
                 case .failure(let error):
-                    guard !self.finished else { return }
-                    self.finished = true
-                    let failure = error as? ProxyFailure
-                        ?? .connectFailed(host: self.host, port: self.port, reason: "\(error)")
-                    self.flow.error = failure.message
-                    self.flow.finishedAt = Date()
-                    self.services.sink.record(self.flow)
-                    self.client.answer(failure, version: self.clientVersion, keepAlive: false, requestEnded: self.requestEnded)
+                    self.refuse(error as? ProxyFailure ?? .connectFailed(host: self.host, port: self.port, reason: "\(error)"))
                 }
             }
+    }
+
+    /// Why this CONNECT is refused before anything is opened, if it is.
+    ///
+    /// With interception a certificate may be minted for the CONNECT host (clients send no SNI
+    /// for IP targets, and may send none at all), so it must be a name a certificate can be made
+    /// for: an IP literal or a DNS name (letters, digits, `-`, `_`), never `*.com` (a wildcard
+    /// certificate for a client-chosen name) or other text no host has. Without interception
+    /// the name only goes to the resolver, which refuses what it cannot resolve (502).
+    /// `proxyapp.cert` is the proxy's own: without interception there is no tunnel to serve
+    /// its pages in, so the client is told to ask for them without CONNECT.
+    private func refusal() -> ProxyFailure? {
+        if services.interception == nil {
+            guard BuiltInPages.isReservedHost(host) else { return nil }
+            return .notImplemented(reason: "HTTPS interception is off: open http://\(BuiltInPages.reservedHost)/ "
+                                   + "through the proxy without CONNECT")
+        }
+        guard !HostName.isIPAddress(normalizedHost), !DNSHostName.isValid(host) else { return nil }
+        return .badRequest(reason: "CONNECT target '\(host.prefix(200))' is not a host name or an IP address "
+                           + "(no certificate is made for wildcards or other patterns)")
+    }
+
+    /// Answers the CONNECT with `failure` and records the flow.
+    private func refuse(_ failure: ProxyFailure) {
+        guard !finished else { return }
+        finished = true
+        flow.error = failure.message
+        flow.finishedAt = Date()
+        services.sink.record(flow)
+        client.answer(failure, version: clientVersion, keepAlive: false, requestEnded: requestEnded)
     }
 
     func clientRequestEnded() {

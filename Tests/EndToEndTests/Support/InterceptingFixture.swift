@@ -1,4 +1,8 @@
+import CaptureStore
 import Foundation
+import Logging
+import ProxyCore
+import ProxyEngine
 import Rules
 
 /// One intercepting proxy in front of a plain HTTP origin and an HTTPS origin (certificate for
@@ -14,6 +18,8 @@ struct InterceptingFixture {
     let tls: TLSFixtures
     /// The rules in force; `useRules` replaces them as a reload of the rules file would.
     let rules: LiveRules
+    /// The pin registry, when the fixture was asked for one (`pinLimits`).
+    let pins: PersistentPinRegistry?
 
     /// Puts the rules of `yaml` in force (relative map-local paths start at the proxy's scratch
     /// directory).
@@ -27,7 +33,11 @@ struct InterceptingFixture {
 
     /// - Parameter namedOriginHost: also start an HTTPS origin with a certificate for this name
     ///   (stopped after the proxy, so no pooled connection keeps it waiting).
-    static func run(namedOriginHost: String? = nil, _ body: (InterceptingFixture) async throws -> Void) async throws {
+    /// - Parameter pinLimits: run with a pin registry over the proxy's capture, with these limits.
+    /// - Parameter firstBytesTimeout: the longest a tunnel waits for a decision, in seconds.
+    /// - Parameter servesCA: the built-in pages offer the proxy's CA (as `proxyapp run` does).
+    static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
+                    servesCA: Bool = false, _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-intercepting-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -45,10 +55,23 @@ struct InterceptingFixture {
                 started.append(namedOrigin!)
             }
             let rules = LiveRules()
-            let harness = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) }, rules: rules)
+            var pins: PersistentPinRegistry?
+            let logger = Logger(label: "proxyapp.e2e.pins", factory: { _ in SwiftLogNoOpLogHandler() })
+            let harness = try await ProxyHarness.start(interception: { repository in
+                if let pinLimits {
+                    pins = try PersistentPinRegistry(repository: repository, ttl: 3600, limits: pinLimits, logger: logger)
+                }
+                return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout)
+            }, rules: rules) { configuration in
+                if servesCA {
+                    configuration.rootCertificate = RootCertificateDownload(
+                        der: tls.proxyCA.certificateDER, pem: tls.proxyCA.certificatePEM,
+                        sha256Fingerprint: tls.proxyCA.sha256Fingerprint, name: "ProxyApp Test CA")
+                }
+            }
             proxy = harness
             try await body(InterceptingFixture(proxy: harness, origin: origin, tlsOrigin: tlsOrigin, namedOrigin: namedOrigin,
-                                              tls: tls, rules: rules))
+                                              tls: tls, rules: rules, pins: pins))
         } catch {
             await proxy?.shutdown()
             for origin in started { await origin.shutdown() }

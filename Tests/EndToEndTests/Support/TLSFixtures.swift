@@ -46,8 +46,10 @@ struct TLSFixtures {
     }
 
     /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up (with
-    /// `--client-tls-min` and `--upstream-tls-min` as given; `upstreamCA` replaces the origin CA).
-    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 1,
+    /// `--client-tls-min` and `--upstream-tls-min` as given; `upstreamCA` replaces the origin CA);
+    /// `firstBytesTimeout` (seconds) is the longest a tunnel waits for a decision
+    /// (`--first-bytes-timeout`).
+    func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 30,
                       clientMinimum: TLSProtocolVersion = .defaultMinimum,
                       upstreamMinimum: TLSProtocolVersion = .defaultMinimum, upstreamCA: URL? = nil) throws -> TLSInterception {
         var interception = TLSInterception(

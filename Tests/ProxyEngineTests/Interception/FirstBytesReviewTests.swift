@@ -5,23 +5,15 @@ import XCTest
 
 /// Regression guards for the first-bytes decision (from a review; each failed before its fix).
 final class FirstBytesReviewTests: XCTestCase {
-    private final class Decisions {
-        var kinds: [FirstBytes] = []
-    }
-
-    /// Was a hang: bytes that are a valid prefix of a ClientHello and then nothing
-    /// were never decided (the timer only decided an empty buffer), so the connection hung.
-    func testStalledPrefixIsDecidedOpaqueWhenTheTimeoutPasses() throws {
-        let channel = EmbeddedChannel()
-        let decisions = Decisions()
-        let sniffer = FirstBytesSniffer(
-            timeout: .seconds(1), callbacks: .init(decided: { decisions.kinds.append($0) }, clientClosed: {}))
-        try channel.pipeline.syncOperations.addHandler(sniffer)
-        _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
-        try channel.writeInbound(ByteBuffer(bytes: [0x16, 0x03, 0x01]))
-        XCTAssertTrue(decisions.kinds.isEmpty)
-        channel.embeddedEventLoop.advanceTime(by: .seconds(2))
-        XCTAssertEqual(decisions.kinds, [.opaque])
+    /// Was a hang: bytes that are a valid prefix of a ClientHello and then nothing were never
+    /// decided. The tunnel's deadline now relays them (`FirstSpeaker`), with a note.
+    func testStalledPrefixIsRelayedAtTheDeadline() {
+        var speaker = FirstSpeaker()
+        XCTAssertEqual(speaker.quietPeriodEnded(clientBytes: 3), .none, "the client spoke first: no origin dial")
+        guard case .relay(let note) = speaker.deadlinePassed(clientBytes: 3, after: 30) else {
+            return XCTFail("a stalled prefix must be relayed at the deadline")
+        }
+        XCTAssertTrue(note.contains("first 3 bytes"), note)
     }
 
     /// an upper-case word and a space is not yet an HTTP request line.

@@ -30,9 +30,8 @@ final class FirstBytesSnifferTests: XCTestCase {
         let channel = EmbeddedChannel()
         let decisions = Decisions()
         let reads = ReadCounter()
-        let sniffer = FirstBytesSniffer(
-            timeout: .seconds(1),
-            callbacks: .init(decided: { decisions.kinds.append($0) }, clientClosed: { decisions.clientClosed += 1 }))
+        let sniffer = FirstBytesSniffer.client(
+            callbacks: .init(decided: { decisions.kinds.append($0) }, closed: { decisions.clientClosed += 1 }))
         try channel.pipeline.syncOperations.addHandler(reads)
         try channel.pipeline.syncOperations.addHandler(sniffer)
         _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
@@ -103,15 +102,6 @@ final class FirstBytesSnifferTests: XCTestCase {
         XCTAssertEqual(decisions.kinds, [.opaque])
     }
 
-    /// Nothing for the whole timeout: a server-speaks-first protocol.
-    func testSilenceDecidesOpaqueAfterTheTimeout() throws {
-        let (channel, _, decisions, _) = try makeChannel()
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(999))
-        XCTAssertTrue(decisions.kinds.isEmpty)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
-        XCTAssertEqual(decisions.kinds, [.opaque])
-    }
-
     /// A client that half-closes before saying anything gets a relay, and its end of input is
     /// passed on with the handover.
     func testHalfCloseDecidesOpaqueAndIsPassedOn() throws {
@@ -132,5 +122,100 @@ final class FirstBytesSnifferTests: XCTestCase {
         XCTAssertEqual(decisions.clientClosed, 1)
         channel.embeddedEventLoop.advanceTime(by: .seconds(2))
         XCTAssertTrue(decisions.kinds.isEmpty, "no decision after the client left")
+    }
+
+    /// `message` (a handshake message) in records of one byte each, with `version` in each header.
+    private static func oneByteRecords(_ message: ArraySlice<UInt8>, version: UInt8 = 1) -> [UInt8] {
+        message.flatMap { [0x16, 0x03, version, 0x00, 0x01, $0] }
+    }
+
+    /// Was 0.33 s of CPU per connection: every read re-parsed the whole buffer. A hello padded
+    /// to 11 KB, sent as 66 KB of one-byte records one read each, is decided with each byte
+    /// examined once (the classifier's counter, as the sniffer feeds it).
+    func testOneByteRecordsAreClassifiedInLinearWork() throws {
+        let hello = Self.clientHello()
+        var message = Array(hello.dropFirst(5))
+        // Pad the body with a padding extension (21) to reach 11,000 bytes of message.
+        let padding = 11_000 - message.count - 4
+        message += [0x00, 0x15, UInt8(padding >> 8), UInt8(padding & 0xff)] + [UInt8](repeating: 0, count: padding)
+        let bodyLength = message.count - 4
+        message[1...3] = [UInt8(bodyLength >> 16), UInt8((bodyLength >> 8) & 0xff), UInt8(bodyLength & 0xff)]
+        let extensionsAt = 4 + 2 + 32 + 1 + 2 + 2 + 2  // version, random, session id, suites, compression
+        let extensionsLength = message.count - extensionsAt - 2
+        message[extensionsAt...(extensionsAt + 1)] = [UInt8(extensionsLength >> 8), UInt8(extensionsLength & 0xff)]
+        let input = Self.oneByteRecords(message[...])
+        XCTAssertEqual(input.count, 66_000)
+
+        var classifier = FirstBytesClassifier()
+        var buffer = ByteBuffer()
+        var kind = FirstBytes.needMore
+        for start in stride(from: 0, to: input.count, by: 6) {
+            buffer.writeBytes(input[start..<(start + 6)])
+            kind = classifier.classify(buffer.readableBytesView)
+        }
+        guard case .tls(let parsed) = kind else { return XCTFail("got \(kind)") }
+        XCTAssertEqual(parsed.serverName, "a.test")
+        XCTAssertLessThanOrEqual(classifier.helloBytesExamined, input.count + message.count, "linear, not quadratic")
+
+        let (channel, _, decisions, _) = try makeChannel()
+        for start in stride(from: 0, to: input.count, by: 6) {
+            try channel.writeInbound(ByteBuffer(bytes: input[start..<(start + 6)]))
+        }
+        XCTAssertEqual(decisions.kinds, [kind])
+    }
+
+    /// RFC 5246 Appendix E: a ClientHello record may say version 0x0300. Was relayed.
+    func testRecordVersion0300DecidesTLS() throws {
+        var hello = Self.clientHello()
+        hello[2] = 0x00
+        let (channel, _, decisions, _) = try makeChannel()
+        try channel.writeInbound(ByteBuffer(bytes: hello))
+        guard case .tls(let parsed)? = decisions.kinds.first else { return XCTFail("\(decisions.kinds)") }
+        XCTAssertEqual(parsed.serverName, "a.test")
+    }
+
+    /// A request line trickled byte by byte still decides HTTP, once its line ends.
+    func testRequestLineByteByByte() throws {
+        let (channel, _, decisions, _) = try makeChannel()
+        for byte in "GET /a/b?c HTTP/1.1\r\n".utf8 {
+            XCTAssertTrue(decisions.kinds.isEmpty)
+            try channel.writeInbound(ByteBuffer(bytes: [byte]))
+        }
+        XCTAssertEqual(decisions.kinds, [.http])
+    }
+
+    /// On an origin connection any byte decides; an end without bytes decides too, with nothing held.
+    func testOriginSnifferDecidesOnAnyByte() throws {
+        for (bytes, held) in [([UInt8](arrayLiteral: 0x53), 1), ([], 0)] {
+            let channel = EmbeddedChannel()
+            let decisions = Decisions()
+            let sniffer = FirstBytesSniffer.origin(
+                callbacks: .init(decided: { decisions.kinds.append($0) }, closed: {}))
+            try channel.pipeline.syncOperations.addHandler(sniffer)
+            if bytes.isEmpty {
+                channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            } else {
+                try channel.writeInbound(ByteBuffer(bytes: bytes))
+            }
+            XCTAssertEqual(decisions.kinds, [.opaque])
+            XCTAssertEqual(sniffer.heldByteCount, held)
+        }
+    }
+
+    /// A decision the tunnel took alone (`settle`): classifying stops, reads wait, the bytes
+    /// held so far are handed over intact.
+    func testSettledSnifferHoldsReadsAndHandsOver() throws {
+        let (channel, sniffer, decisions, reads) = try makeChannel()
+        try channel.writeInbound(ByteBuffer(bytes: [0x16, 0x03]))
+        sniffer.settle()
+        try channel.writeInbound(ByteBuffer(bytes: [0x01]))
+        XCTAssertTrue(decisions.kinds.isEmpty)
+        let readsBefore = reads.reads
+        channel.read()
+        XCTAssertEqual(reads.reads, readsBefore)
+        let collector = Collector()
+        try channel.pipeline.syncOperations.addHandler(collector)
+        sniffer.handOver()
+        XCTAssertEqual(collector.bytes, ByteBuffer(bytes: [0x16, 0x03, 0x01]))
     }
 }

@@ -3,9 +3,11 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import ProxyTLS
 
 /// A NIOSSL server on 127.0.0.1 that records what happened to the first connection it accepts:
-/// every error `errorCaught` saw, each with whether the handshake had completed by then.
+/// every error `errorCaught` saw, each with whether the handshake had completed by then and what
+/// a `HandshakeWireRecorder` in front of the TLS handler had seen cross the wire.
 ///
 /// This is the server side of the proxy's interception, reduced to what the classifier reads.
 final class HandshakeErrorServer {
@@ -13,11 +15,14 @@ final class HandshakeErrorServer {
     struct CaughtError: @unchecked Sendable {
         var error: any Error
         var handshakeCompleted: Bool
+        var wire: HandshakeWireEvidence
     }
 
     struct ConnectionOutcome: Sendable {
         var errors: [CaughtError]
         var handshakeCompleted: Bool
+        /// The wire as the connection closed.
+        var wire: HandshakeWireEvidence
     }
 
     struct NoConnection: Error {}
@@ -40,8 +45,10 @@ final class HandshakeErrorServer {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        let wire = HandshakeWireRecorder()
+                        try channel.pipeline.syncOperations.addHandler(wire)
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeErrorRecorder(once: once))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeErrorRecorder(once: once, wire: wire))
                     }
                 }
                 .bind(host: "127.0.0.1", port: 0).wait()
@@ -93,11 +100,13 @@ private final class HandshakeErrorRecorder: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let once: OncePromise<HandshakeErrorServer.ConnectionOutcome>
+    private let wire: HandshakeWireRecorder
     private var errors: [HandshakeErrorServer.CaughtError] = []
     private var handshakeCompleted = false
 
-    init(once: OncePromise<HandshakeErrorServer.ConnectionOutcome>) {
+    init(once: OncePromise<HandshakeErrorServer.ConnectionOutcome>, wire: HandshakeWireRecorder) {
         self.once = once
+        self.wire = wire
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -110,12 +119,12 @@ private final class HandshakeErrorRecorder: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        errors.append(.init(error: error, handshakeCompleted: handshakeCompleted))
+        errors.append(.init(error: error, handshakeCompleted: handshakeCompleted, wire: wire.evidence))
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        once.succeed(.init(errors: errors, handshakeCompleted: handshakeCompleted))
+        once.succeed(.init(errors: errors, handshakeCompleted: handshakeCompleted, wire: wire.evidence))
         context.fireChannelInactive()
     }
 }
