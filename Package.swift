@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors", "EngineTestSupport",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors", "EngineTestSupport", "LinearRegex",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -144,6 +144,11 @@ final class CaptureWriterState: @unchecked Sendable {
             // The batch (and its bodies) is gone by now: checkpointing does not hold it.
             checkpointIfDue(adding: written)
         }
+        checkpointAtClose()
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Waits for the next batch, commits it and counts it; returns the bytes written, or nil
@@ -170,17 +175,13 @@ final class CaptureWriterState: @unchecked Sendable {
     }
 
     /// Waits until a batch is due and takes it, with the drop counters at that moment; nil once
-    /// closing and drained, after marking the writer finished.
+    /// closing and drained.
     private func nextBatch() -> (batch: [Flow], dropped: Int, stripped: Int)? {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if queue.isEmpty {
-                if closing {
-                    finished = true
-                    condition.broadcast()
-                    return nil
-                }
+                if closing { return nil }
                 condition.wait()
                 continue
             }
@@ -214,6 +215,20 @@ final class CaptureWriterState: @unchecked Sendable {
             try repository.checkpoint()
         } catch {
             logger.debug("capture database checkpoint failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// After the last batch: the whole log goes into the database file and the `-wal` file is
+    /// emptied, so a stopped proxy leaves one self-contained capture. Failing (a reader in
+    /// another process held on, the file is gone) loses nothing: the next opener folds it in.
+    private func checkpointAtClose() {
+        guard repository.database.fileIsInPlace else { return }
+        do {
+            try repository.checkpointTruncating()
+        } catch {
+            logger.notice("capture database: the write-ahead log was not folded into the file at close", metadata: [
+                "path": "\(repository.database.path)", "error": "\(error)",
+            ])
         }
     }
 

@@ -51,6 +51,18 @@ public struct TrafficRepository: Sendable {
         }
     }
 
+    /// Copies the whole write-ahead log into the database file and empties it (a TRUNCATE
+    /// checkpoint), so a capture left by a stopped proxy is one self-contained file. Waits at
+    /// most `busyTimeout` seconds for readers in other processes (the TUI) to let go; throws
+    /// SQLite's busy error when they did not (the log is then folded in by the next opener).
+    public func checkpointTruncating(busyTimeout: TimeInterval = 0.5) throws {
+        try database.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = \(Int(busyTimeout * 1000))")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(TrafficDatabase.busyTimeout * 1000))") }
+            try db.checkpoint(.truncate)
+        }
+    }
+
     /// Sets or clears the `marked` flag of a flow. Returns false when no flow has that id.
     @discardableResult
     public func setMarked(_ marked: Bool, id: Int64) throws -> Bool {

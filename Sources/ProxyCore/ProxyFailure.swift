@@ -8,6 +8,8 @@ import Foundation
 public enum ProxyFailure: Error, Sendable, Hashable {
     /// The upstream host name did not resolve.
     case dnsFailure(host: String, reason: String)
+    /// The resolver gave no answer for the host within the lookup timeout (milliseconds).
+    case dnsTimeout(host: String, milliseconds: Int64)
     /// Nobody listens on the upstream port.
     case connectionRefused(host: String, port: Int)
     /// The upstream connection could not be opened for another reason.
@@ -40,7 +42,7 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError,
              .upstreamCertificateInvalid, .upstreamTLSFailed:
             return 502
-        case .connectTimeout, .upstreamTimeout, .upstreamStalledReading:
+        case .dnsTimeout, .connectTimeout, .upstreamTimeout, .upstreamStalledReading:
             return 504
         case .requestBodyTimeout:
             return 408
@@ -58,6 +60,7 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     public var proxyStatusError: String {
         switch self {
         case .dnsFailure: return "dns_error"
+        case .dnsTimeout: return "dns_timeout"
         case .connectionRefused: return "connection_refused"
         case .connectFailed: return "destination_unavailable"
         case .connectTimeout: return "connection_timeout"
@@ -94,6 +97,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         switch self {
         case .dnsFailure(let host, let reason):
             return "cannot resolve host '\(host)': \(reason)"
+        case .dnsTimeout(let host, let milliseconds):
+            return "no DNS answer for host '\(host)' within \(Self.duration(milliseconds))"
         case .connectionRefused(let host, let port):
             return "connection refused by \(Self.endpoint(host, port))"
         case .connectFailed(let host, let port, let reason):
@@ -121,6 +126,11 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .notImplemented(let reason):
             return reason
         }
+    }
+
+    /// `5s`, or `250ms` for a time that is not whole seconds.
+    private static func duration(_ milliseconds: Int64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 
     private static func endpoint(_ host: String, _ port: Int) -> String {

@@ -13,8 +13,9 @@ import Rules
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
 /// `<data-dir>/traffic.sqlite` until SIGINT or SIGTERM.
 ///
-/// This is the composition root: it creates the event loops, the thread pool, the capture
-/// writer and the server, and tears them down in order so the last batch reaches the disk.
+/// This is the composition root: it creates the event loops, the resolver's and the blocking
+/// pool's threads, the capture writer and the server, and tears them down in order
+/// (`ProxyShutdown`) so the last batch reaches the disk.
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Start the proxy (the default command).")
@@ -35,6 +36,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds an origin may stay silent mid-exchange (then 504).")
     var upstreamTimeout: Int = 60
+
+    @Option(help: "Seconds to wait for a DNS answer (then 504).")
+    var dnsTimeout: Int = 5
 
     @Option(help: ArgumentHelp(
         "Client connections served at once; one more is answered 503 and closed.",
@@ -62,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--max-body-size must be at most 512MiB (got \(maxBodySize)).")
         }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
-                              ("--upstream-timeout", upstreamTimeout)] where value <= 0 {
+                              ("--upstream-timeout", upstreamTimeout), ("--dns-timeout", dnsTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
         }
         if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
@@ -113,20 +117,23 @@ struct RunCommand: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        let threadPool = NIOThreadPool(numberOfThreads: 4)
-        threadPool.start()
+        // DNS has threads of its own: lookups never wait behind map-local reads or rewrites.
+        let resolver = SystemHostResolver(limits: .init(timeout: .seconds(Int64(dnsTimeout))))
+        let blockingPool = BlockingPool(numberOfThreads: 4)
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
                                             initialText: initialRules.text) { line in Console.write(line + "\n") }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
-            resolver: SystemHostResolver(threadPool: threadPool), interception: https?.interception,
-            rules: liveRules, blockingPool: threadPool, logger: logger)
+            resolver: resolver, interception: https?.interception,
+            rules: liveRules, blockingPool: blockingPool, logger: logger)
 
         let address: SocketAddress
         do {
             address = try await server.start()
         } catch {
+            resolver.shutdown()
+            blockingPool.shutdown()
             writer.close()
             try? await group.shutdownGracefully()
             throw CLIError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
@@ -149,6 +156,7 @@ struct RunCommand: AsyncParsableCommand {
         if !quiet && !withTUI {
             banner += FlowTable.header + "\n"
         }
+        let signals = SignalWaiter.install()
         Console.write(banner)
         rulesWatcher.start()
 
@@ -157,18 +165,17 @@ struct RunCommand: AsyncParsableCommand {
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
                 rules: { liveRules.status.summary }, proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
             let logPath = directory.appendingPathComponent("proxyapp.log").path
-            let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath)
+            let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
+            signals.stopping()
             Console.write("Stopping (\(reason))…\n")
         } else {
-            let signalNumber = await SignalWaiter.waitForTermination()
-            Console.write("\nStopping (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM"))…\n")
+            let signalNumber = await signals.wait()
+            signals.stopping()
+            Console.write("\nStopping (\(SignalWaiter.name(signalNumber)); again to exit at once)…\n")
         }
         rulesWatcher.stop()
-        try? await server.stop()
-        try? await group.shutdownGracefully()
-        try? await threadPool.shutdownGracefully()
-        https?.pins.flush()
-        writer.close()
+        await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
+                            writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics
         Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in \(data.databasePath)"
               + (statistics.flowsDropped > 0 ? " (\(statistics.flowsDropped) dropped under load)" : "") + "\n")
@@ -178,11 +185,12 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     /// Runs the TUI on a thread of its own until the user quits or SIGINT/SIGTERM arrives;
     /// returns which it was. Log output goes to `logPath` meanwhile.
-    static func runTUI(repository: TrafficRepository, context: TUIContext, logPath: String) async -> String {
+    static func runTUI(repository: TrafficRepository, context: TUIContext, logPath: String,
+                       signals: SignalWaiter) async -> String {
         let stop = TUIStopSignal()
         let signalled = NIOLockedValueBox<Int32?>(nil)
         Task {
-            let number = await SignalWaiter.waitForTermination()
+            let number = await signals.wait()
             signalled.withLockedValue { $0 = number }
             stop.request()
         }

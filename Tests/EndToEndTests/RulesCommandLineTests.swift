@@ -7,19 +7,6 @@ import XCTest
 ///
 /// Waits poll with curl for at most a few seconds; nothing asserts on timing.
 final class RulesCommandLineTests: XCTestCase {
-    private func scratchDirectory() throws -> URL {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-rules-cli-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: scratch) }
-        return scratch
-    }
-
-    private func executable() throws -> String {
-        try XCTUnwrap(ProxyAppProcess.builtExecutable,
-                      "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
-    }
-
     /// The status curl gets for `url` through the proxy.
     private func status(_ port: Int, _ url: String) async throws -> Int? {
         try await Curl.fetch(viaProxy: port, url, timeout: 10).status
@@ -38,11 +25,11 @@ final class RulesCommandLineTests: XCTestCase {
     }
 
     func testRunLoadsAndReloadsTheRulesFile() async throws {
-        let data = try scratchDirectory()
+        let data = try makeScratchDirectory("rules-cli")
         let rulesFile = data.appendingPathComponent("rules.yml")
         try Data("rules:\n  - name: first\n    match: { host: \"*.first.test\" }\n    block: { status: 410 }\n".utf8)
             .write(to: rulesFile)
-        let proxy = try await ProxyAppProcess.startHeadless(executable: try executable(), dataDirectory: data)
+        let proxy = try await ProxyAppProcess.startHeadless(executable: try proxyAppExecutable(), dataDirectory: data)
         do {
             XCTAssertTrue(proxy.output.contains("Rules: 1 active from \(rulesFile.path)"), proxy.output)
             let first = try await status(proxy.port, "http://a.first.test/")
@@ -78,11 +65,11 @@ final class RulesCommandLineTests: XCTestCase {
     /// A rules file that does not parse stops `run` before it listens, naming the line and
     /// the fix; so does a `--rules` file that does not exist.
     func testRunRefusesABrokenOrMissingRulesFile() async throws {
-        let data = try scratchDirectory()
+        let data = try makeScratchDirectory("rules-cli")
         try Data("rules:\n  - match: { host: \"*\" }\n    map_local: { file: nowhere.json }\n".utf8)
             .write(to: data.appendingPathComponent("rules.yml"))
         do {
-            let proxy = try await ProxyAppProcess.startHeadless(executable: try executable(), dataDirectory: data)
+            let proxy = try await ProxyAppProcess.startHeadless(executable: try proxyAppExecutable(), dataDirectory: data)
             await proxy.stop()
             XCTFail("proxyapp run started with a broken rules file")
         } catch let failure as ProxyAppProcess.Failure {
@@ -93,7 +80,7 @@ final class RulesCommandLineTests: XCTestCase {
         }
         do {
             let proxy = try await ProxyAppProcess.startHeadless(
-                executable: try executable(), dataDirectory: data.appendingPathComponent("other"),
+                executable: try proxyAppExecutable(), dataDirectory: data.appendingPathComponent("other"),
                 arguments: ["--rules", data.appendingPathComponent("missing.yml").path])
             await proxy.stop()
             XCTFail("proxyapp run started with a missing --rules file")

@@ -7,6 +7,8 @@ final class ProxyFailureTests: XCTestCase {
         let cases: [(ProxyFailure, Int, String)] = [
             (.dnsFailure(host: "a.test", reason: "Name or service not known"), 502,
              "cannot resolve host 'a.test': Name or service not known"),
+            (.dnsTimeout(host: "a.test", milliseconds: 5000), 504, "no DNS answer for host 'a.test' within 5s"),
+            (.dnsTimeout(host: "a.test", milliseconds: 250), 504, "no DNS answer for host 'a.test' within 250ms"),
             (.connectionRefused(host: "::1", port: 81), 502, "connection refused by [::1]:81"),
             (.connectFailed(host: "a.test", port: 80, reason: "Network is unreachable"), 502,
              "cannot connect to a.test:80: Network is unreachable"),
@@ -36,6 +38,7 @@ final class ProxyFailureTests: XCTestCase {
                        #"ProxyApp; error=http_request_error; details="bad request: bad \"quote\" and \\ slash""#)
         XCTAssertEqual(ProxyFailure.dnsFailure(host: "x", reason: "y").proxyStatusError, "dns_error")
         XCTAssertEqual(ProxyFailure.connectTimeout(host: "x", port: 1, seconds: 1).proxyStatusError, "connection_timeout")
+        XCTAssertEqual(ProxyFailure.dnsTimeout(host: "x", milliseconds: 1).proxyStatusError, "dns_timeout")
         XCTAssertEqual(ProxyFailure.upstreamCertificateInvalid(host: "x", port: 1, reason: "r").proxyStatusError,
                        "tls_certificate_error")
         XCTAssertEqual(ProxyFailure.upstreamTLSFailed(host: "x", port: 1, reason: "r").proxyStatusError, "tls_protocol_error")

@@ -36,6 +36,7 @@ final class CommandLineTests: XCTestCase {
     func testRunRejectsBadFlags() {
         assertRejected(["--max-body-size", "1g"], mentioning: "--max-body-size must be at most 512MiB")
         assertRejected(["--idle-timeout", "0"], mentioning: "--idle-timeout must be a positive number")
+        assertRejected(["--dns-timeout", "0"], mentioning: "--dns-timeout must be a positive number")
         assertRejected(["--listen", "nonsense"], mentioning: "--listen")
         XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
     }

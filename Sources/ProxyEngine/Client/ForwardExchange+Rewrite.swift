@@ -18,7 +18,8 @@ extension ForwardExchange {
     func rewriteHeldRequest(_ held: HeldBody) {
         guard let rewriter else { return }
         ExchangeRewriter.rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody,
-                                 side: "request", limit: rewriter.limit, work: services.blockingWork,
+                                 side: "request", limit: rewriter.limit, cancellation: workCancellation,
+                                 work: services.blockingWork,
                                  on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { outcome in

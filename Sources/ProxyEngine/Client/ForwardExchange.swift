@@ -29,6 +29,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     /// A dns rule's addresses for the upstream connection.
     let addresses: [String]?
     let rewriter: ExchangeRewriter?
+    /// Stops a held body's rewrite still queued or running once the client has gone (only
+    /// exchanges with a rewrite have one).
+    let workCancellation: WorkCancellation?
 
     var upstream: (channel: any Channel, handler: UpstreamHTTPHandler)?
     var usingPooledConnection = false
@@ -92,6 +95,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         self.rewriter = target.rewrite.map {
             ExchangeRewriter(rule: $0, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))
         }
+        self.workCancellation = target.rewrite == nil ? nil : WorkCancellation()
         if let rewriter {
             rewriter.editRequestHeaders(&headers)
             if rewriter.holdsRequestBody && !upgrade {
@@ -186,6 +190,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     /// The client went away before the exchange completed.
     func clientClosed(reason: String = "client closed the connection before the exchange completed") {
+        workCancellation?.cancel()
         guard !finished else {
             if heldResponse != nil { clientGoneWhileRewriting = true }
             return
@@ -320,7 +325,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         if let (head, held) = heldResponse, let rewriter {
             ExchangeRewriter.rewrite(held, headers: head.headers, replacements: rewriter.action.responseBody,
-                                     side: "response", limit: rewriter.limit, work: services.blockingWork,
+                                     side: "response", limit: rewriter.limit, cancellation: workCancellation,
+                                     work: services.blockingWork,
                                      on: client.eventLoop)
                 .assumeIsolated()
                 .whenComplete { outcome in
@@ -336,6 +342,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
 
     func fail(_ failure: ProxyFailure, closeClient: Bool = false) {
         finished = true
+        workCancellation?.cancel()
         heldResponse = nil
         if let upstream {
             upstream.handler.delegate = nil

@@ -49,15 +49,23 @@ struct ExchangeRewriter {
         var note: String?
     }
 
-    /// Rewrites a held body with `replacements`; `completion` runs on `eventLoop`.
+    /// Rewrites a held body with `replacements`; the future completes on `eventLoop`.
+    ///
+    /// - Parameter cancellation: raised by the exchange when its client goes: a rewrite still
+    ///   queued on the pool never starts, and a running one stops before its next step; either
+    ///   fails with `WorkCancellation.Cancelled`.
     static func rewrite(_ held: HeldBody, headers: HTTPHeaders, replacements: [TextReplacement], side: String,
-                        limit: Int, work: any BlockingWork, on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
+                        limit: Int, cancellation: WorkCancellation? = nil, work: any BlockingWork,
+                        on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
         let bytes = held.bytes
         let contentType = headers.first(name: "content-type")
         let contentEncoding = headers.first(name: "content-encoding")
-        let rewriting: @Sendable () -> RewrittenBody = {
-            switch BodyTextRewriter.rewrite(bytes, contentType: contentType, contentEncoding: contentEncoding,
-                                            replacements: replacements, limit: limit) {
+        let rewriting: @Sendable () throws -> RewrittenBody = {
+            let outcome = BodyTextRewriter.rewrite(bytes, contentType: contentType, contentEncoding: contentEncoding,
+                                                   replacements: replacements, limit: limit,
+                                                   shouldStop: { cancellation?.isCancelled ?? false })
+            try cancellation?.check()
+            switch outcome {
             case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil)
             case .unchanged: return RewrittenBody(body: bytes, decoded: false, note: nil)
             case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
@@ -68,7 +76,10 @@ struct ExchangeRewriter {
         // small compressed body may decode to megabytes: those always leave the event loop.
         let literalOnly = replacements.allSatisfy { if case .literal = $0.pattern { true } else { false } }
         if bytes.count <= inlineLimit && literalOnly && contentEncoding == nil {
-            return eventLoop.makeSucceededFuture(rewriting())
+            return eventLoop.makeCompletedFuture { try rewriting() }
+        }
+        if let cancellation {
+            return work.run(on: eventLoop, unless: cancellation, rewriting)
         }
         return work.run(on: eventLoop, rewriting)
     }

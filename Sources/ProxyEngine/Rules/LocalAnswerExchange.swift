@@ -11,6 +11,8 @@ import Rules
 /// The request is read to its end and recorded like any other (an `Expect: 100-continue` is
 /// answered so the client sends its body); the answer goes out once the request has ended.
 /// Everything runs on the client's event loop; nothing touches `client` after `clientClosed`.
+/// When the client goes (or stalls), pool work still queued for it (the open, the next chunk)
+/// is cancelled and never runs.
 final class LocalAnswerExchange {
     enum Answer {
         case block(AppliedRule<BlockAction>)
@@ -29,6 +31,8 @@ final class LocalAnswerExchange {
     private var responding = false
     private var finished = false
     private var file: FileState = .none
+    /// Raised when the answer is abandoned: the pool skips the file work still queued.
+    private let cancellation = WorkCancellation()
     /// When the client last took a chunk of a file being streamed (nil before streaming).
     private(set) var lastWriteProgress: NIODeadline?
 
@@ -68,7 +72,8 @@ final class LocalAnswerExchange {
     func start() {
         guard case .file(_, .file(let path)) = answer else { return }
         file = .opening
-        LocalFileReader.opening(path: path, on: services.blockingWork, eventLoop: client.eventLoop)
+        LocalFileReader.opening(path: path, on: services.blockingWork, eventLoop: client.eventLoop,
+                                cancellation: cancellation)
             .assumeIsolated()
             .whenComplete { result in
                 switch result {
@@ -101,6 +106,7 @@ final class LocalAnswerExchange {
     func clientClosed(reason: String = "client closed the connection before the exchange completed") {
         guard !finished else { return }
         finished = true
+        cancellation.cancel()
         if case .opened(let reader) = file { reader.close() }
         services.sink.record(recorder.finish(error: reason))
     }
@@ -120,6 +126,7 @@ final class LocalAnswerExchange {
             return
         }
         finished = true
+        cancellation.cancel()
         if case .opened(let reader) = file { reader.close() }
         services.sink.record(recorder.finish(error: failure.message))
         client.answer(failure, version: version, keepAlive: false, requestEnded: false)
@@ -213,6 +220,7 @@ final class LocalAnswerExchange {
     func writeStalled(seconds: Int64) {
         guard !finished else { return }
         finished = true
+        cancellation.cancel()
         if case .opened(let reader) = file { reader.close() }
         services.sink.record(recorder.finish(error: "the client stopped reading the map_local file for \(seconds)s (response incomplete)"))
         client.abortConnection()

@@ -1,7 +1,6 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
 import ProxyModel
 import Rules
 
@@ -30,7 +29,7 @@ final class ProxyServices: Sendable {
     /// - Parameter eventLoops: how many loops share the idle upstream budget (one pool each).
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-         blockingWork: any BlockingWork = NIOThreadPool.singleton, eventLoops: Int = 1, logger: Logger) {
+         blockingWork: any BlockingWork, eventLoops: Int = 1, logger: Logger) {
         self.configuration = configuration
         self.sink = sink
         self.connector = connector

@@ -26,13 +26,17 @@ public enum BodyTextRewriter {
     /// - Parameters:
     ///   - limit: the largest decoded body rewritten; a body that decodes to more passes as it came.
     ///   - timeLimit: past it (checked between regex matches), the body passes as it came.
+    ///   - shouldStop: asked before each step (decoding, each replacement, between regex matches);
+    ///     true gives `.skipped("stopped")` at once (the caller no longer wants the result: its
+    ///     client left).
     public static func rewrite(_ body: [UInt8], contentType: String?, contentEncoding: String?,
                                replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit,
-                               timeLimit: Duration = Self.timeLimit) -> Outcome {
+                               timeLimit: Duration = Self.timeLimit, shouldStop: () -> Bool = { false }) -> Outcome {
         if replacements.isEmpty || body.isEmpty { return .unchanged }
         if let contentType, !MediaType(contentType).isTextual {
             return .skipped("not text (\(MediaType(contentType).essence))")
         }
+        if shouldStop() { return .skipped("stopped") }
         let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding, limit: limit)
         if let note = decoded.note {
             // The decoder words its note for a viewer ("…: shown as captured"); here the body
@@ -47,9 +51,18 @@ public enum BodyTextRewriter {
         let deadline = clock.now.advanced(by: timeLimit)
         var result = text
         for replacement in replacements {
+            if shouldStop() { return .skipped("stopped") }
+            var stopped = false
             do throws(ReplacementStopped) {
-                result = try replacement.apply(to: result) { clock.now < deadline }
+                result = try replacement.apply(to: result) {
+                    if shouldStop() {
+                        stopped = true
+                        return false
+                    }
+                    return clock.now < deadline
+                }
             } catch {
+                if stopped { return .skipped("stopped") }
                 return .skipped("a regex replacement ran past \(timeLimit) (its pattern reads far ahead for every match)")
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,16 +37,17 @@ final class ProxyAppProcess {
 
     /// Runs `proxyapp run --headless --quiet --listen 127.0.0.1:0 --data-dir DIR` and waits (at
     /// most `timeout` seconds) for `ProxyApp listening on http://127.0.0.1:PORT` on its output,
-    /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`.
-    /// `arguments` follow `run`'s own. `launcher` is a command that execs the proxy in its own
-    /// process (`["/usr/bin/prlimit", "--nofile=128:128"]`), so the process is still the proxy.
+    /// which goes to `DIR/proxyapp-output.txt`. The environment holds only `PATH` and `HOME`, plus
+    /// `environment`. `arguments` follow `run`'s own. `launcher` is a command that execs the proxy
+    /// in its own process (`["/usr/bin/prlimit", "--nofile=128:128"]`), so the process is still the proxy.
     static func startHeadless(executable: String, dataDirectory: URL, arguments: [String] = [],
-                              launcher: [String] = [], timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
+                              environment: [String: String] = [:], launcher: [String] = [],
+                              timeout: TimeInterval = 20) async throws -> ProxyAppProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let outputFile = dataDirectory.appendingPathComponent("proxyapp-output.txt")
         let arguments = ["run", "--headless", "--quiet", "--listen", "127.0.0.1:0", "--data-dir", dataDirectory.path] + arguments
         let (process, port) = try await ServerProcess.start(
-            executable, arguments, launcher: launcher, home: dataDirectory, outputFile: outputFile,
+            executable, arguments, launcher: launcher, home: dataDirectory, environment: environment, outputFile: outputFile,
             portPrefix: "ProxyApp listening on http://127.0.0.1:", timeout: timeout)
         return ProxyAppProcess(port: port, process: process, outputFile: outputFile)
     }
@@ -84,13 +86,33 @@ final class ProxyAppProcess {
     @discardableResult
     func stop(timeout: TimeInterval = 10) async -> Bool {
         guard process.isRunning else { return true }
-        process.terminate()
+        send(SIGTERM)
+        return await waitForExit(timeout: timeout) != nil
+    }
+
+    /// Sends `signal` to the process, without waiting.
+    func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits up to `timeout` seconds for the process to exit and returns its exit status; nil
+    /// when it had to be killed (SIGKILL) because it did not exit.
+    func waitForExit(timeout: TimeInterval) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline {
             try? await Task.sleep(nanoseconds: 50_000_000)
         }
-        guard process.isRunning else { return true }
+        guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGKILL)
-        return false
+        process.waitUntilExit()
+        return nil
+    }
+}
+
+extension XCTestCase {
+    /// The built `proxyapp`; fails the test, saying to build it, when there is none.
+    func proxyAppExecutable() throws -> String {
+        try XCTUnwrap(ProxyAppProcess.builtExecutable,
+                      "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
     }
 }

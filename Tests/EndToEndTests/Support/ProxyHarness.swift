@@ -8,12 +8,12 @@ import ProxyModel
 import Rules
 
 /// The proxy under test, wired the way the CLI wires it: a `ProxyServer` on 127.0.0.1 with an
-/// ephemeral port, the system resolver on a thread pool, and the real `CaptureWriter` and
+/// ephemeral port, the system resolver on threads of its own, a blocking pool, and the real `CaptureWriter` and
 /// `TrafficRepository` on a SQLite file in a fresh temporary directory.
 ///
 /// Tests read captured flows back from the database, so they check the whole path from the
-/// wire to the stored row. `shutdown()` stops the server, the event loops, the thread pool and
-/// the writer, and removes the directory.
+/// wire to the stored row. `shutdown()` stops the server, the resolver, the blocking pool, the
+/// event loops and the writer (in `proxyapp run`'s order), and removes the directory.
 final class ProxyHarness: Sendable {
     let port: Int
     let configuration: ProxyConfiguration
@@ -21,12 +21,15 @@ final class ProxyHarness: Sendable {
     let writer: CaptureWriter
     /// Scratch space for the test (upload files, curl output); removed on shutdown.
     let directory: URL
+    /// Where map-local reads and large rewrites run; a test may fill it with work of its own.
+    let blockingPool: BlockingPool
     private let server: ProxyServer
     private let group: MultiThreadedEventLoopGroup
-    private let threadPool: NIOThreadPool
+    private let resolver: SystemHostResolver
 
     private init(port: Int, configuration: ProxyConfiguration, repository: TrafficRepository, writer: CaptureWriter,
-                 directory: URL, server: ProxyServer, group: MultiThreadedEventLoopGroup, threadPool: NIOThreadPool) {
+                 directory: URL, server: ProxyServer, group: MultiThreadedEventLoopGroup, resolver: SystemHostResolver,
+                 blockingPool: BlockingPool) {
         self.port = port
         self.configuration = configuration
         self.repository = repository
@@ -34,7 +37,8 @@ final class ProxyHarness: Sendable {
         self.directory = directory
         self.server = server
         self.group = group
-        self.threadPool = threadPool
+        self.resolver = resolver
+        self.blockingPool = blockingPool
     }
 
     /// Starts a proxy; `configure` adjusts the configuration (timeouts, capture cap) after the
@@ -45,8 +49,11 @@ final class ProxyHarness: Sendable {
     ///   as a reload of the rules file.
     /// - Parameter threads: event loops; each has its own upstream pool, so tests that need two
     ///   clients to share pooled connections use 1.
+    /// - Parameter resolver: the system resolver by default (one thread); a test passes one that
+    ///   answers names of its own.
     static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
                       rules: LiveRules = LiveRules(), threads: Int = 2,
+                      resolver: SystemHostResolver = SystemHostResolver(limits: .init(threads: 1)),
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
@@ -76,19 +83,20 @@ final class ProxyHarness: Sendable {
         configure(&configuration)
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let threadPool = NIOThreadPool(numberOfThreads: 1)
-        threadPool.start()
+        let blockingPool = BlockingPool(numberOfThreads: 1)
         let server = ProxyServer(configuration: configuration, sink: writer, group: group,
-                                 resolver: SystemHostResolver(threadPool: threadPool), interception: interception,
-                                 rules: rules, blockingPool: threadPool, logger: logger)
+                                 resolver: resolver, interception: interception,
+                                 rules: rules, blockingPool: blockingPool, logger: logger)
         do {
             let address = try await server.start()
             guard let port = address.port else { throw ChannelError.unknownLocalAddress }
             return ProxyHarness(port: port, configuration: configuration, repository: repository, writer: writer,
-                                directory: directory, server: server, group: group, threadPool: threadPool)
+                                directory: directory, server: server, group: group, resolver: resolver,
+                                blockingPool: blockingPool)
         } catch {
+            resolver.shutdown()
+            blockingPool.shutdown()
             try? await group.shutdownGracefully()
-            try? await threadPool.shutdownGracefully()
             writer.close()
             try? FileManager.default.removeItem(at: directory)
             throw error
@@ -126,8 +134,9 @@ final class ProxyHarness: Sendable {
 
     func shutdown() async {
         try? await server.stop()
+        resolver.shutdown()
+        blockingPool.shutdown()
         try? await group.shutdownGracefully()
-        try? await threadPool.shutdownGracefully()
         writer.close()
         try? FileManager.default.removeItem(at: directory)
     }

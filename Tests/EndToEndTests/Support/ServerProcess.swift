@@ -5,7 +5,8 @@ import Glibc
 
 /// Starts a child server (`proxyapp run`, `openssl s_server`) for a test and waits for the line
 /// that tells its port: what every such server needs, in one place. Its output (stdout and
-/// stderr) goes to a file the test can read; its environment holds only `PATH` and `HOME`.
+/// stderr) goes to a file the test can read; its environment holds only `PATH` and `HOME`, plus
+/// what the test adds.
 enum ServerProcess {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -16,7 +17,7 @@ enum ServerProcess {
     /// error quotes its output. `launcher` is a command that execs the server in its own process
     /// (`["/usr/bin/prlimit", "--nofile=128:128"]`), so the process is still the server.
     static func start(_ executable: String, _ arguments: [String], launcher: [String] = [], home: URL,
-                      outputFile: URL, portPrefix: String,
+                      environment: [String: String] = [:], outputFile: URL, portPrefix: String,
                       timeout: TimeInterval) async throws -> (process: Process, port: Int) {
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputFile)
@@ -24,7 +25,7 @@ enum ServerProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
         process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": home.path]
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": home.path]) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output

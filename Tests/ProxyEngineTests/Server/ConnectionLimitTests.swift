@@ -17,7 +17,7 @@ final class ConnectionLimitTests: XCTestCase {
         var configuration = ProxyConfiguration()
         configuration.maxConnections = maxConnections
         return ProxyServices(configuration: configuration, sink: CollectingSink(), connector: FakeConnector(loop: loop),
-                             logger: Logger(label: "test"))
+                             blockingWork: InlineWork(), logger: Logger(label: "test"))
     }
 
     /// A connection as the listener hands it over: pipeline configured, then active.

@@ -6,22 +6,20 @@ import XCTest
 
 /// Name resolution: literals and RFC 6761 names never become DNS queries.
 final class SystemHostResolverTests: XCTestCase {
-    private var threadPool: NIOThreadPool!
+    private var resolver: SystemHostResolver!
     private var group: MultiThreadedEventLoopGroup!
 
     override func setUp() {
-        threadPool = NIOThreadPool(numberOfThreads: 1)
-        threadPool.start()
+        resolver = SystemHostResolver(limits: .init(threads: 1))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
 
     override func tearDown() {
-        try? threadPool.syncShutdownGracefully()
+        resolver.shutdown()
         try? group.syncShutdownGracefully()
     }
 
     func testLiteralsAndLocalhost() throws {
-        let resolver = SystemHostResolver(threadPool: threadPool)
         let loop = group.next()
         XCTAssertEqual(try resolver.resolve(host: "127.0.0.2", port: 81, on: loop).wait().map(\.port), [81])
         XCTAssertEqual(try resolver.resolve(host: "::1", port: 82, on: loop).wait().first?.ipAddress, "::1")
@@ -30,7 +28,6 @@ final class SystemHostResolverTests: XCTestCase {
     }
 
     func testInvalidNamesFailWithAReason() {
-        let resolver = SystemHostResolver(threadPool: threadPool)
         XCTAssertThrowsError(try resolver.resolve(host: "no-such.invalid", port: 80, on: group.next()).wait()) { error in
             guard case .dnsFailure(let host, let reason)? = error as? ProxyFailure else {
                 return XCTFail("unexpected \(error)")
@@ -43,7 +40,6 @@ final class SystemHostResolverTests: XCTestCase {
     /// A host that is not in `HostName.normalized` form never reaches getaddrinfo, which would
     /// read `0x7f.1` as 127.0.0.1 where no rule looked.
     func testUnnormalizedHostsAreRefused() {
-        let resolver = SystemHostResolver(threadPool: threadPool)
         for host in ["0x7f.1", "2130706433", "127.1", "0177.0.0.1", "::ffff:127.0.0.1", "Localhost", "localhost.",
                      "0:0::1"] {
             XCTAssertThrowsError(try resolver.resolve(host: host, port: 80, on: group.next()).wait(), host) { error in
@@ -54,5 +50,11 @@ final class SystemHostResolverTests: XCTestCase {
                 XCTAssertEqual(reason, "not resolved: the host is not in canonical form")
             }
         }
+    }
+
+    /// `getaddrinfo` finds a name the system knows (`/etc/hosts`) with the port asked for.
+    func testSystemLookUp() throws {
+        let looked = try SystemHostResolver.lookUp(host: "localhost", port: 85)
+        XCTAssertTrue(looked.contains { $0.ipAddress == "127.0.0.1" && $0.port == 85 }, "\(looked)")
     }
 }

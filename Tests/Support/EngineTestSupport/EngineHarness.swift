@@ -97,11 +97,17 @@ final class DeferredWork: BlockingWork, @unchecked Sendable {
     private var pending: [() -> Void] = []
     /// How many pieces of work were asked for so far.
     private(set) var requested = 0
+    /// How many released pieces stopped at once because their client had gone.
+    private(set) var cancelled = 0
 
     func run<T: Sendable>(on eventLoop: any EventLoop, _ work: @escaping @Sendable () throws -> T) -> EventLoopFuture<T> {
         requested += 1
         let promise = eventLoop.makePromise(of: T.self)
-        pending.append { promise.completeWith(Result { try work() }) }
+        pending.append {
+            let result = Result { try work() }
+            if case .failure(let error) = result, error is WorkCancellation.Cancelled { self.cancelled += 1 }
+            promise.completeWith(result)
+        }
         return promise.futureResult
     }
 

@@ -1,0 +1,117 @@
+import CaptureStore
+import Foundation
+import ProxyModel
+import XCTest
+
+/// `proxyapp run` stops on SIGTERM whatever is running — a download the client is not reading,
+/// a DNS lookup that never returns — after storing the flows it had, with the write-ahead log
+/// folded into the capture file; a second signal during the shutdown ends it at once.
+///
+/// The stuck lookup is real: `getaddrinfo` reads the file named by `HOSTALIASES` for a
+/// single-label name, and that file is a FIFO nobody writes, so the open blocks forever.
+/// Waits for the exit are bounded (a hang fails by the bound); nothing asserts on timing.
+final class ShutdownTests: XCTestCase {
+    /// A proxy whose lookups of single-label names hang (see the type's comment), with an
+    /// origin; `body` gets both and the data directory.
+    private func withStuckDNSProxy(_ body: (ProxyAppProcess, TestOrigin, URL) async throws -> Void) async throws {
+        let data = try makeScratchDirectory("shutdown")
+        let fifo = data.appendingPathComponent("hostaliases.fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let origin = try await TestOrigin.start()
+        do {
+            let proxy = try await ProxyAppProcess.startHeadless(
+                executable: try proxyAppExecutable(), dataDirectory: data, arguments: ["--dns-timeout", "60"],
+                environment: ["HOSTALIASES": fifo.path])
+            do {
+                try await body(proxy, origin, data)
+            } catch {
+                await proxy.stop()
+                throw error
+            }
+            await proxy.stop()
+        } catch {
+            await origin.shutdown()
+            throw error
+        }
+        await origin.shutdown()
+    }
+
+    /// Starts a download the client does not read (the proxy holds it by back-pressure) and a
+    /// request whose DNS lookup never returns; returns both clients.
+    private func startDownloadAndStuckLookup(proxy: ProxyAppProcess, origin: TestOrigin) async throws
+        -> (download: RawClient, lookup: RawClient) {
+        let download = try RawClient(port: proxy.port)
+        try download.send("GET \(origin.url("/bytes/\(4 << 30)")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+        let started = try download.read(timeout: 10) { $0.count >= 64 << 10 }
+        XCTAssertTrue(started, "the download is under way")
+        let lookup = try RawClient(port: proxy.port)
+        try lookup.send("GET http://stuckname/ HTTP/1.1\r\nHost: stuckname\r\n\r\n")
+        // Another exchange through the proxy, so the stuck request has surely been read.
+        let after = try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/204"), timeout: 10)
+        XCTAssertEqual(after.status, 204)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        return (download, lookup)
+    }
+
+    /// The flows stored in `data`'s capture file alone (without its `-wal`), by path.
+    private func flowsInTheMainFile(of data: URL) throws -> [Flow] {
+        let copy = try makeScratchDirectory("shutdown").appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: data.appendingPathComponent("traffic.sqlite"), to: copy)
+        let repository = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: copy.path))
+        return try repository.latestFlows(limit: 1000)
+    }
+
+    func testSIGTERMStopsMidDownloadAndMidLookupAndKeepsTheFlows() async throws {
+        try await withStuckDNSProxy { proxy, origin, data in
+            for index in 0..<3 {
+                let fetched = try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/\(1000 + index)"), timeout: 10)
+                XCTAssertEqual(fetched.status, 200)
+            }
+            let (download, lookup) = try await startDownloadAndStuckLookup(proxy: proxy, origin: origin)
+            defer {
+                download.close()
+                lookup.close()
+            }
+
+            proxy.send(SIGTERM)
+            let status = await proxy.waitForExit(timeout: 20)
+            XCTAssertEqual(status, 0, "exited cleanly on SIGTERM (nil: it hung and was killed)\n\(proxy.output)")
+            XCTAssertTrue(proxy.output.contains("Stored "), proxy.output)
+            XCTAssertFalse(proxy.output.contains("Cannot schedule tasks"), proxy.output)
+
+            // The lookup's client was answered, not left hanging.
+            XCTAssertTrue(try lookup.read(timeout: 5) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") })
+            XCTAssertTrue(String(decoding: lookup.pending, as: UTF8.self).hasPrefix("HTTP/1.1 502"),
+                          String(decoding: lookup.pending, as: UTF8.self))
+
+            let wal = data.appendingPathComponent("traffic.sqlite-wal").path
+            let walSize = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            XCTAssertEqual(walSize, 0, "the write-ahead log was folded into the capture file")
+            let flows = try flowsInTheMainFile(of: data)
+            let paths = flows.map(\.path)
+            for index in 0..<3 {
+                XCTAssertTrue(paths.contains("/bytes/\(1000 + index)"), "\(paths)")
+            }
+            XCTAssertTrue(paths.contains("/status/204"), "\(paths)")
+            let stuck = flows.first { $0.host == "stuckname" }
+            XCTAssertEqual(stuck?.error, "cannot resolve host 'stuckname': the proxy is shutting down")
+            XCTAssertTrue(paths.contains("/bytes/\(4 << 30)"), "the interrupted download is recorded: \(paths)")
+        }
+    }
+
+    /// A second signal while the proxy is stopping ends it at once (exit status 128 + signal).
+    func testASecondSignalExitsAtOnce() async throws {
+        try await withStuckDNSProxy { proxy, origin, _ in
+            let (download, lookup) = try await startDownloadAndStuckLookup(proxy: proxy, origin: origin)
+            defer {
+                download.close()
+                lookup.close()
+            }
+            proxy.send(SIGTERM)
+            proxy.send(SIGINT)
+            let status = await proxy.waitForExit(timeout: 20)
+            XCTAssertTrue(status == 128 + SIGINT || status == 128 + SIGTERM, "exit status \(String(describing: status))")
+            XCTAssertTrue(proxy.output.contains("again: exiting without waiting"), proxy.output)
+        }
+    }
+}
