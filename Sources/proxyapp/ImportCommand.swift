@@ -23,9 +23,10 @@ struct ImportCommand: ParsableCommand {
         do {
             flows = try HARReader.flows(from: bytes)
         } catch {
-            throw CLIError("\(harPath) is not a HAR file ProxyApp can read: \(error.description). Nothing was imported.")
+            // The reason may quote the file's strings (a URL with a newline or ESC): escaped whole.
+            throw CLIError("\(harPath) is not a HAR file ProxyApp can read: \(TerminalText.escaped(error.description)). Nothing was imported.")
         }
-        try FileManager.default.createDirectory(at: data.directory, withIntermediateDirectories: true)
+        if let tightened = try data.preparePrivateDirectory() { StandardError.print(tightened) }
         let repository = TrafficRepository(database: try TrafficDatabase(path: data.databasePath))
         let ids: [Int64]
         do {

@@ -66,11 +66,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let logger = Logger(label: "proxyapp")
         let directory = data.directory
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
-        }
+        let tightened = try data.preparePrivateDirectory()
         let database: TrafficDatabase
         do {
             database = try TrafficDatabase(path: data.databasePath)
@@ -102,7 +98,7 @@ struct RunCommand: AsyncParsableCommand {
         threadPool.start()
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
-                                            initialText: initialRules.text) { line in Console.write(line + "\n") }
+                                            initialText: initialRules.text) { line in Console.write(TerminalText.escaped(line, keepingLineBreaks: true) + "\n") }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
             resolver: SystemHostResolver(threadPool: threadPool), interception: https?.interception,
@@ -119,6 +115,7 @@ struct RunCommand: AsyncParsableCommand {
         let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
         var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
+        if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         banner += initialRules.banner
