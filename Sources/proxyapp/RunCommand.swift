@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureStore
+import FlowExport
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -25,7 +26,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
 
     @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
-    var maxBodySize: ByteCount = ByteCount(bytes: 16 << 20)
+    var maxBodySize: ByteCount = RunCommand.defaultMaxBodySize
 
     @Option(help: "Seconds before an idle client connection is closed.")
     var idleTimeout: Int = 60
@@ -50,10 +51,17 @@ struct RunCommand: AsyncParsableCommand {
     /// stays affordable.
     static let maxBodySizeLimit = 512 << 20
 
-    func validate() throws {
-        guard maxBodySize.bytes <= Self.maxBodySizeLimit else {
-            throw ValidationError("--max-body-size must be at most 512MiB (got \(maxBodySize)).")
+    /// `--max-body-size` of `run` and `import`.
+    static let defaultMaxBodySize = ByteCount(bytes: HARReader.defaultMaximumBodySize)
+
+    static func validateMaxBodySize(_ size: ByteCount) throws {
+        guard size.bytes <= maxBodySizeLimit else {
+            throw ValidationError("--max-body-size must be at most 512MiB (got \(size)).")
         }
+    }
+
+    func validate() throws {
+        try Self.validateMaxBodySize(maxBodySize)
         for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
                               ("--upstream-timeout", upstreamTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")

@@ -88,6 +88,12 @@ final class TerminalOutputTests: XCTestCase {
         let relative = try refusal(method: "GET", url: #"/a\u009b2J\u202e"#)
         Self.assertSafe(relative)
         XCTAssertTrue(relative.contains(#"not an absolute URL: '/a\u{9B}2J\u{202E}'"#), relative)
+        let method = try refusal(method: #"GET\u001b]52;c;cHduZWQ=\u0007\n"#, url: "http://a.test/")
+        Self.assertSafe(method)
+        XCTAssertTrue(method.contains(#"request.method: 'GET\x1b]52;c;cHduZWQ=\x07\x0a' is not an HTTP method"#), method)
+        let nul = try refusal(method: "GET", url: #"http://a.test/a\u0000b"#)
+        Self.assertSafe(nul)
+        XCTAssertTrue(nul.contains(#"log.entries[0].request.url: a control character (\x00) in the URL"#), nul)
     }
 
     /// `export --raw` writes the bytes as they are to a pipe or file; to a terminal, text is
