@@ -32,9 +32,8 @@ struct ImportCommand: ParsableCommand {
         let descriptor = try openInput()
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         let data = self.data
-        var tightened: String?
         let flowImport = FlowImport {
-            tightened = try data.preparePrivateDirectory()
+            if let tightened = try data.preparePrivateDirectory() { StandardError.print(tightened) }
             return TrafficRepository(database: try TrafficDatabase(path: data.databasePath))
         }
         let ids: [Int64]
@@ -54,7 +53,6 @@ struct ImportCommand: ParsableCommand {
             flowImport.rollBack()
             throw CLIError("could not store the flows of \(harPath) in \(data.databasePath): \(error). Nothing was imported.")
         }
-        if let tightened { StandardError.print(tightened) }
         if let first = ids.first, let last = ids.last {
             print("imported \(ids.count) flows from \(harPath) as #\(first)–#\(last) into \(data.databasePath)")
         } else {
