@@ -7,17 +7,23 @@ import Glibc
 import Darwin
 #endif
 
-/// Where a HAR export (`proxyapp export --har`, the TUI's `e`) writes, and how the file comes into place.
+/// Where an export (`proxyapp export --har`, the TUI's `e` and `c`) writes, and how the file
+/// comes into place.
 ///
 /// A new file, or an existing regular file, is written beside its name (`FILE.partial`) and
-/// renamed over it at the end, so a failed export never leaves half a HAR under that name.
+/// renamed over it at the end, so a failed export never leaves half a file under that name.
 /// Anything else — stdout (`-`), a symlink, a device such as `/dev/stdout`, a FIFO from
 /// `>(gzip > x.gz)` — is written through directly: renaming over it would replace the link or
 /// the device node instead of writing into what it points at.
+///
+/// Permissions: a new file is private (0600 by default; exports hold credentials and bodies). A
+/// file replaced keeps the permission bits it had, as `>` in a shell would: the user chose that
+/// file and its mode. Nothing written through is ever chmod'ed.
 public enum ExportDestination: Sendable {
     case standardOutput
-    /// Written to `partial`, renamed to `path` by `commit`.
-    case replacing(path: String, partial: String)
+    /// Written to `partial`, renamed to `path` by `commit`; `existingMode` is the permission
+    /// bits of the file being replaced (nil for a new file).
+    case replacing(path: String, partial: String, existingMode: mode_t?)
     case direct(path: String)
 
     public init(path: String) {
@@ -27,11 +33,13 @@ public enum ExportDestination: Sendable {
         }
         var info = stat()
         if lstat(path, &info) == 0 {
-            self = (info.st_mode & S_IFMT) == S_IFREG ? .replacing(path: path, partial: path + ".partial") : .direct(path: path)
+            self = (info.st_mode & S_IFMT) == S_IFREG
+                ? .replacing(path: path, partial: path + ".partial", existingMode: info.st_mode & 0o777)
+                : .direct(path: path)
         } else {
             // Missing (the usual case): a new file. Any other failure (a directory we may not
             // search, say) surfaces when the file is opened.
-            self = errno == ENOENT ? .replacing(path: path, partial: path + ".partial") : .direct(path: path)
+            self = errno == ENOENT ? .replacing(path: path, partial: path + ".partial", existingMode: nil) : .direct(path: path)
         }
     }
 
@@ -39,7 +47,7 @@ public enum ExportDestination: Sendable {
     public var name: String {
         switch self {
         case .standardOutput: return "stdout"
-        case .replacing(let path, _), .direct(let path): return path
+        case .replacing(let path, _, _), .direct(let path): return path
         }
     }
 
@@ -51,11 +59,17 @@ public enum ExportDestination: Sendable {
         }
     }
 
-    public func open() throws -> FileOutput {
+    /// Opens the file to write. `newFileMode` is what a new file gets (0700 for a script).
+    public func open(newFileMode: mode_t = 0o600) throws -> FileOutput {
         switch self {
-        case .standardOutput: return .standardOutput()
-        case .replacing(_, let partial): return try FileOutput(creatingFileAt: partial)
-        case .direct(let path): return try FileOutput(creatingFileAt: path)
+        case .standardOutput:
+            return .standardOutput()
+        case .replacing(_, let partial, let existingMode):
+            let output = try FileOutput(creatingFileAt: partial, mode: newFileMode)
+            try output.setPermissions(existingMode ?? newFileMode)
+            return output
+        case .direct(let path):
+            return try FileOutput(creatingFileAt: path, mode: newFileMode)
         }
     }
 
@@ -66,7 +80,7 @@ public enum ExportDestination: Sendable {
             try output.flush()
         case .direct:
             try output.close()
-        case .replacing(let path, let partial):
+        case .replacing(let path, let partial, _):
             try output.close()
             if rename(partial, path) != 0 {
                 throw HARFileExportError("cannot move \(partial) to \(path): \(String(cString: strerror(errno))).")
@@ -81,7 +95,7 @@ public enum ExportDestination: Sendable {
             try? output.flush()
         case .direct:
             try? output.close()
-        case .replacing(_, let partial):
+        case .replacing(_, let partial, _):
             try? output.close()
             try? FileManager.default.removeItem(atPath: partial)
         }

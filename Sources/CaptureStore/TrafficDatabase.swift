@@ -36,8 +36,10 @@ public final class TrafficDatabase: Sendable {
     /// Device and inode of the file when it was opened, to notice deletion or replacement.
     private let fileIdentity: FileIdentity?
 
-    /// Opens the capture database at `path` read-write, creating the file if needed, and runs
-    /// the migrations. The parent directory must exist.
+    /// Opens the capture database at `path` read-write, creating the file if needed (mode 0600:
+    /// it holds credentials and decrypted bodies; SQLite gives the `-wal` and `-shm` files it
+    /// creates, now or after a checkpoint removed them, the main file's mode), and runs the
+    /// migrations. The parent directory must exist. An existing file keeps its mode.
     ///
     /// - Throws: `CaptureStoreError.schemaTooNew` for a file written by a newer store,
     ///   `CaptureStoreError.notACaptureDatabase` for a file that is not SQLite, or GRDB's
@@ -45,6 +47,7 @@ public final class TrafficDatabase: Sendable {
     public init(path: String) throws {
         var configuration = Self.baseConfiguration()
         configuration.label = "proxyapp.capture"
+        Self.createPrivateFile(path)
         let pool = try Self.mappingNotADatabase(path: path) {
             try DatabasePool(path: path, configuration: configuration)
         }
@@ -127,6 +130,16 @@ public final class TrafficDatabase: Sendable {
             db.add(function: RegexSQLFunction.rulesFunction)
         }
         return configuration
+    }
+
+    /// Creates an empty file at `path`, mode 0600 whatever the umask, unless something is there
+    /// already (SQLite reads an empty file as an empty database). Failures are left for SQLite
+    /// to report when it opens the path.
+    private static func createPrivateFile(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        _ = fchmod(descriptor, 0o600)
+        close(descriptor)
     }
 
     /// Runs `body`, turning SQLite's "file is not a database" into `.notACaptureDatabase`.

@@ -7,29 +7,21 @@ extension TrafficRepository {
     /// into the same file waits well under `TrafficDatabase.busyTimeout` for the write lock.
     public static let importChunkSize = 2_000
 
+    /// What one import transaction may hold in bodies: a chunk of 2,000 large flows would be
+    /// gigabytes in memory.
+    public static let importChunkBodyBytes = 64 << 20
+
     /// Inserts many flows (an import) in several short transactions, returning their new ids in
     /// order. All or nothing for the caller: when a later chunk fails, the flows this call had
-    /// already inserted are deleted again before the error is rethrown, so the store holds what
-    /// it held before. Flows other writers stored meanwhile are never touched.
-    ///
-    /// One long transaction would do the same with less code, but a running proxy's capture
-    /// writer gives up on a batch after waiting `busyTimeout` for the lock, and a large import
-    /// would make it lose live flows.
+    /// already inserted are deleted again before the error is rethrown (see `FlowImport`).
     @discardableResult
     public func insertAll(_ flows: [Flow], chunkSize: Int = importChunkSize) throws -> [Int64] {
-        precondition(chunkSize > 0, "chunkSize must be positive")
-        var ids: [Int64] = []
-        ids.reserveCapacity(flows.count)
+        let flowImport = FlowImport(chunkSize: chunkSize) { self }
         do {
-            var start = flows.startIndex
-            while start < flows.endIndex {
-                let end = min(start + chunkSize, flows.endIndex)
-                ids += try insert(Array(flows[start..<end]))
-                start = end
-            }
-            return ids
+            for flow in flows { try flowImport.add(flow) }
+            return try flowImport.finish()
         } catch {
-            try? delete(ids: ids)
+            flowImport.rollBack()
             throw error
         }
     }
@@ -43,5 +35,69 @@ extension TrafficRepository {
                 _ = try FlowRecord.filter(keys: Array(part)).deleteAll(db)
             }
         }
+    }
+}
+
+/// An import in progress: flows arrive one at a time (a HAR being read as a stream) and are
+/// stored in chunks of `chunkSize` flows or `chunkBodyBytes` of bodies, each chunk one short
+/// transaction, so a proxy capturing into the same file waits well under
+/// `TrafficDatabase.busyTimeout` for the write lock, and memory holds one chunk.
+///
+/// All or nothing for the caller: after a failure (of a chunk, or of the input after some chunks
+/// were stored), `rollBack` deletes every flow this import inserted, so the store holds what it
+/// held before; flows other writers stored meanwhile are never touched. One long transaction
+/// would be simpler, but a running proxy's capture writer gives up on a batch after waiting
+/// `busyTimeout` for the lock and would lose live flows. A killed import keeps its chunks.
+///
+/// The repository is opened on the first chunk (`open`), so an input that fails before its
+/// first flow creates no capture file.
+public final class FlowImport {
+    private let chunkSize: Int
+    private let chunkBodyBytes: Int
+    private let open: () throws -> TrafficRepository
+    private var repository: TrafficRepository?
+    private var pending: [Flow] = []
+    private var pendingBodyBytes = 0
+    /// The ids this import inserted, in order.
+    public private(set) var ids: [Int64] = []
+
+    public init(chunkSize: Int = TrafficRepository.importChunkSize,
+                chunkBodyBytes: Int = TrafficRepository.importChunkBodyBytes,
+                open: @escaping () throws -> TrafficRepository) {
+        precondition(chunkSize > 0, "chunkSize must be positive")
+        self.chunkSize = chunkSize
+        self.chunkBodyBytes = chunkBodyBytes
+        self.open = open
+    }
+
+    /// Queues `flow`; stores the chunk when it is full.
+    public func add(_ flow: Flow) throws {
+        pending.append(flow)
+        pendingBodyBytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count
+        if pending.count >= chunkSize || pendingBodyBytes >= chunkBodyBytes { try store() }
+    }
+
+    /// Stores what is queued; returns the ids of every flow of the import, in order.
+    public func finish() throws -> [Int64] {
+        try store()
+        return ids
+    }
+
+    /// Deletes what this import stored (best effort: the error that led here matters more).
+    public func rollBack() {
+        pending = []
+        pendingBodyBytes = 0
+        guard let repository else { return }
+        try? repository.delete(ids: ids)
+        ids = []
+    }
+
+    private func store() throws {
+        guard !pending.isEmpty else { return }
+        let repository = try self.repository ?? open()
+        self.repository = repository
+        ids += try repository.insert(pending)
+        pending.removeAll(keepingCapacity: true)
+        pendingBodyBytes = 0
     }
 }

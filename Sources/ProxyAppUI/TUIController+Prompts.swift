@@ -166,11 +166,19 @@ extension TUIController {
                 return [.message(StatusMessage(.error, "flow #\(id) is a CONNECT tunnel: there is no HTTP request to repeat"))]
             }
             let script = "#!/bin/sh\n" + CurlCommand.render(flow) + "\n"
+            // Through ExportDestination, as HAR exports: written whole or not at all, a new
+            // script private to its owner (0700: it may hold credentials), a replaced file
+            // keeping its mode.
+            let destination = ExportDestination(path: path)
+            var output: FileOutput?
             do {
-                try Data(script.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-                _ = chmod(path, 0o755)
+                let file = try destination.open(newFileMode: 0o700)
+                output = file
+                try Array(script.utf8).withUnsafeBytes { try file.write($0) }
+                try destination.commit(file)
             } catch {
-                return [.message(StatusMessage(.error, "cannot write \(path): \(error.localizedDescription)"))]
+                if let output { destination.abandon(output) }
+                return [.message(StatusMessage(.error, "cannot write \(path): \(error)"))]
             }
             return [.message(StatusMessage(.info, "saved flow #\(id) as a curl command to \(path)"))]
         }

@@ -9,8 +9,15 @@ import Darwin
 /// files written atomically (a temporary file with its final mode from the first byte, synced,
 /// then renamed over the old one) and an exclusive lock so two processes starting at once do not
 /// both create a CA.
-struct PrivateDirectory {
-    let url: URL
+///
+/// The data directory is one too (its capture holds credentials and decrypted bodies): the CLI
+/// prepares it with `prepare()` and tightens the capture files in it with `restrictFiles(named:)`.
+public struct PrivateDirectory {
+    public let url: URL
+
+    public init(url: URL) {
+        self.url = url
+    }
 
     /// A file to write: its name in the directory, its bytes and its mode.
     struct FileContents {
@@ -25,15 +32,66 @@ struct PrivateDirectory {
         let finalPath: String
     }
 
-    /// Creates the directory if needed (its parents with default modes) and makes it 0700.
-    func prepare() throws {
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(
-                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-        } catch {
-            throw CertificateAuthorityError.fileSystem(path: url.path, reason: Self.reason(error))
+    /// A mode that was looser than private and has been tightened: the path, its old and new mode.
+    public struct Tightened: Sendable, Equatable, CustomStringConvertible {
+        public let path: String
+        public let oldMode: mode_t
+        public let newMode: mode_t
+
+        /// `/home/a/.proxyapp 755 → 700`
+        public var description: String { "\(path) \(String(oldMode, radix: 8)) → \(String(newMode, radix: 8))" }
+    }
+
+    /// Creates the directory if needed (missing parents too, each 0700) and makes it 0700.
+    /// Returns the old mode when the directory let its group or others in. A directory owned by
+    /// another user (`--data-dir /tmp`) is left as it is: it is not ours to change.
+    @discardableResult
+    public func prepare() throws -> Tightened? {
+        try createMissing(url.standardizedFileURL.path)
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { throw Self.posixError(path: url.path) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw CertificateAuthorityError.fileSystem(path: url.path, reason: "not a directory")
+        }
+        let mode = info.st_mode & 0o7777
+        guard info.st_uid == geteuid(), mode != 0o700 else { return nil }
+        guard chmod(url.path, 0o700) == 0 else { throw Self.posixError(path: url.path) }
+        return mode & 0o077 != 0 ? Tightened(path: url.path, oldMode: mode, newMode: 0o700) : nil
+    }
+
+    /// `mkdir -p -m 700`: every missing directory on the way to `path` is created 0700 (set
+    /// explicitly: the umask could take the owner's bits away).
+    private func createMissing(_ path: String) throws {
+        var missing: [String] = []
+        var current = path
+        var info = stat()
+        while !current.isEmpty, current != "/", stat(current, &info) != 0 {
+            guard errno == ENOENT else { throw Self.posixError(path: current) }
+            missing.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() {
+            if mkdir(directory, 0o700) != 0 && errno != EEXIST { throw Self.posixError(path: directory) }
+            _ = chmod(directory, 0o700)
+        }
+    }
+
+    /// Makes the named files of the directory 0600 (owner read and write only) where their
+    /// group or others had any access; returns those it changed. Missing files, files of other
+    /// users and anything but a regular file (a symlink is not followed) are left alone.
+    public func restrictFiles(named names: [String]) -> [Tightened] {
+        names.compactMap { name in
+            let path = url.appendingPathComponent(name).path
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            defer { close(descriptor) }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == geteuid() else {
+                return nil
+            }
+            let mode = info.st_mode & 0o7777
+            guard mode & 0o077 != 0, fchmod(descriptor, mode & 0o700) == 0 else { return nil }
+            return Tightened(path: path, oldMode: mode, newMode: mode & 0o700)
         }
     }
 

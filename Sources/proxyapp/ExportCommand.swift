@@ -16,6 +16,9 @@ struct ExportCommand: ParsableCommand {
             proxyapp export --har - --marked --redact > shared.har
             proxyapp export --curl 42
             proxyapp export --raw 42
+
+            To a terminal, --raw and --curl show control characters escaped (\\x1b); --raw
+            refuses binary bodies there: redirect or pipe it to get the bytes as they are.
             """)
 
     @OptionGroup var data: DataDirectoryOptions
@@ -67,11 +70,25 @@ struct ExportCommand: ParsableCommand {
             print(CurlCommand.render(redact ? FlowRedactor.redact(flow) : flow))
         } else if let rawID {
             let flow = try storedFlow(rawID, in: repository)
-            let bytes = RawExchange.render(redact ? FlowRedactor.redact(flow) : flow)
+            let bytes = try Self.rawOutput(RawExchange.render(redact ? FlowRedactor.redact(flow) : flow), id: rawID,
+                                           stdoutIsTerminal: isatty(STDOUT_FILENO) == 1)
             let output = FileOutput.standardOutput()
             try bytes.withUnsafeBytes { try output.write($0) }
             try output.flush()
         }
+    }
+
+    /// What `--raw` writes. To a pipe or a file: the bytes as on the wire. To a terminal, whose
+    /// escape sequences captured bytes must never reach: text with its control and bidi
+    /// characters shown escaped (`TerminalText`, line breaks kept); bytes that are not UTF-8
+    /// (a compressed or binary body) are refused, as `ca export --format der` refuses a terminal.
+    static func rawOutput(_ bytes: [UInt8], id: Int64, stdoutIsTerminal: Bool) throws -> [UInt8] {
+        guard stdoutIsTerminal else { return bytes }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw CLIError("flow #\(id) holds binary bytes (a compressed or binary body) and stdout is a terminal: "
+                + "redirect stdout (--raw \(id) > flow-\(id).http) or pipe it (--raw \(id) | less).")
+        }
+        return Array(TerminalText.escaped(text, keepingLineBreaks: true).utf8)
     }
 
     private func storedFlow(_ id: Int64, in repository: TrafficRepository) throws -> Flow {

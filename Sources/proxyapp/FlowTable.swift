@@ -4,6 +4,7 @@ import ProxyModel
 /// Renders flows as the fixed-width lines `proxyapp flows` prints and `proxyapp run` logs as
 /// each flow is stored. The last column holds the path (the full URL for HTTPS), then the
 /// flow's note in brackets, the rules that acted on it after `rules:` and its error after `!`.
+/// Control and bidi characters in any of them are shown escaped (`TerminalText`).
 enum FlowTable {
     static let header = row(id: "ID", time: "TIME", method: "METHOD", status: "STATUS", host: "HOST",
                             path: "PATH", size: "SIZE", duration: "DURATION")
@@ -25,8 +26,10 @@ enum FlowTable {
         if !flow.appliedRules.isEmpty { path += "  rules: " + flow.appliedRules.joined(separator: ", ") }
         if let error = flow.error { path += "  ! " + error }
         let host = flow.port == (flow.scheme == "https" ? 443 : 80) ? flow.host : "\(flow.host):\(flow.port)"
+        // Every text field came from traffic (or a HAR file): escaped, so no byte of it drives the terminal.
         return row(id: flow.id.map { "#\($0)" } ?? "-", time: timeFormatter.string(from: flow.startedAt),
-                   method: flow.method, status: status, host: host, path: path, size: size, duration: duration)
+                   method: TerminalText.escaped(flow.method), status: status, host: TerminalText.escaped(host),
+                   path: TerminalText.escaped(path), size: size, duration: duration)
     }
 
     private static func row(id: String, time: String, method: String, status: String, host: String,

@@ -6,7 +6,11 @@ import ProxyModel
 
 /// `proxyapp import --har FILE`: loads a HAR written by a browser, another proxy or ProxyApp
 /// into the capture store, so its flows can be listed, filtered, browsed and exported again.
-/// All or nothing: the whole file is read and checked before one transaction inserts it.
+///
+/// The file is read as a stream (`HARReader`): each entry is mapped and queued for the store as
+/// it is read, so memory stays near a few times `--max-body-size` whatever the file's size.
+/// All or nothing: when the file turns out bad (or storing fails) part-way, the flows already
+/// stored are deleted again (`FlowImport`).
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
@@ -17,20 +21,36 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .customLong("har"), help: ArgumentHelp("The HAR file to import ('-' for stdin).", valueName: "FILE"))
     var harPath: String
 
+    @Option(help: "Body bytes stored per request or response (as `run`); longer bodies keep their start and are marked truncated.")
+    var maxBodySize: ByteCount = RunCommand.defaultMaxBodySize
+
+    func validate() throws {
+        try RunCommand.validateMaxBodySize(maxBodySize)
+    }
+
     func run() throws {
-        let bytes = try readInput()
-        let flows: [Flow]
-        do {
-            flows = try HARReader.flows(from: bytes)
-        } catch {
-            throw CLIError("\(harPath) is not a HAR file ProxyApp can read: \(error.description). Nothing was imported.")
+        let descriptor = try openInput()
+        defer { if descriptor != STDIN_FILENO { close(descriptor) } }
+        let data = self.data
+        let flowImport = FlowImport {
+            if let tightened = try data.preparePrivateDirectory() { StandardError.print(tightened) }
+            return TrafficRepository(database: try TrafficDatabase(path: data.databasePath))
         }
-        try FileManager.default.createDirectory(at: data.directory, withIntermediateDirectories: true)
-        let repository = TrafficRepository(database: try TrafficDatabase(path: data.databasePath))
         let ids: [Int64]
         do {
-            ids = try repository.insertAll(flows)
+            try HARReader(maximumBodySize: maxBodySize.bytes).read(from: FileDescriptorSource(descriptor: descriptor)) {
+                try flowImport.add($0)
+            }
+            ids = try flowImport.finish()
+        } catch let error as HARImportError {
+            flowImport.rollBack()
+            // The reason may quote the file's strings (a URL with a newline or ESC): escaped whole.
+            throw CLIError("\(harPath) is not a HAR file ProxyApp can read: \(TerminalText.escaped(error.description)). Nothing was imported.")
+        } catch let error as HARReadError {
+            flowImport.rollBack()
+            throw CLIError("cannot read \(harPath): \(error). Nothing was imported.")
         } catch {
+            flowImport.rollBack()
             throw CLIError("could not store the flows of \(harPath) in \(data.databasePath): \(error). Nothing was imported.")
         }
         if let first = ids.first, let last = ids.last {
@@ -40,10 +60,10 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    /// The file's bytes. Read through a file handle, not `FileManager.contents(atPath:)`, which
-    /// answers nil for pipes (`--har <(gunzip -c x.har.gz)`, `/dev/stdin`).
-    private func readInput() throws -> Data {
-        if harPath == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    /// The file, opened for reading: `-` is stdin; pipes work (`--har <(gunzip -c x.har.gz)`,
+    /// `/dev/stdin`); a directory or a missing file is an error naming the fix.
+    private func openInput() throws -> Int32 {
+        if harPath == "-" { return STDIN_FILENO }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: harPath, isDirectory: &isDirectory) else {
             throw CLIError("no file at \(harPath). Give the path of a .har file (or '-' to read stdin).")
@@ -51,14 +71,10 @@ struct ImportCommand: ParsableCommand {
         guard !isDirectory.boolValue else {
             throw CLIError("\(harPath) is a directory. Give the path of a .har file (or '-' to read stdin).")
         }
-        guard let handle = FileHandle(forReadingAtPath: harPath) else {
-            throw CLIError("cannot read \(harPath): check its permissions.")
+        let descriptor = open(harPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CLIError("cannot read \(harPath): \(String(cString: strerror(errno))). Check its permissions.")
         }
-        defer { try? handle.close() }
-        do {
-            return try handle.readToEnd() ?? Data()
-        } catch {
-            throw CLIError("cannot read \(harPath): \(error.localizedDescription).")
-        }
+        return descriptor
     }
 }

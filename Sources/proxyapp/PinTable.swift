@@ -2,7 +2,8 @@ import Foundation
 import ProxyModel
 
 /// Renders the pinned hosts as the table `proxyapp pins list` prints: columns as wide as their
-/// longest value, the (long) reason last so lines stay readable when they wrap.
+/// longest value, the (long) reason last so lines stay readable when they wrap. Hosts and
+/// reasons come from client handshakes: shown escaped (`TerminalText`).
 enum PinTable {
     /// The whole table with a header, or a one-line notice when nothing is pinned; each line
     /// ends with a newline.
@@ -13,9 +14,9 @@ enum PinTable {
         formatter.timeZone = timeZone
         formatter.locale = Locale(identifier: "en_US_POSIX")
         let rows = [["HOST", "COUNT", "FIRST SEEN", "LAST SEEN", "EXPIRES", "REASON"]] + pins.map { pin in
-            [pin.host, String(pin.count), formatter.string(from: pin.firstSeen), formatter.string(from: pin.lastSeen),
+            [TerminalText.escaped(pin.host), String(pin.count), formatter.string(from: pin.firstSeen), formatter.string(from: pin.lastSeen),
              pin.isExpired(ttl: ttl, now: now) ? "expired" : formatter.string(from: pin.expiry(ttl: ttl)),
-             pin.reason]
+             TerminalText.escaped(pin.reason)]
         }
         let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureStore
+import FlowExport
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -26,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
 
     @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
-    var maxBodySize: ByteCount = ByteCount(bytes: 16 << 20)
+    var maxBodySize: ByteCount = RunCommand.defaultMaxBodySize
 
     @Option(help: "Seconds before an idle client connection is closed.")
     var idleTimeout: Int = 60
@@ -61,10 +62,17 @@ struct RunCommand: AsyncParsableCommand {
     /// stays affordable.
     static let maxBodySizeLimit = 512 << 20
 
-    func validate() throws {
-        guard maxBodySize.bytes <= Self.maxBodySizeLimit else {
-            throw ValidationError("--max-body-size must be at most 512MiB (got \(maxBodySize)).")
+    /// `--max-body-size` of `run` and `import`.
+    static let defaultMaxBodySize = ByteCount(bytes: HARReader.defaultMaximumBodySize)
+
+    static func validateMaxBodySize(_ size: ByteCount) throws {
+        guard size.bytes <= maxBodySizeLimit else {
+            throw ValidationError("--max-body-size must be at most 512MiB (got \(size)).")
         }
+    }
+
+    func validate() throws {
+        try Self.validateMaxBodySize(maxBodySize)
         for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
                               ("--upstream-timeout", upstreamTimeout), ("--dns-timeout", dnsTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
@@ -81,11 +89,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let logger = Logger(label: "proxyapp")
         let directory = data.directory
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("cannot create the data directory \(directory.path): \(error.localizedDescription). Pass a writable --data-dir.")
-        }
+        let tightened = try data.preparePrivateDirectory()
         // Before the CA is loaded: `ca regenerate` refuses while this is held (see RunningProxies).
         let marker = try RunningProxies.mark(dataDirectory: directory)
         defer { marker.release() }
@@ -122,7 +126,7 @@ struct RunCommand: AsyncParsableCommand {
         let blockingPool = BlockingPool(numberOfThreads: 4)
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
-                                            initialText: initialRules.text) { line in Console.write(line + "\n") }
+                                            initialText: initialRules.text) { line in Console.write(TerminalText.escaped(line, keepingLineBreaks: true) + "\n") }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
             resolver: resolver, interception: https?.interception,
@@ -142,6 +146,7 @@ struct RunCommand: AsyncParsableCommand {
         marker.update(listen: bound.description)
         var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
+        if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         banner += initialRules.banner

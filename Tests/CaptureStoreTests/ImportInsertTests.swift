@@ -42,6 +42,33 @@ final class ImportInsertTests: XCTestCase {
         XCTAssertEqual(try repository.latestFlows(limit: 10).compactMap(\.id).sorted(), existing)
     }
 
+    /// A streamed import: chunks are stored as flows arrive (by count or by body bytes), the
+    /// store is opened only for the first chunk, and `rollBack` removes what was stored.
+    func testFlowImportStoresChunksAndRollsBack() throws {
+        let repository = try makeRepository()
+        let existing = try repository.insert([Samples.flow(100)])
+        var opened = 0
+        let flowImport = FlowImport(chunkSize: 3, chunkBodyBytes: 1_000) {
+            opened += 1
+            return repository
+        }
+        try flowImport.add(Samples.flow(0))
+        try flowImport.add(Samples.flow(1))
+        XCTAssertEqual(opened, 0, "nothing stored before a chunk is full")
+        try flowImport.add(Samples.flow(2))
+        XCTAssertEqual(try repository.count(), 4)
+        var large = Samples.flow(3)
+        large.responseBody = CapturedBody(bytes: Data(count: 1_000), size: 1_000)
+        try flowImport.add(large)
+        XCTAssertEqual(try repository.count(), 5, "a chunk is also full at chunkBodyBytes")
+        try flowImport.add(Samples.flow(4))
+        XCTAssertEqual(flowImport.ids.count, 4)
+        flowImport.rollBack()
+        XCTAssertEqual(try repository.count(), 1)
+        XCTAssertEqual(try repository.latestFlows(limit: 10).compactMap(\.id), existing)
+        XCTAssertEqual(opened, 1)
+    }
+
     func testDeleteIgnoresUnknownIds() throws {
         let repository = try makeRepository()
         let ids = try repository.insert((0..<3).map { Samples.flow($0) })

@@ -250,7 +250,11 @@ final class TUIControllerTests: XCTestCase {
         let script = try String(contentsOf: directory.appendingPathComponent("flow-1.sh"), encoding: .utf8)
         XCTAssertTrue(script.hasPrefix("#!/bin/sh\ncurl 'http://api.test/items'"), script)
         XCTAssertTrue(script.contains(#"-H 'X-Test: it'\''s'"#), script)
-        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("flow-1.sh").path))
+        let scriptPath = directory.appendingPathComponent("flow-1.sh").path
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: scriptPath))
+        // Private to its owner: the script may hold credentials.
+        let mode = (try FileManager.default.attributesOfItem(atPath: scriptPath)[.posixPermissions] as? NSNumber)?.intValue
+        XCTAssertEqual(mode, 0o700)
     }
 
     func testPinsViewRemovesAPin() throws {

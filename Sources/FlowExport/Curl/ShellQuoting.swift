@@ -1,3 +1,5 @@
+import ProxyModel
+
 /// POSIX shell quoting for commands meant to be pasted into an interactive shell: one word per
 /// argument, no byte of a header, URL or body read by the shell as syntax (`$`, backquotes, `!`
 /// stay literal inside single quotes), and no control byte printed raw.
@@ -5,7 +7,7 @@
 /// A raw control byte is unsafe even inside quotes: pasted, `0x03` makes the terminal send
 /// SIGINT and the shell then runs the rest of the paste as commands; ESC starts terminal escape
 /// sequences when the command is printed; a tab triggers completion; a CR is turned into a LF.
-/// So C0 controls, DEL and C1 controls are written outside the quotes as `"$(printf '\NNN')"`
+/// So C0 controls, DEL, C1 controls and bidi overrides are written outside the quotes as `"$(printf '\NNN')"`
 /// (octal, POSIX `printf`). A command substitution drops trailing newlines, so a LF is written
 /// as `"$proxyapp_nl"`, a variable the command defines first (`newlineDefinition`).
 enum ShellQuoting {
@@ -72,9 +74,11 @@ enum ShellQuoting {
         return result
     }
 
-    /// C0 controls (tab, CR and LF included), DEL and C1 controls.
+    /// C0 controls (tab, CR and LF included), DEL, C1 controls and bidi overrides and isolates
+    /// (`TerminalText.isUnsafe`: a U+202E inside quotes would make the command read otherwise
+    /// than it runs).
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        TerminalText.isUnsafe(scalar)
     }
 
     private static func octalEscape(_ byte: UInt8) -> String {

@@ -48,9 +48,11 @@ public final class FileOutput: ByteOutput {
         FileOutput(descriptor: STDOUT_FILENO, name: "standard output", ownsDescriptor: false)
     }
 
-    /// Creates (or truncates) the file at `path`, mode 0644 before the umask.
-    public init(creatingFileAt path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Creates (or truncates) the file at `path`. A new file gets `mode` (the umask may take
+    /// bits away, never add them); an existing one keeps its own. The default is private: exports
+    /// hold credentials and bodies.
+    public init(creatingFileAt path: String, mode: mode_t = 0o600) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             throw ByteOutputError(description: "cannot create '\(path)': \(Self.describe(errno))")
         }
@@ -58,6 +60,15 @@ public final class FileOutput: ByteOutput {
         self.name = "'\(path)'"
         self.ownsDescriptor = true
         buffer.reserveCapacity(Self.capacity)
+    }
+
+    /// Sets the file's permission bits exactly (`fchmod`), whatever the umask. Only for a file
+    /// this process created: never for stdout or a device the user pointed at.
+    public func setPermissions(_ mode: mode_t) throws {
+        guard ownsDescriptor, descriptor >= 0 else { return }
+        guard fchmod(descriptor, mode) == 0 else {
+            throw ByteOutputError(description: "cannot set the permissions of \(name): \(Self.describe(errno))")
+        }
     }
 
     deinit {

@@ -200,12 +200,17 @@ final class JSONEmitter {
     }
 
     private func appendEscapedInPieces(_ bytes: UnsafeBufferPointer<UInt8>) {
-        // Large bodies are escaped in slices so the buffer is drained along the way. A slice
-        // boundary may split a multi-byte character: escaping works byte by byte, so that is fine.
+        // Large bodies are escaped in slices so the buffer is drained along the way. A slice ends
+        // on a character boundary: the escapes of C1 and bidi characters look at whole sequences.
         let piece = 32 * 1024
         var start = 0
         while start < bytes.count {
-            let end = min(start + piece, bytes.count)
+            var end = min(start + piece, bytes.count)
+            var backed = 0
+            while end < bytes.count, backed < 3, bytes[end] & 0xC0 == 0x80 {
+                end -= 1
+                backed += 1
+            }
             appendEscaped(UnsafeBufferPointer(rebasing: bytes[start..<end]))
             start = end
             flushIfFull()
@@ -215,36 +220,69 @@ final class JSONEmitter {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Escapes valid UTF-8: quote, backslash and control characters, plus U+2028/U+2029 (which
-    /// old JavaScript parsers reject inside strings).
+    /// old JavaScript parsers reject inside strings) and what a terminal must not receive raw
+    /// (`TerminalText.isUnsafe`: DEL, C1 controls, bidi overrides and isolates), so a HAR printed
+    /// with `export --har -` or `cat` cannot drive the terminal. The JSON values are unchanged.
     private func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
         var runStart = 0
         var index = 0
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            let needsEscape: Bool
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                needsEscape = byte == 0xE2 && index + 2 < count && bytes[index + 1] == 0x80
-                    && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9)
-            } else {
-                needsEscape = true
+            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
             }
-            guard needsEscape else { index += 1; continue }
+            var escapedScalar: UInt32? = nil
+            var length = 1
+            if byte >= 0x80 {
+                guard let scalar = Self.escapedMultiByteScalar(bytes, at: index) else {
+                    index += 1
+                    continue
+                }
+                escapedScalar = scalar.value
+                length = scalar.length
+            }
             if runStart < index {
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             }
-            if byte == 0xE2 {
-                appendStatic(bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029")
-                index += 3
+            if let escapedScalar {
+                appendUnicodeEscape(UInt16(escapedScalar))
             } else {
                 appendEscape(for: byte)
-                index += 1
             }
+            index += length
             runStart = index
         }
         if runStart < count {
             buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
         }
+    }
+
+    /// The scalar starting at `index` when it is one the emitter escapes although JSON allows it
+    /// raw: C1 controls (`C2 80`–`C2 9F`), U+2028/U+2029 and the bidi controls U+202A–U+202E
+    /// (`E2 80 A8`–`E2 80 AE`), U+2066–U+2069 (`E2 81 A6`–`E2 81 A9`); nil for anything else.
+    private static func escapedMultiByteScalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+        -> (value: UInt32, length: Int)?
+    {
+        let byte = bytes[index]
+        if byte == 0xC2 {
+            guard index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) else { return nil }
+            return (UInt32(bytes[index + 1]), 2)
+        }
+        guard byte == 0xE2, index + 2 < bytes.count else { return nil }
+        let second = bytes[index + 1]
+        let third = bytes[index + 2]
+        if second == 0x80, (0xA8...0xAE).contains(third) { return (0x2000 + UInt32(third - 0x80), 3) }
+        if second == 0x81, (0xA6...0xA9).contains(third) { return (0x2040 + UInt32(third - 0x80), 3) }
+        return nil
+    }
+
+    /// `\u` and four hex digits.
+    private func appendUnicodeEscape(_ unit: UInt16) {
+        buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"),
+                                   Self.hexDigits[Int(unit >> 12)], Self.hexDigits[Int(unit >> 8 & 0xF)],
+                                   Self.hexDigits[Int(unit >> 4 & 0xF)], Self.hexDigits[Int(unit & 0xF)]])
     }
 
     private func appendEscape(for byte: UInt8) {

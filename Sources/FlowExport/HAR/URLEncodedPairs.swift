@@ -77,7 +77,8 @@ struct URLEncodedPairs {
         return text
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of an ASCII hex digit (also used by the HAR reader's `\u` escapes).
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

@@ -1,3 +1,5 @@
+import ProxyModel
+
 /// One screen cell: a grapheme and its style. The right half of a wide character is a cell with
 /// empty `text` (a continuation), so every row has exactly `width` cells and columns line up.
 public struct Cell: Sendable, Hashable {
@@ -18,8 +20,9 @@ public struct Cell: Sendable, Hashable {
 /// Rendering is a pure function of the UI state into a grid; the terminal backend compares the
 /// new grid with the last one and sends only the cells that changed. Writing never wraps and
 /// never spills past the grid: text is clipped, a wide character that would be cut in half is
-/// replaced by a space, and control characters are shown as `�` so captured bytes can never
-/// move the cursor.
+/// replaced by a space, and control characters (C0, DEL, C1) and bidi overrides and isolates
+/// (`TerminalText.isUnsafe`) are shown as `�` so captured bytes can never move the cursor or
+/// reorder what is drawn.
 public struct ScreenGrid: Sendable, Equatable {
     public let width: Int
     public let height: Int
@@ -43,7 +46,7 @@ public struct ScreenGrid: Sendable, Equatable {
         let end = min(width, column + max(0, limit ?? width))
         var position = column
         for character in text {
-            let shown: Character = character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) ? "\u{FFFD}" : character
+            let shown: Character = character.unicodeScalars.contains(where: TerminalText.isUnsafe) ? "\u{FFFD}" : character
             let columns = DisplayWidth.of(shown)
             if columns == 0 { continue }  // a lone combining mark or format character: nothing to draw
             if position + columns > end {

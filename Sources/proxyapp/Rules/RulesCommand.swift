@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProxyModel
 import Rules
 
 /// `proxyapp rules`: checks a rules file and shows what it does, without starting the proxy.
@@ -34,7 +35,7 @@ extension RulesCommand {
             do {
                 set = try RulesFile.load(path: path)
             } catch {
-                FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+                FileHandle.standardError.write(Data("\(TerminalText.escaped(error.description, keepingLineBreaks: true))\n".utf8))
                 throw CLIError("\(error.issues.count) problem\(error.issues.count == 1 ? "" : "s") in \(path); the proxy would not use this file.")
             }
             print(RuleTable.render(set), terminator: "")
@@ -58,7 +59,7 @@ extension RulesCommand {
             do {
                 print(RuleTable.render(try RulesFile.load(path: path)), terminator: "")
             } catch {
-                FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+                FileHandle.standardError.write(Data("\(TerminalText.escaped(error.description, keepingLineBreaks: true))\n".utf8))
                 throw CLIError("\(path) has errors; a running proxy keeps the rules it had. `proxyapp rules check` explains.")
             }
         }
@@ -66,6 +67,7 @@ extension RulesCommand {
 }
 
 /// The rules as `rules list` and `rules check` print them: one block per rule, in file order.
+/// A rules file may come from anyone (a shared file): its strings are shown escaped.
 enum RuleTable {
     static func render(_ set: RuleSet) -> String {
         var text = ""
@@ -73,9 +75,9 @@ enum RuleTable {
             text += "No rules.\n"
         }
         for (offset, rule) in set.rules.enumerated() {
-            text += "\(offset + 1). \(rule.name)\(rule.enabled ? "" : "  (disabled)")  [line \(rule.line)]\n"
-            text += "   match: \(rule.matchDescription)\n"
-            text += "   then:  \(rule.actionDescription)\n"
+            text += "\(offset + 1). \(TerminalText.escaped(rule.name))\(rule.enabled ? "" : "  (disabled)")  [line \(rule.line)]\n"
+            text += "   match: \(TerminalText.escaped(rule.matchDescription))\n"
+            text += "   then:  \(TerminalText.escaped(rule.actionDescription))\n"
         }
         text += "ssl_proxying: \(set.sslProxying.description)\n"
         return text

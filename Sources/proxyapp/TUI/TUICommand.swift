@@ -29,6 +29,9 @@ struct TUICommand: ParsableCommand {
 
     func run() throws {
         let path = db.map { ($0 as NSString).expandingTildeInPath } ?? data.databasePath
+        if db == nil, FileManager.default.fileExists(atPath: path), let tightened = try data.preparePrivateDirectory() {
+            StandardError.print(tightened)
+        }
         guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError("no capture database at \(path). Start the proxy with `proxyapp run` first, or pass --db FILE.")
         }
@@ -85,7 +88,7 @@ private struct OutputRedirect {
     private var saved: [(Int32, Int32)] = []
 
     init(to path: String) {
-        var file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        var file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)  // private: log lines may quote traffic
         if file < 0 { file = open("/dev/null", O_WRONLY | O_CLOEXEC) }  // never onto the screen
         guard file >= 0 else { return }
         for descriptor in [STDOUT_FILENO, STDERR_FILENO] {

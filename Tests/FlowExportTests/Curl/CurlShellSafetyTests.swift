@@ -9,6 +9,7 @@ final class CurlShellSafetyTests: XCTestCase {
     private static let hostile = [
         "abc\u{1B}def", "innocent\u{3}\necho PWNED", "trailing\n\n", "\n", "it's\t\r\u{7F}\u{9B}x", "",
         "\u{1B}]0;title\u{7}", "ünï \u{4}\u{1A}", "$(id) `id` \\ ! %s %b \\012",
+        "rm -rf /tmp/x \u{202E}gpj.exe\u{202C} \u{2066}isolated\u{2069}",
     ]
 
     private func hostileFlow(body: [UInt8] = Array("innocent\u{3}\necho PWNED".utf8)) -> Flow {
@@ -26,6 +27,8 @@ final class CurlShellSafetyTests: XCTestCase {
             XCTAssertEqual(byte, 0x0A, "raw control byte \(byte) at \(index) in \(command.debugDescription)", file: file, line: line)
         }
         XCTAssertFalse(command.unicodeScalars.contains { (0x80...0x9F).contains($0.value) }, file: file, line: line)
+        XCTAssertFalse(command.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) },
+                       "a raw bidi override", file: file, line: line)
         let lines = command.split(separator: "\n", omittingEmptySubsequences: false)
         XCTAssertEqual(lines.last, "", "ends in a newline", file: file, line: line)
         for text in lines.dropLast(2) where !text.hasPrefix("#") {
@@ -52,6 +55,16 @@ final class CurlShellSafetyTests: XCTestCase {
         let comment = CurlCommand.render(tunnel)
         assertNoRawControls(comment)
         XCTAssertTrue(comment.hasPrefix(#"# CONNECT a\012rm -rf ~\033:443 is a tunnel"#), comment)
+    }
+
+    /// A right-to-left override in a URL or header would make the pasted command read otherwise
+    /// than it runs: it is written as a printf escape, outside the quotes.
+    func testBidiOverridesAreEscaped() {
+        let flow = Flow(method: "GET", scheme: "https", host: "api.test", port: 443, path: "/\u{202E}fdp.exe",
+                        requestHeaders: [HeaderField(name: "X-Name", value: "\u{2067}abc\u{2069}")])
+        let command = CurlCommand.render(flow)
+        assertNoRawControls(command)
+        XCTAssertTrue(command.contains(#"'https://api.test/'"$(printf '\342\200\256')"'fdp.exe'"#), command)
     }
 
     /// The whole command, run by `/bin/sh` with a `curl` function that prints its arguments and

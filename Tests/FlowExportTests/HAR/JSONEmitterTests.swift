@@ -1,5 +1,6 @@
 @testable import FlowExport
 import Foundation
+import ProxyModel
 import XCTest
 
 /// Strings come out escaped and numbers as JSON numbers, whatever goes in.
@@ -20,6 +21,25 @@ final class JSONEmitterTests: XCTestCase {
         XCTAssertTrue(text.contains(#"\u2028\u2029"#))
         let parsed = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String]
         XCTAssertEqual(parsed, [original])
+    }
+
+    /// DEL, C1 controls and bidi overrides are legal raw in JSON but would reach a terminal that
+    /// shows the HAR (`export --har -`, `cat`): they are written as `\\uXXXX`, and parse back
+    /// to the same string. Also across the 32 KiB slices a long body is escaped in.
+    func testTerminalUnsafeCharactersAreEscaped() throws {
+        let unsafe = "\u{7F}\u{80}\u{9B}\u{9F}\u{202A}\u{202E}\u{2066}\u{2069}"
+        let original = "a" + unsafe + "\u{A0}\u{202F}\u{2065}\u{206A}\u{2019}é"
+        let text = try emit { json in json.beginArray(); json.string(original); json.endArray() }
+        XCTAssertTrue(text.contains(#"\u007f\u0080\u009b\u009f\u202a\u202e\u2066\u2069"#), text)
+        XCTAssertFalse(text.unicodeScalars.contains(where: TerminalText.isUnsafe), text)
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String], [original])
+
+        for offset in 32 * 1024 - 3...32 * 1024 {
+            let body = String(repeating: "x", count: offset) + "\u{202E}\u{9B}" + String(repeating: "y", count: 40_000)
+            let escaped = try emit { json in json.beginArray(); json.string(utf8: Array(body.utf8)); json.endArray() }
+            XCTAssertFalse(escaped.unicodeScalars.contains(where: TerminalText.isUnsafe), "split at \(offset)")
+            XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(escaped.utf8)) as? [String], [body])
+        }
     }
 
     func testInvalidUTF8BytesBecomeReplacementCharacters() throws {

@@ -1,3 +1,4 @@
+import ProxyModel
 import TerminalUI
 import XCTest
 
@@ -45,6 +46,15 @@ final class ScreenGridTests: XCTestCase {
         var grid = ScreenGrid(width: 10, height: 1)
         grid.put("a\u{1B}[2Jb\n", row: 0, column: 0)
         XCTAssertEqual(grid.rowText(0), "a\u{FFFD}[2Jb\u{FFFD}   ")
+    }
+
+    /// C1 controls (a `CSI` some terminals honour), DEL and bidi overrides and isolates are
+    /// shown as U+FFFD too: none reaches the terminal, none reorders the line.
+    func testC1AndBidiCharactersAreReplaced() {
+        var grid = ScreenGrid(width: 12, height: 1)
+        grid.put("a\u{9B}2Jb\u{7F}\u{202E}c\u{2066}d\u{2069}", row: 0, column: 0)
+        XCTAssertEqual(grid.rowText(0), "a\u{FFFD}2Jb\u{FFFD}\u{FFFD}c\u{FFFD}d\u{FFFD} ")
+        XCTAssertFalse(grid.cells.contains { $0.text.unicodeScalars.contains(where: TerminalText.isUnsafe) })
     }
 
     func testFillAndRestyle() {

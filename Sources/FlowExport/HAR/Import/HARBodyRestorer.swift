@@ -19,16 +19,18 @@ enum HARBodyRestorer {
         case unsupportedEncoding(String)
     }
 
+    /// A body's bytes as the HAR holds them (decoded), up to the import's limit, and the full size.
+    typealias Decoded = (bytes: [UInt8], size: Int64)
+
     /// The body's decoded bytes, or nil when the HAR holds no text. `encoding` is `base64` or absent.
-    static func decodedBytes(text: String?, encoding: String?) throws(Failure) -> [UInt8]? {
+    static func decodedBytes(text: HARBodyText?, encoding: String?) throws(Failure) -> Decoded? {
         guard let text else { return nil }
         switch encoding?.lowercased() {
-        case nil, "": return Array(text.utf8)
+        case nil, "": return text.text
         case "base64":
             // Some writers wrap base64 at 76 columns; anything else that is not base64 is an error.
-            let compact = text.filter { !$0.isWhitespace }
-            guard let data = Data(base64Encoded: compact) else { throw .badBase64 }
-            return Array(data)
+            guard let decoded = text.decodedBase64 else { throw .badBase64 }
+            return decoded
         case let other?:
             throw .unsupportedEncoding(other)
         }

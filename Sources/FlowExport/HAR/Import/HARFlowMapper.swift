@@ -3,23 +3,27 @@ import ProxyModel
 
 /// Maps one decoded HAR entry to a `Flow` (see CLAUDE.md, "HAR import", for the field mapping).
 ///
-/// Every semantic failure (an unparseable URL or date, bad base64) is a `HARImportError` naming
-/// the entry's JSON path, like the decoder's type errors.
+/// Every semantic failure (an unparseable URL or date, bad base64, a control character where the
+/// store would keep it but a replay would send something else) is a `HARImportError` naming the
+/// entry's JSON path, like the reader's type errors. Bodies longer than `bodyLimit` keep their
+/// first `bodyLimit` bytes, as live capture does (`truncated`, the full size, and a note).
 struct HARFlowMapper {
     private let entry: HARInput.Entry
     /// `log.entries[3]`
     private let path: String
     private let remarks: HARWriterRemarks
+    private let bodyLimit: Int
     private var notes: [String] = []
 
-    static func flow(from entry: HARInput.Entry, index: Int) throws(HARImportError) -> Flow {
-        var mapper = HARFlowMapper(entry: entry, path: "log.entries[\(index)]")
+    static func flow(from entry: HARInput.Entry, index: Int, bodyLimit: Int = .max) throws(HARImportError) -> Flow {
+        var mapper = HARFlowMapper(entry: entry, path: "log.entries[\(index)]", bodyLimit: bodyLimit)
         return try mapper.flow()
     }
 
-    private init(entry: HARInput.Entry, path: String) {
+    private init(entry: HARInput.Entry, path: String, bodyLimit: Int) {
         self.entry = entry
         self.path = path
+        self.bodyLimit = bodyLimit
         remarks = HARWriterRemarks(comment: entry.comment)
     }
 
@@ -33,6 +37,9 @@ struct HARFlowMapper {
         }
         let request = entry.request
         guard !request.method.isEmpty else { throw failure("request.method", "empty method") }
+        if let problem = HARFieldCheck.method(request.method) { throw failure("request.method", problem) }
+        if let problem = HARFieldCheck.url(request.url) { throw failure("request.url", problem) }
+        try checkVersionsAndHeaders()
         let isTunnel = entry.kind == "tunnel" || request.method.uppercased() == "CONNECT"
         let url = try urlParts(request.url, tunnel: isTunnel)
 
@@ -81,6 +88,25 @@ struct HARFlowMapper {
         for (name, value) in phases { _ = try duration(value, field: "timings.\(name)") }
     }
 
+    /// Versions, header names, the status text: text a raw export or a replay writes into the
+    /// request or status line and the header block. (Header values may hold a LF: exporters fold
+    /// repeated `Set-Cookie` headers into one value that way.)
+    private func checkVersionsAndHeaders() throws(HARImportError) {
+        let request = entry.request
+        if let problem = HARFieldCheck.lineText(request.httpVersion) { throw failure("request.httpVersion", problem) }
+        try checkHeaders(request.headers, field: "request.headers")
+        guard let response = entry.response else { return }
+        if let problem = HARFieldCheck.lineText(response.httpVersion) { throw failure("response.httpVersion", problem) }
+        if let problem = HARFieldCheck.lineText(response.statusText) { throw failure("response.statusText", problem) }
+        try checkHeaders(response.headers, field: "response.headers")
+    }
+
+    private func checkHeaders(_ headers: [HARInput.NameValue]?, field: String) throws(HARImportError) {
+        for (index, header) in (headers ?? []).enumerated() {
+            if let problem = HARFieldCheck.headerName(header.name) { throw failure("\(field)[\(index)].name", problem) }
+        }
+    }
+
     private func urlParts(_ url: String, tunnel: Bool) throws(HARImportError) -> HARURLParts {
         do {
             return try HARURLParts.parse(url, authorityOnly: tunnel)
@@ -102,7 +128,8 @@ struct HARFlowMapper {
         guard let postData = request.postData else { return Self.emptyBody(size: request.bodySize) }
         var decoded = try bytes(text: postData.text, encoding: postData.encoding, field: "request.postData")
         if decoded == nil, let params = postData.params, !params.isEmpty {
-            decoded = Array(HARFormEncoding.encode(params.map { ($0.name, $0.value ?? "") }).utf8)
+            let form = Array(HARFormEncoding.encode(params.map { ($0.name, $0.value ?? "") }).utf8)
+            decoded = (Array(form.prefix(bodyLimit)), Int64(form.count))
         }
         return body(decoded, contentEncoding: headers.first(named: "Content-Encoding"), bodySize: request.bodySize,
                     side: "request")
@@ -126,7 +153,7 @@ struct HARFlowMapper {
         flow.error = [entry.error, response.error, failed].compactMap { $0 }.first { !$0.isEmpty }
     }
 
-    private func bytes(text: String?, encoding: String?, field: String) throws(HARImportError) -> [UInt8]? {
+    private func bytes(text: HARBodyText?, encoding: String?, field: String) throws(HARImportError) -> HARBodyRestorer.Decoded? {
         do {
             return try HARBodyRestorer.decodedBytes(text: text, encoding: encoding)
         } catch {
@@ -141,16 +168,23 @@ struct HARFlowMapper {
 
     /// The stored body: re-encoded per `Content-Encoding`; `size` is the HAR's `bodySize` (bytes
     /// on the wire) when it knows it, never less than the bytes held. A body the HAR left out
-    /// but says had bytes is truncated, and so is one our export marked truncated.
-    private mutating func body(_ decoded: [UInt8]?, contentEncoding: String?, bodySize: Double?, side: String)
-        -> CapturedBody
+    /// but says had bytes is truncated, and so is one our export marked truncated, and one
+    /// longer than the import's limit (its first `bodyLimit` decoded bytes are kept; without a
+    /// `bodySize`, its size is the decoded length).
+    private mutating func body(_ decoded: HARBodyRestorer.Decoded?, contentEncoding: String?, bodySize: Double?,
+                               side: String) -> CapturedBody
     {
         guard let decoded else { return Self.emptyBody(size: bodySize) }
-        let (stored, note) = HARBodyRestorer.storedBytes(decoded, contentEncoding: contentEncoding, side: side,
+        let (stored, note) = HARBodyRestorer.storedBytes(decoded.bytes, contentEncoding: contentEncoding, side: side,
                                                          rawAlready: remarks.isStoredRaw(side))
         if let note { notes.append(note) }
-        let size = max(Int64(stored.count), bodySize.map { Self.count($0) } ?? 0)
-        return CapturedBody(bytes: Data(stored), size: size, truncated: remarks.isTruncated(side) && size > stored.count)
+        let cut = decoded.size > Int64(decoded.bytes.count)
+        if cut {
+            notes.append("\(side) body truncated on import: kept \(decoded.bytes.count) of \(decoded.size) bytes (--max-body-size)")
+        }
+        let wireSize = bodySize.map { Self.count($0) } ?? 0
+        let size = max(Int64(stored.count), wireSize > 0 ? wireSize : cut ? decoded.size : 0)
+        return CapturedBody(bytes: Data(stored), size: size, truncated: cut || remarks.isTruncated(side) && size > stored.count)
     }
 
     private static func emptyBody(size: Double?) -> CapturedBody {

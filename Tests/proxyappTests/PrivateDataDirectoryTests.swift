@@ -1,0 +1,133 @@
+import CaptureExport
+import CaptureStore
+import Foundation
+import ProxyModel
+import XCTest
+
+@testable import proxyapp
+
+/// The data directory and every file holding captured data are private to their owner, even
+/// under a permissive umask: another local account once copied a 0644 capture out of a 0755
+/// directory and read the `Authorization` headers in it.
+final class PrivateDataDirectoryTests: XCTestCase {
+    private var scratch: URL!
+    private var savedUmask: mode_t = 0
+
+    override func setUpWithError() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-private-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // The most permissive umask: every mode below is what the code asked for, nothing removed.
+        savedUmask = umask(0)
+    }
+
+    override func tearDownWithError() throws {
+        umask(savedUmask)
+        try? FileManager.default.removeItem(at: scratch)
+    }
+
+    private func mode(_ path: String) -> mode_t {
+        var info = stat()
+        XCTAssertEqual(lstat(path, &info), 0, "no file at \(path)")
+        return info.st_mode & 0o7777
+    }
+
+    private func data(_ directory: URL) throws -> DataDirectoryOptions {
+        try DataDirectoryOptions.parse(["--data-dir", directory.path])
+    }
+
+    /// A new data directory (and its missing parent) is 0700; the capture, its WAL and SHM are
+    /// 0600, also when SQLite creates the WAL again after it was removed.
+    func testNewDirectoryAndCaptureArePrivate() throws {
+        let directory = scratch.appendingPathComponent("parent/data")
+        let options = try data(directory)
+        XCTAssertNil(try options.preparePrivateDirectory(), "a new directory needs no tightening")
+        XCTAssertEqual(mode(directory.path), 0o700)
+        XCTAssertEqual(mode(scratch.appendingPathComponent("parent").path), 0o700)
+
+        let path = options.databasePath
+        do {
+            let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+            try repository.insert([Flow(method: "GET", host: "a.test",
+                                        requestHeaders: [HeaderField(name: "Authorization", value: "Bearer secret")])])
+            for suffix in ["", "-wal", "-shm"] {
+                XCTAssertEqual(mode(path + suffix), 0o600, "traffic.sqlite\(suffix)")
+            }
+            try repository.checkpoint()
+        }
+        // The last connection closed: SQLite removed the WAL. A new one is 0600 again.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"))
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        try repository.insert([Flow(method: "GET", host: "b.test")])
+        for suffix in ["", "-wal", "-shm"] {
+            XCTAssertEqual(mode(path + suffix), 0o600, "traffic.sqlite\(suffix) after reopening")
+        }
+    }
+
+    /// An existing 0755 directory with 0644 capture files is tightened once, with one line that
+    /// names what changed; files that are not ours (other names, a symlink) are left alone.
+    func testExistingLooseDirectoryIsTightened() throws {
+        let directory = scratch.appendingPathComponent("data")
+        XCTAssertEqual(mkdir(directory.path, 0o755), 0)
+        for name in ["traffic.sqlite", "traffic.sqlite-wal", "proxyapp.log", "rules.yml"] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data(),
+                                                         attributes: [.posixPermissions: 0o644]))
+        }
+        let outside = scratch.appendingPathComponent("outside.txt")
+        XCTAssertTrue(FileManager.default.createFile(atPath: outside.path, contents: Data(), attributes: [.posixPermissions: 0o644]))
+        try FileManager.default.createSymbolicLink(at: directory.appendingPathComponent("traffic.sqlite-shm"), withDestinationURL: outside)
+
+        let line = try XCTUnwrap(try data(directory).preparePrivateDirectory())
+        XCTAssertEqual(line, "data directory: tightened permissions (other local users could read captured traffic): "
+            + "\(directory.path) 755 → 700, \(directory.path)/traffic.sqlite 644 → 600, "
+            + "\(directory.path)/traffic.sqlite-wal 644 → 600, \(directory.path)/proxyapp.log 644 → 600")
+        XCTAssertEqual(mode(directory.path), 0o700)
+        for name in ["traffic.sqlite", "traffic.sqlite-wal", "proxyapp.log"] {
+            XCTAssertEqual(mode(directory.appendingPathComponent(name).path), 0o600, name)
+        }
+        XCTAssertEqual(mode(directory.appendingPathComponent("rules.yml").path), 0o644, "the user's rules file is not captured data")
+        XCTAssertEqual(mode(outside.path), 0o644, "a symlink is not followed")
+        XCTAssertNil(try data(directory).preparePrivateDirectory(), "the second start has nothing to say")
+    }
+
+    /// A directory of another user (`--data-dir /tmp`, a shared folder) is not ours to chmod.
+    func testDirectoryOfAnotherUserIsLeftAlone() throws {
+        try XCTSkipUnless(geteuid() == 0, "needs root to give a directory to another user")
+        let directory = scratch.appendingPathComponent("shared")
+        XCTAssertEqual(mkdir(directory.path, 0o1777), 0)
+        XCTAssertEqual(chown(directory.path, 65_534, 65_534), 0)
+        XCTAssertNil(try data(directory).preparePrivateDirectory())
+        XCTAssertEqual(mode(directory.path), 0o1777)
+    }
+
+    /// `proxyapp import` creates a private data directory and capture.
+    func testImportCreatesAPrivateCapture() throws {
+        let har = scratch.appendingPathComponent("in.har")
+        try Data(#"{"log":{"entries":[{"startedDateTime":"2026-11-22T10:00:00Z","request":{"method":"GET","url":"http://a.test/"}}]}}"#.utf8)
+            .write(to: har)
+        let directory = scratch.appendingPathComponent("imported")
+        try ImportCommand.parse(["--data-dir", directory.path, "--har", har.path]).run()
+        XCTAssertEqual(mode(directory.path), 0o700)
+        XCTAssertEqual(mode(directory.appendingPathComponent("traffic.sqlite").path), 0o600)
+    }
+
+    /// A new HAR export is 0600; a file it replaces keeps the mode its owner gave it; a device
+    /// written through is never chmod'ed.
+    func testExportFilesArePrivateUnlessTheUserChoseAMode() throws {
+        let directory = scratch.appendingPathComponent("data")
+        _ = try data(directory).preparePrivateDirectory()
+        try TrafficRepository(database: try TrafficDatabase(path: try data(directory).databasePath)).insert([Flow(method: "GET", host: "a.test")])
+        let fresh = scratch.appendingPathComponent("new.har")
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", fresh.path]).run()
+        XCTAssertEqual(mode(fresh.path), 0o600)
+
+        let shared = scratch.appendingPathComponent("shared.har")
+        XCTAssertTrue(FileManager.default.createFile(atPath: shared.path, contents: Data("old".utf8), attributes: [.posixPermissions: 0o640]))
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", shared.path]).run()
+        XCTAssertEqual(mode(shared.path), 0o640)
+        XCTAssertNotEqual(try Data(contentsOf: shared), Data("old".utf8))
+
+        let devNull = mode("/dev/null")
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", "/dev/null"]).run()
+        XCTAssertEqual(mode("/dev/null"), devNull)
+    }
+}
