@@ -122,7 +122,7 @@ phase_baseline() {
   local round load who order rb cb rc cc
   section "baseline: http and https keep-alive through the baseline proxy and the current one, $BASELINE_ROUNDS rounds of ${DURATION}s each, interleaved"
   if [[ -z $BASELINE_BIN ]]; then
-    report baseline "skipped: set BASELINE_REF (a commit) or BASELINE_BIN" n/a
+    report baseline "skipped (set BASELINE_REF or _BIN)" n/a
     return 0
   fi
   bench_log "baseline: $BASELINE_BIN${BASELINE_REF:+ ($BASELINE_REF)} vs current: $PROXYAPP_BIN"
