@@ -5,7 +5,7 @@
 
 # PIDs of what the bench started; bench_cleanup stops whichever are still set.
 ORIGIN_PID=""
-PROXY_PID=""
+declare -A BENCH_PROXIES=()   # every proxyapp started by proxy_start and not yet stopped: pid -> 1
 RSS_SAMPLER_PID=""
 CHILD_PID=""   # the load generator or download currently running (see run_child)
 
@@ -53,6 +53,20 @@ proc_cpu_ticks() {  # PID
   echo $((fields[11] + fields[12]))
 }
 
+# Waits until PID has used no CPU for 0.5 s (work it queued behind a load, such as capture
+# writes, is done), at most TIMEOUT seconds; prints its CPU ticks then.
+proc_cpu_settle() {  # PID [TIMEOUT]
+  local pid=$1 timeout=${2:-30} prev now quiet=0 i
+  prev=$(proc_cpu_ticks "$pid")
+  for ((i = 0; i < timeout * 4 && quiet < 2; i++)); do
+    sleep 0.25
+    now=$(proc_cpu_ticks "$pid")
+    if ((now == prev)); then quiet=$((quiet + 1)); else quiet=0; fi
+    prev=$now
+  done
+  echo "$prev"
+}
+
 # A size field of /proc/PID/status (VmRSS, VmHWM, ...) in kB; 0 when the process is gone.
 proc_status_kb() {  # PID FIELD
   local key value _
@@ -98,9 +112,10 @@ bench_cleanup() {
     [[ -n $pid ]] && { kill "$pid" 2>/dev/null || true; }
   done
   # SIGINT: the proxy's graceful shutdown. nginx: SIGTERM is its fast shutdown.
-  [[ -n $PROXY_PID ]] && { stop_process "$PROXY_PID" INT 10 || true; }
+  for pid in "${!BENCH_PROXIES[@]}"; do stop_process "$pid" INT 10 || true; done
+  BENCH_PROXIES=()
   [[ -n $ORIGIN_PID ]] && { stop_process "$ORIGIN_PID" TERM 5 || true; }
-  CHILD_PID="" RSS_SAMPLER_PID="" PROXY_PID="" ORIGIN_PID=""
+  CHILD_PID="" RSS_SAMPLER_PID="" ORIGIN_PID=""
   return 0
 }
 
@@ -235,9 +250,10 @@ EOF
 }
 
 # ---- the proxy under test ------------------------------------------------------------------
-# Starts `proxyapp run` on 127.0.0.1:PORT with its database under DATA_DIR; PROXY_PID is the
-# proxyapp process itself (the subshell execs it), so /proc/PROXY_PID is the proxy.
-# Arguments after LOG are passed on to `proxyapp run`.
+# Starts `proxyapp run` on 127.0.0.1:PORT with its database under DATA_DIR; STARTED_PROXY_PID is
+# the proxyapp process itself (the subshell execs it), so /proc/STARTED_PROXY_PID is the proxy.
+# Arguments after LOG are passed on to `proxyapp run`. bench_cleanup stops it unless proxy_stop
+# did.
 proxy_start() {  # BIN PORT DATA_DIR LOG [RUN_ARG...]
   local bin=$1 port=$2 data=$3 log=$4
   shift 4
@@ -247,9 +263,19 @@ proxy_start() {  # BIN PORT DATA_DIR LOG [RUN_ARG...]
     trap - INT
     exec "$bin" run --listen "127.0.0.1:$port" --data-dir "$data" --headless --quiet "$@"
   ) </dev/null >"$log" 2>&1 &
-  PROXY_PID=$!
-  wait_for_port 127.0.0.1 "$port" 60 "$PROXY_PID" ||
+  STARTED_PROXY_PID=$!
+  BENCH_PROXIES[$STARTED_PROXY_PID]=1
+  wait_for_port 127.0.0.1 "$port" 60 "$STARTED_PROXY_PID" ||
     bench_die "proxyapp did not listen on 127.0.0.1:$port; $log ends with: $(tail -n 10 "$log")"
+}
+
+# Stops a proxy started by proxy_start with SIGINT (it flushes its capture queue and exits),
+# SIGKILL after TIMEOUT seconds; returns its exit status.
+proxy_stop() {  # PID TIMEOUT
+  local rc=0
+  stop_process "$1" INT "$2" || rc=$?
+  unset 'BENCH_PROXIES[$1]'
+  return "$rc"
 }
 
 # Records in FILE the peak VmRSS (kB) of PID, sampled every 0.2 s until PID exits or the
