@@ -125,7 +125,7 @@ public struct StrictRequestParser {
             return .success(.none)
         case (1, 0):
             let value = lengths[0]
-            guard !value.isEmpty, value.count <= 15, value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber),
+            guard !value.isEmpty, value.count <= 18, value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber),
                   let count = Int(value) else { return .failure(FramingError(description: "bad Content-Length '\(value)'")) }
             return .success(.length(count))
         case (0, 1) where codings[0] == "chunked":
