@@ -122,7 +122,7 @@ final class UpstreamConnector: Sendable {
         let upstreamTimeout = self.upstreamTimeout
         return ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(ChannelTuning.noDelay, value: 1)
             .channelOption(.maxMessagesPerRead, value: 16)
             .channelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
             .channelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
