@@ -130,4 +130,66 @@ final class PrivateDataDirectoryTests: XCTestCase {
         try ExportCommand.parse(["--data-dir", directory.path, "--har", "/dev/null"]).run()
         XCTAssertEqual(mode("/dev/null"), devNull)
     }
+
+    /// A capture with one flow, in a private data directory under the scratch directory.
+    private func captureDirectory() throws -> URL {
+        let directory = scratch.appendingPathComponent("data")
+        _ = try data(directory).preparePrivateDirectory()
+        try TrafficRepository(database: try TrafficDatabase(path: try data(directory).databasePath))
+            .insert([Flow(method: "GET", host: "a.test", requestHeaders: [HeaderField(name: "Authorization", value: "Bearer secret")])])
+        return directory
+    }
+
+    /// `FILE.partial` is only ever a file the export creates: a symlink planted under that name
+    /// (in a shared directory) made the export truncate, fill and chmod the link's target, then
+    /// rename the link over FILE.
+    func testAPartialNameNeverWritesThroughASymlink() throws {
+        let directory = try captureDirectory()
+        let precious = scratch.appendingPathComponent("precious.txt")
+        XCTAssertTrue(FileManager.default.createFile(atPath: precious.path, contents: Data("keep me".utf8),
+                                                     attributes: [.posixPermissions: 0o644]))
+        let out = scratch.appendingPathComponent("out.har")
+        try FileManager.default.createSymbolicLink(atPath: out.path + ".partial", withDestinationPath: precious.path)
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", out.path]).run()
+        XCTAssertEqual(try Data(contentsOf: precious), Data("keep me".utf8), "the link's target is untouched")
+        XCTAssertEqual(mode(precious.path), 0o644)
+        var info = stat()
+        XCTAssertEqual(lstat(out.path, &info), 0)
+        XCTAssertEqual(info.st_mode & S_IFMT, S_IFREG, "the export is a file of its own, not the planted link")
+        XCTAssertEqual(mode(out.path), 0o600)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path + ".partial"))
+    }
+
+    /// A file another user left under the export's name (0666, in a shared directory) is not a
+    /// mode the user chose: the export that replaces it is private. Before, it came out 0666 and
+    /// that user read the credentials in it.
+    func testAnotherUsersFileIsReplacedByAPrivateExport() throws {
+        try XCTSkipUnless(geteuid() == 0, "needs root to give a file to another user")
+        let directory = try captureDirectory()
+        let planted = scratch.appendingPathComponent("planted.har")
+        XCTAssertTrue(FileManager.default.createFile(atPath: planted.path, contents: Data(), attributes: [.posixPermissions: 0o666]))
+        XCTAssertEqual(chown(planted.path, 65_534, 65_534), 0)
+        try ExportCommand.parse(["--data-dir", directory.path, "--har", planted.path]).run()
+        XCTAssertEqual(mode(planted.path), 0o600)
+        var info = stat()
+        XCTAssertEqual(lstat(planted.path, &info), 0)
+        XCTAssertEqual(info.st_uid, geteuid())
+    }
+
+    /// A symlink another user owns is not written through (as the kernel's protected_symlinks
+    /// would refuse in /tmp): the export fails naming why, and the target is untouched.
+    func testAnotherUsersSymlinkIsNotWrittenThrough() throws {
+        try XCTSkipUnless(geteuid() == 0, "needs root to give a symlink to another user")
+        let directory = try captureDirectory()
+        let precious = scratch.appendingPathComponent("precious.txt")
+        XCTAssertTrue(FileManager.default.createFile(atPath: precious.path, contents: Data("keep me".utf8)))
+        let link = scratch.appendingPathComponent("link.har")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: precious.path)
+        XCTAssertEqual(lchown(link.path, 65_534, 65_534), 0)
+        XCTAssertThrowsError(try ExportCommand.parse(["--data-dir", directory.path, "--har", link.path]).run()) { error in
+            XCTAssertEqual("\(error)", "cannot write \(link.path): it is a symbolic link of another user (uid 65534): "
+                           + "not writing through it; remove it or choose another name.")
+        }
+        XCTAssertEqual(try Data(contentsOf: precious), Data("keep me".utf8))
+    }
 }
