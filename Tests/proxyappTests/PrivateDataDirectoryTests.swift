@@ -166,6 +166,15 @@ final class PrivateDataDirectoryTests: XCTestCase {
         try ImportCommand.parse(["--data-dir", directory.path, "--har", har.path]).run()
         XCTAssertEqual(mode(directory.path), 0o700)
         XCTAssertEqual(mode(directory.appendingPathComponent("traffic.sqlite").path), 0o600)
+
+        // Into a shared directory: refused with the directory's own message, not wrapped in a
+        // "could not store the flows" one.
+        let shared = scratch.appendingPathComponent("shared")
+        XCTAssertEqual(mkdir(shared.path, 0o1777), 0)
+        XCTAssertThrowsError(try ImportCommand.parse(["--data-dir", shared.path, "--har", har.path]).run()) { error in
+            XCTAssertTrue("\(error)".hasPrefix("cannot keep captured traffic in \(shared.path): "), "\(error)")
+            XCTAssertTrue("\(error)".hasSuffix("(the default is ~/.proxyapp)."), "\(error)")
+        }
     }
 
     /// A new HAR export is 0600; a file it replaces keeps the mode its owner gave it; a device
