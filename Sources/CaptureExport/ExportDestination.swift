@@ -17,14 +17,23 @@ import Darwin
 /// the device node instead of writing into what it points at.
 ///
 /// Permissions: a new file is private (0600 by default; exports hold credentials and bodies). A
-/// file replaced keeps the permission bits it had, as `>` in a shell would: the user chose that
-/// file and its mode. Nothing written through is ever chmod'ed.
+/// file of the user's own that is replaced keeps the permission bits it had, as `>` in a shell
+/// would: the user chose that file and its mode. A file another user left there (a 0666 file in
+/// a shared directory) is not the user's choice: the export replacing it is private. Nothing
+/// written through is ever chmod'ed.
+///
+/// Shared directories: `FILE.partial` is only ever a file this export creates (a symlink
+/// planted under that name made the export overwrite and chmod the link's target), and a
+/// symlink owned by another user is not written through (the kernel's `protected_symlinks`
+/// rule, which not every system turns on).
 public enum ExportDestination: Sendable {
     case standardOutput
     /// Written to `partial`, renamed to `path` by `commit`; `existingMode` is the permission
-    /// bits of the file being replaced (nil for a new file).
+    /// bits of the user's own file being replaced (nil for a new file or another user's).
     case replacing(path: String, partial: String, existingMode: mode_t?)
     case direct(path: String)
+    /// Not written: `reason` says why.
+    case refused(path: String, reason: String)
 
     public init(path: String) {
         if path == "-" {
@@ -33,9 +42,16 @@ public enum ExportDestination: Sendable {
         }
         var info = stat()
         if lstat(path, &info) == 0 {
-            self = (info.st_mode & S_IFMT) == S_IFREG
-                ? .replacing(path: path, partial: path + ".partial", existingMode: info.st_mode & 0o777)
-                : .direct(path: path)
+            let ours = info.st_uid == geteuid()
+            switch info.st_mode & S_IFMT {
+            case S_IFREG:
+                self = .replacing(path: path, partial: path + ".partial", existingMode: ours ? info.st_mode & 0o777 : nil)
+            case S_IFLNK where !ours && info.st_uid != 0:
+                self = .refused(path: path, reason: "it is a symbolic link of another user (uid \(info.st_uid)): "
+                                + "not writing through it; remove it or choose another name")
+            default:
+                self = .direct(path: path)
+            }
         } else {
             // Missing (the usual case): a new file. Any other failure (a directory we may not
             // search, say) surfaces when the file is opened.
@@ -47,14 +63,14 @@ public enum ExportDestination: Sendable {
     public var name: String {
         switch self {
         case .standardOutput: return "stdout"
-        case .replacing(let path, _, _), .direct(let path): return path
+        case .replacing(let path, _, _), .direct(let path), .refused(let path, _): return path
         }
     }
 
     /// What a failed export left behind, for its error message.
     public var failureRemark: String {
         switch self {
-        case .replacing: return "Nothing was written under that name."
+        case .replacing, .refused: return "Nothing was written under that name."
         case .standardOutput, .direct: return "What was written so far is incomplete."
         }
     }
@@ -65,11 +81,17 @@ public enum ExportDestination: Sendable {
         case .standardOutput:
             return .standardOutput()
         case .replacing(_, let partial, let existingMode):
-            let output = try FileOutput(creatingFileAt: partial, mode: newFileMode)
+            // A partial file left by an export that died, or anything planted under its name:
+            // removed (a symlink itself, never its target), and only a file created now is used.
+            var info = stat()
+            if lstat(partial, &info) == 0 { unlink(partial) }
+            let output = try FileOutput(creatingFileAt: partial, mode: newFileMode, exclusive: true)
             try output.setPermissions(existingMode ?? newFileMode)
             return output
         case .direct(let path):
             return try FileOutput(creatingFileAt: path, mode: newFileMode)
+        case .refused(_, let reason):
+            throw ByteOutputError(description: reason)
         }
     }
 
@@ -78,7 +100,7 @@ public enum ExportDestination: Sendable {
         switch self {
         case .standardOutput:
             try output.flush()
-        case .direct:
+        case .direct, .refused:
             try output.close()
         case .replacing(let path, let partial, _):
             try output.close()
@@ -93,7 +115,7 @@ public enum ExportDestination: Sendable {
         switch self {
         case .standardOutput:
             try? output.flush()
-        case .direct:
+        case .direct, .refused:
             try? output.close()
         case .replacing(_, let partial, _):
             try? output.close()

@@ -34,6 +34,9 @@ public struct HARFileExport: Sendable {
     public func write(from repository: TrafficRepository, to path: String) throws(HARFileExportError) -> Int {
         let destination = ExportDestination(path: path)
         let output: FileOutput
+        if case .refused(_, let reason) = destination {
+            throw HARFileExportError("cannot write \(path): \(reason).")
+        }
         do {
             output = try destination.open()
         } catch {

@@ -39,35 +39,47 @@ extension LinearRegex {
     /// The replaced bytes; `.some(nil)` when nothing matched, nil when stopped.
     private func replace(_ bytes: UnsafeBufferPointer<UInt8>, _ template: ReplacementTemplate,
                          _ shouldContinue: () -> Bool) -> [UInt8]?? {
+        var progress = ReplacementProgress()
+        continueReplacing(utf8: bytes, with: template, progress: &progress, shouldContinue: shouldContinue)
+        guard progress.isFinished else { return nil }
+        return .some(progress.result)
+    }
+
+    /// Replaces matches in `bytes` from where `progress` stands until every match is replaced or
+    /// `shouldContinue` (asked before each search after a match, but never before a call's
+    /// first) says no. Call it again
+    /// with the same bytes and progress to go on: a long replacement runs in slices, so other
+    /// work can have the thread in between (see `ReplacementProgress`).
+    public func continueReplacing(utf8 bytes: UnsafeBufferPointer<UInt8>, with template: ReplacementTemplate,
+                                  progress: inout ReplacementProgress, shouldContinue: () -> Bool) {
+        guard !progress.isFinished else { return }
         let count = template.highestGroup + 1
         var spans = [proxyapp_re2_span](repeating: proxyapp_re2_span(), count: count)
-        var output: [UInt8] = []
-        var copied = 0
-        var start = 0
-        var matched = false
-        while start <= bytes.count {
-            if matched, !shouldContinue() { return nil }
+        var searched = false  // each call makes one search at least, so slices always progress
+        while progress.start <= bytes.count {
+            if progress.matched, searched, !shouldContinue() { return }
+            searched = true
+            let start = progress.start
             let found = spans.withUnsafeMutableBufferPointer { search(bytes, from: start, spans: $0.baseAddress, count: count) }
             guard found else { break }
-            if !matched {
-                output.reserveCapacity(bytes.count)
-                matched = true
+            if !progress.matched {
+                progress.output.reserveCapacity(bytes.count)
+                progress.matched = true
             }
             let ranges = spans.map(Self.range)
             let whole = ranges[0]!
-            output.append(contentsOf: bytes[copied..<whole.lowerBound])
-            template.append(to: &output, from: bytes, ranges: ranges)
-            copied = whole.upperBound
+            progress.output.append(contentsOf: bytes[progress.copied..<whole.lowerBound])
+            template.append(to: &progress.output, from: bytes, ranges: ranges)
+            progress.copied = whole.upperBound
             if whole.isEmpty {
                 guard whole.upperBound < bytes.count else { break }
-                start = whole.upperBound + Self.scalarLength(leadByte: bytes[whole.upperBound])
+                progress.start = whole.upperBound + Self.scalarLength(leadByte: bytes[whole.upperBound])
             } else {
-                start = whole.upperBound
+                progress.start = whole.upperBound
             }
         }
-        guard matched else { return .some(nil) }
-        output.append(contentsOf: bytes[copied...])
-        return .some(output)
+        if progress.matched { progress.output.append(contentsOf: bytes[progress.copied...]) }
+        progress.isFinished = true
     }
 
     /// The length of the UTF-8 sequence a byte starts (1 for a stray continuation byte).
@@ -79,6 +91,22 @@ extension LinearRegex {
         default: return 1
         }
     }
+}
+
+/// Where a replacement of every match stands between two `continueReplacing` calls over the
+/// same bytes: the output so far and where the next search starts.
+public struct ReplacementProgress: Sendable {
+    fileprivate var output: [UInt8] = []
+    fileprivate var copied = 0
+    fileprivate var start = 0
+    fileprivate var matched = false
+    /// Every match has been replaced.
+    public fileprivate(set) var isFinished = false
+
+    public init() {}
+
+    /// Once finished: the replaced bytes, or nil when nothing matched.
+    public var result: [UInt8]? { isFinished && matched ? output : nil }
 }
 
 /// A replacement its `shouldContinue` stopped before the end.

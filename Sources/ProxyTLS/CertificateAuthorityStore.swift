@@ -88,6 +88,9 @@ public struct CertificateAuthorityStore: Sendable {
         case (true, true):
             break
         }
+        // A key left readable (an older version, a copy with cp -r under a loose umask) is
+        // made 0600 again: whoever reads it can sign certificates every client trusts.
+        _ = storage.restrictFiles(named: [Self.privateKeyName])
         let certificate: Certificate
         do { certificate = try Certificate(pemEncoded: try storedText(Self.certificatePEMName)) } catch {
             throw unusable(certificatePEMPath, error, else: .unreadableCertificate(reason: DecodingFailureReason.of(error)))

@@ -112,14 +112,19 @@ public enum HandshakeFailureClassifier {
         }
     }
 
-    /// `error` in a few words for a flow: BoringSSL's reason names (`BAD_PACKET_LENGTH,
-    /// DECRYPTION_FAILED_OR_BAD_RECORD_MAC`) instead of its full stack with file paths.
+    /// `error` in a few words for a flow (`ClientHandshakeFailureText`), with BoringSSL's reason
+    /// names in parentheses instead of its full stack with file paths.
     public static func describe(_ error: any Error) -> String {
-        if case NIOSSLError.handshakeFailed(.sslError(let stack)) = error {
-            let names = stack.map { reasonName($0) ?? $0.description }
-            if !names.isEmpty { return names.joined(separator: ", ") }
+        switch error {
+        case NIOSSLError.handshakeFailed(.sslError(let stack)) where !stack.isEmpty:
+            return ClientHandshakeFailureText.text(for: stack.map { reasonName($0) ?? "unnamed error" })
+        case NIOSSLError.uncleanShutdown:
+            return "the client closed the connection during the TLS handshake"
+        case let error as IOError:
+            return "the connection failed during the TLS handshake: \(String(cString: strerror(error.errnoCode)))"
+        default:
+            return "a TLS error (\(String(describing: error)))"
         }
-        return String(describing: error)
     }
 
     /// The reason name of one BoringSSL error, e.g. `TLSV1_ALERT_UNKNOWN_CA` out of

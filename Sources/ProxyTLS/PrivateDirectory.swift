@@ -42,9 +42,32 @@ public struct PrivateDirectory {
         public var description: String { "\(path) \(String(oldMode, radix: 8)) → \(String(newMode, radix: 8))" }
     }
 
+    /// A directory others may create files in and that cannot be made private: one of another
+    /// user that its group or everyone may write (`--data-dir /tmp` for anyone but root), or a
+    /// sticky shared one (`/tmp` itself, for root: chmod 700 would break it for everyone). Files
+    /// planted there before ours (a 0666 `traffic.sqlite-wal`, a symlink) receive what we write.
+    public struct SharedDirectoryError: Error, CustomStringConvertible, Equatable {
+        public let path: String
+        public let mode: mode_t
+        public let owner: uid_t
+
+        public var description: String {
+            "others may create files in \(path) (mode \(String(mode, radix: 8))"
+                + (owner == geteuid() ? ", a shared directory" : ", owned by uid \(owner)")
+                + "), so files they plant there would receive captured traffic"
+        }
+    }
+
+    /// An entry of the directory that neither this user nor the directory's owner made.
+    public struct ForeignEntry: Sendable, Equatable {
+        public let path: String
+        public let owner: uid_t
+    }
+
     /// Creates the directory if needed (missing parents too, each 0700) and makes it 0700.
     /// Returns the old mode when the directory let its group or others in. A directory owned by
-    /// another user (`--data-dir /tmp`) is left as it is: it is not ours to change.
+    /// another user is left as it is (it is not ours to change), unless others may write to it:
+    /// then, as for a sticky shared directory of ours, it throws `SharedDirectoryError`.
     @discardableResult
     public func prepare() throws -> Tightened? {
         try createMissing(url.standardizedFileURL.path)
@@ -54,6 +77,9 @@ public struct PrivateDirectory {
             throw CertificateAuthorityError.fileSystem(path: url.path, reason: "not a directory")
         }
         let mode = info.st_mode & 0o7777
+        if mode & 0o022 != 0, info.st_uid != geteuid() || mode & S_ISVTX != 0 {
+            throw SharedDirectoryError(path: url.path, mode: mode, owner: info.st_uid)
+        }
         guard info.st_uid == geteuid(), mode != 0o700 else { return nil }
         guard chmod(url.path, 0o700) == 0 else { throw Self.posixError(path: url.path) }
         return mode & 0o077 != 0 ? Tightened(path: url.path, oldMode: mode, newMode: 0o700) : nil
@@ -92,6 +118,20 @@ public struct PrivateDirectory {
             let mode = info.st_mode & 0o7777
             guard mode & 0o077 != 0, fchmod(descriptor, mode & 0o700) == 0 else { return nil }
             return Tightened(path: path, oldMode: mode, newMode: mode & 0o700)
+        }
+    }
+
+    /// The named entries (as `lstat` sees them: a symlink by its own owner) that belong to
+    /// neither this user nor the directory's owner: planted by someone else, to be refused
+    /// rather than written into.
+    public func foreignEntries(named names: [String]) -> [ForeignEntry] {
+        var directory = stat()
+        guard stat(url.path, &directory) == 0 else { return [] }
+        return names.compactMap { name in
+            let path = url.appendingPathComponent(name).path
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_uid != geteuid(), info.st_uid != directory.st_uid else { return nil }
+            return ForeignEntry(path: path, owner: info.st_uid)
         }
     }
 

@@ -44,6 +44,10 @@ public enum UpstreamCertificateProblem: Sendable, Equatable {
     case expired(subject: String, on: Date)
     case notYetValid(subject: String, from: Date)
     case selfSigned(subject: String)
+    /// A self-signed certificate (the leaf, or a root sent along) whose dates fail: untrusted,
+    /// or trusted with `--upstream-ca` and out of date. BoringSSL reports both the same way, and
+    /// saying only "self-signed; trust it with --upstream-ca" misled when it was trusted.
+    case selfSignedOutOfDate(subject: String, isLeaf: Bool, expired: Bool, date: Date)
     case unknownIssuer(issuer: String)
     case notForServers(subject: String)
     case notACertificateAuthority(subject: String)
@@ -65,6 +69,11 @@ public enum UpstreamCertificateProblem: Sendable, Equatable {
             return .badSignature(subject: failed.subject)
         }
         if failed.isSelfIssued {
+            if now > failed.notAfter || now < failed.notBefore {
+                let expired = now > failed.notAfter
+                return .selfSignedOutOfDate(subject: failed.subject, isLeaf: isLeaf, expired: expired,
+                                            date: expired ? failed.notAfter : failed.notBefore)
+            }
             return isLeaf ? .selfSigned(subject: failed.subject) : .unknownIssuer(issuer: failed.subject)
         }
         if isLeaf && !failed.allowsServerAuth { return .notForServers(subject: failed.subject) }
@@ -82,6 +91,10 @@ public enum UpstreamCertificateProblem: Sendable, Equatable {
             return "certificate is not yet valid: valid from \(Self.text(date)) (\(Self.printable(subject)))"
         case .selfSigned(let subject):
             return "certificate is self-signed (\(Self.printable(subject))); trust it with --upstream-ca FILE"
+        case .selfSignedOutOfDate(let subject, let isLeaf, let expired, let date):
+            let dates = expired ? "expired on \(Self.text(date))" : "is not yet valid: valid from \(Self.text(date))"
+            return (isLeaf ? "certificate is self-signed (\(Self.printable(subject))) and " : "the CA certificate \(Self.printable(subject)) ")
+                + "\(dates): out of date, it fails even when trusted with --upstream-ca"
         case .unknownIssuer(let issuer):
             return "certificate issued by an unknown CA (\(Self.printable(issuer))); trust that CA with --upstream-ca FILE"
         case .notForServers(let subject):

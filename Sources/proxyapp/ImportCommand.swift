@@ -46,6 +46,10 @@ struct ImportCommand: ParsableCommand {
             flowImport.rollBack()
             // The reason may quote the file's strings (a URL with a newline or ESC): escaped whole.
             throw CLIError("\(harPath) is not a HAR file ProxyApp can read: \(TerminalText.escaped(error.description)). Nothing was imported.")
+        } catch let error as CLIError {
+            // The data directory refused (another user's files, a shared folder): said as it is.
+            flowImport.rollBack()
+            throw error
         } catch let error as HARReadError {
             flowImport.rollBack()
             throw CLIError("cannot read \(harPath): \(error). Nothing was imported.")

@@ -12,13 +12,23 @@ extension DataDirectoryOptions {
     /// read a 0644 file in a 0755 directory. An existing directory or file with looser modes
     /// (an older version, a permissive umask) is tightened, and the returned line says so
     /// (nil when nothing changed); callers print it once.
+    ///
+    /// A directory others may create files in (another user's group- or world-writable one, a
+    /// sticky shared one such as `/tmp`) is refused, and so is a capture file, log or `ca`
+    /// directory someone else put there: SQLite writes into an existing `-wal` whoever owns it.
     func preparePrivateDirectory() throws -> String? {
         let directory = PrivateDirectory(url: self.directory)
         let tightenedDirectory: PrivateDirectory.Tightened?
         do {
             tightenedDirectory = try directory.prepare()
+        } catch let shared as PrivateDirectory.SharedDirectoryError {
+            throw CLIError("cannot keep captured traffic in \(shared.path): \(shared). Pass a --data-dir of your own (the default is ~/.proxyapp).")
         } catch {
             throw CLIError("cannot create the data directory \(self.directory.path): \(error). Pass a writable --data-dir.")
+        }
+        if let foreign = directory.foreignEntries(named: Self.capturedDataFileNames + ["ca"]).first {
+            throw CLIError("\(foreign.path) belongs to another user (uid \(foreign.owner)), who could read the captured traffic "
+                           + "written into it. Remove it, or pass another --data-dir.")
         }
         let tightened = [tightenedDirectory].compactMap { $0 } + directory.restrictFiles(named: Self.capturedDataFileNames)
         return Self.tightenedLine(tightened)

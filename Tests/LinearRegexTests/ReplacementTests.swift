@@ -113,3 +113,35 @@ final class ReplacementTests: XCTestCase {
         XCTAssertEqual(asked, 4, "four searches after the first: three more matches and the one that finds none")
     }
 }
+
+/// A replacement run in slices (`continueReplacing`, stopped and resumed after every few
+/// searches) gives exactly what one run gives: how rewrites share the pool's threads.
+final class ResumableReplacementTests: XCTestCase {
+    func testSlicesGiveTheSameResultAsOneRun() throws {
+        let cases: [(String, String, String)] = [
+            ("a*", "-", "baaac"), ("b+c|b", "x", "bbbcbbbb"), ("(\\w+)@(\\w+)", "$2 at $1", "me@here, you@there."),
+            ("é|(?:)", "_", "aéb"), ("z", "y", "no match here"), ("", "+", ""),
+        ]
+        for (pattern, replacement, text) in cases {
+            let regex = try LinearRegex(pattern)
+            let template = try ReplacementTemplate(replacement, groupCount: regex.groupCount)
+            let expected = regex.replacingMatches(in: text, with: template)
+            for every in 1...3 {
+                var progress = ReplacementProgress()
+                var calls = 0
+                Array(text.utf8).withUnsafeBufferPointer { bytes in
+                    while !progress.isFinished && calls < 1_000 {
+                        calls += 1
+                        var searches = 0
+                        regex.continueReplacing(utf8: bytes, with: template, progress: &progress) {
+                            searches += 1
+                            return searches < every
+                        }
+                    }
+                }
+                let result = progress.result.map { String(decoding: $0, as: UTF8.self) } ?? text
+                XCTAssertEqual(result, expected, "\(pattern) on \(text), stopping every \(every)")
+            }
+        }
+    }
+}

@@ -101,6 +101,19 @@ final class CertificateAuthorityStoreTests: XCTestCase {
     }
 
     /// `ProxyCA.cer` is only a copy of the PEM: a missing one is written again.
+    /// A key left readable by others (a copy made under a loose umask, an older version) is made
+    /// 0600 again when the CA is loaded: before, a 0644 key stayed 0644 while the directory
+    /// around it was tightened.
+    func testLoadingMakesALooseKeyPrivateAgain() throws {
+        _ = try store.loadOrCreate()
+        XCTAssertEqual(chmod(store.privateKeyPath, 0o644), 0)
+        XCTAssertEqual(chmod(store.directory.path, 0o755), 0)
+        _ = try CertificateAuthorityStore(directory: store.directory).loadOrCreate()
+        XCTAssertEqual(try TemporaryDirectory.mode(of: store.privateKeyPath), 0o600)
+        XCTAssertEqual(try TemporaryDirectory.mode(of: store.directory.path), 0o700)
+        XCTAssertEqual(try TemporaryDirectory.mode(of: store.certificatePEMPath), 0o644, "the certificate is public")
+    }
+
     func testMissingDERCopyIsRestored() throws {
         let authority = try store.loadOrCreate()
         try FileManager.default.removeItem(atPath: store.certificateDERPath)

@@ -42,6 +42,24 @@ final class UpstreamCertificateProblemTests: XCTestCase {
                        .unknownIssuer(issuer: "CN=Private Root"))
     }
 
+    /// A self-signed certificate that is out of date may be trusted (in --upstream-ca) or not:
+    /// BoringSSL says the same either way. The reason names the dates and both possibilities;
+    /// it said "self-signed; trust it with --upstream-ca" for an expired one already trusted.
+    func testOutOfDateSelfSignedCertificatesNameTheirDates() {
+        let leaf = facts(issuer: "CN=origin.test", validUntil: -3600, selfIssued: true)
+        XCTAssertEqual(UpstreamCertificateProblem.diagnose(leaf, isLeaf: true, chainBuilt: false, now: now).reason,
+                       "certificate is self-signed (CN=origin.test) and expired on 2025-06-15T14:06:40Z: "
+                       + "out of date, it fails even when trusted with --upstream-ca")
+        let early = facts(issuer: "CN=origin.test", validFrom: 7200, selfIssued: true)
+        XCTAssertEqual(UpstreamCertificateProblem.diagnose(early, isLeaf: true, chainBuilt: false, now: now).reason,
+                       "certificate is self-signed (CN=origin.test) and is not yet valid: valid from 2025-06-15T17:06:40Z: "
+                       + "out of date, it fails even when trusted with --upstream-ca")
+        let root = facts(subject: "CN=Private Root", issuer: "CN=Private Root", validUntil: -3600, selfIssued: true, authority: true)
+        XCTAssertEqual(UpstreamCertificateProblem.diagnose(root, isLeaf: false, chainBuilt: false, now: now).reason,
+                       "the CA certificate CN=Private Root expired on 2025-06-15T14:06:40Z: "
+                       + "out of date, it fails even when trusted with --upstream-ca")
+    }
+
     /// The chain-extension stage: a leaf not for servers, an issuer that is not a CA.
     func testExtensionFailures() {
         XCTAssertEqual(UpstreamCertificateProblem.diagnose(facts(serverAuth: false), isLeaf: true, chainBuilt: false, now: now),

@@ -24,6 +24,10 @@ public protocol ByteOutput: AnyObject {
 /// Why writing an export failed, naming the destination.
 public struct ByteOutputError: Error, CustomStringConvertible, Sendable {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// Buffered (64 KiB) writes to a file descriptor: a file created for the export, or stdout.
@@ -51,8 +55,11 @@ public final class FileOutput: ByteOutput {
     /// Creates (or truncates) the file at `path`. A new file gets `mode` (the umask may take
     /// bits away, never add them); an existing one keeps its own. The default is private: exports
     /// hold credentials and bodies.
-    public init(creatingFileAt path: String, mode: mode_t = 0o600) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+    /// With `exclusive`, only a file this call creates is opened: anything already at `path`
+    /// (a file, or a symlink someone planted to make us write into its target) is an error.
+    public init(creatingFileAt path: String, mode: mode_t = 0o600, exclusive: Bool = false) throws {
+        let flags = exclusive ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC
+        let descriptor = open(path, flags, mode)
         guard descriptor >= 0 else {
             throw ByteOutputError(description: "cannot create '\(path)': \(Self.describe(errno))")
         }

@@ -51,8 +51,15 @@ public enum RawExchange {
         return headers
     }
 
+    /// One line per header; a value folded over several lines (an imported HAR's `Set-Cookie`)
+    /// is one line per part under the same name, never a line that reads as another header.
     private static func headerBlock(_ headers: [HeaderField]) -> [UInt8] {
-        headers.flatMap { line("\($0.name): \($0.value)") } + crlf
+        headers.flatMap { header -> [UInt8] in
+            let name = Array("\(header.name): ".utf8)
+            return Array(header.value.utf8).split(separator: 10, omittingEmptySubsequences: false).flatMap { part in
+                name + (part.last == 13 ? part.dropLast() : part) + crlf
+            }
+        } + crlf
     }
 
     private static func body(_ body: CapturedBody) -> [UInt8] {

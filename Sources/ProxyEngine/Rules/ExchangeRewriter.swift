@@ -49,7 +49,15 @@ struct ExchangeRewriter {
         var note: String?
     }
 
+    /// How long one turn of a rewrite holds a pool thread before it queues again behind other
+    /// work (map-local reads, other clients' rewrites).
+    static let slice: Duration = .milliseconds(10)
+
     /// Rewrites a held body with `replacements`; the future completes on `eventLoop`.
+    ///
+    /// Off the loop the work runs in turns of `slice` (`BodyTextRewriter.Job`), each queued
+    /// again behind whatever waits for the pool: a body whose pattern makes replacing quadratic
+    /// keeps its thread for one turn at a time, not for its whole time limit.
     ///
     /// - Parameter cancellation: raised by the exchange when its client goes: a rewrite still
     ///   queued on the pool never starts, and a running one stops before its next step; either
@@ -58,12 +66,10 @@ struct ExchangeRewriter {
                         limit: Int, cancellation: WorkCancellation? = nil, work: any BlockingWork,
                         on eventLoop: any EventLoop) -> EventLoopFuture<RewrittenBody> {
         let bytes = held.bytes
-        let contentType = headers.first(name: "content-type")
-        let contentEncoding = headers.first(name: "content-encoding")
-        let rewriting: @Sendable () throws -> RewrittenBody = {
-            let outcome = BodyTextRewriter.rewrite(bytes, contentType: contentType, contentEncoding: contentEncoding,
-                                                   replacements: replacements, limit: limit,
-                                                   shouldStop: { cancellation?.isCancelled ?? false })
+        let job = BodyTextRewriter.Job(bytes, contentType: headers.first(name: "content-type"),
+                                       contentEncoding: headers.first(name: "content-encoding"),
+                                       replacements: replacements, limit: limit)
+        let result: @Sendable (BodyTextRewriter.Outcome) throws -> RewrittenBody = { outcome in
             try cancellation?.check()
             switch outcome {
             case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil)
@@ -71,17 +77,25 @@ struct ExchangeRewriter {
             case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
             }
         }
+        let shouldStop: @Sendable () -> Bool = { cancellation?.isCancelled ?? false }
         // Small plain bodies with literal replacements are edited in place. Replacing every
         // match of a regex can cost more than linear time (BodyTextRewriter.timeLimit), and a
         // small compressed body may decode to megabytes: those always leave the event loop.
         let literalOnly = replacements.allSatisfy { if case .literal = $0.pattern { true } else { false } }
-        if bytes.count <= inlineLimit && literalOnly && contentEncoding == nil {
-            return eventLoop.makeCompletedFuture { try rewriting() }
+        if bytes.count <= inlineLimit && literalOnly && headers.first(name: "content-encoding") == nil {
+            return eventLoop.makeCompletedFuture {
+                try result(BodyTextRewriter.rewrite(bytes, contentType: headers.first(name: "content-type"), contentEncoding: nil,
+                                                    replacements: replacements, limit: limit, shouldStop: shouldStop))
+            }
         }
-        if let cancellation {
-            return work.run(on: eventLoop, unless: cancellation, rewriting)
+        @Sendable func turn() -> EventLoopFuture<RewrittenBody> {
+            let step: @Sendable () throws -> RewrittenBody? = {
+                try job.run(for: slice, shouldStop: shouldStop).map(result)
+            }
+            let ran = cancellation.map { work.run(on: eventLoop, unless: $0, step) } ?? work.run(on: eventLoop, step)
+            return ran.flatMap { done in done.map(eventLoop.makeSucceededFuture) ?? turn() }
         }
-        return work.run(on: eventLoop, rewriting)
+        return turn()
     }
 
     /// What a rewrite's future gave: its result, or the held body unchanged when the work could

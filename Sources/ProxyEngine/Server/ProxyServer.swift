@@ -49,7 +49,7 @@ public final class ProxyServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(AcceptPauseHandler(logger: services.logger))
                 }
             }
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelTuning.noDelay, value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)

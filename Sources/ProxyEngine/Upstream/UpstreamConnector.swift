@@ -122,7 +122,7 @@ final class UpstreamConnector: Sendable {
         let upstreamTimeout = self.upstreamTimeout
         return ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(ChannelTuning.noDelay, value: 1)
             .channelOption(.maxMessagesPerRead, value: 16)
             .channelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
             .channelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
@@ -148,15 +148,19 @@ final class UpstreamConnector: Sendable {
             }
             .connect(to: address)
             .flatMapError { error in
-                let failure = self.failure(for: error, host: host, port: port)
+                let failure = Self.failure(for: error, host: host, port: port, connectTimeout: self.connectTimeout)
                 return self.connect(
                     to: addresses.dropFirst(), host: host, port: port, kind: kind, tls: tls, on: eventLoop,
                     lastError: failure)
             }
     }
 
-    private func failure(for error: any Error, host: String, port: Int) -> ProxyFailure {
+    /// A failed connect in words (never NIO's own error text on a flow).
+    static func failure(for error: any Error, host: String, port: Int, connectTimeout: TimeAmount) -> ProxyFailure {
         switch error {
+        case EventLoopError.shutdown, EventLoopError.shutdownFailed:
+            // A request retried on a fresh connection while the proxy stops.
+            return .connectFailed(host: host, port: port, reason: "the proxy is shutting down")
         case ChannelError.connectTimeout:
             return .connectTimeout(host: host, port: port, seconds: connectTimeout.nanoseconds / 1_000_000_000)
         case let error as IOError where error.errnoCode == ECONNREFUSED:

@@ -111,7 +111,7 @@ public struct TextReplacement: Sendable {
     /// The replacement as written (for a regex, a `ReplacementTemplate`'s text).
     public let replacement: String
     /// `replacement` parsed against the regex's groups; nil for a literal.
-    private let template: ReplacementTemplate?
+    let template: ReplacementTemplate?
 
     /// - Throws: `LinearRegexError` (about `replacement`) when it names a group the regex lacks.
     public init(pattern: Pattern, replacement: String) throws(LinearRegexError) {

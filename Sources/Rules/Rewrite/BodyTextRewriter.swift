@@ -32,41 +32,103 @@ public enum BodyTextRewriter {
     public static func rewrite(_ body: [UInt8], contentType: String?, contentEncoding: String?,
                                replacements: [TextReplacement], limit: Int = BodyDecoder.defaultLimit,
                                timeLimit: Duration = Self.timeLimit, shouldStop: () -> Bool = { false }) -> Outcome {
-        if replacements.isEmpty || body.isEmpty { return .unchanged }
-        if let contentType, !MediaType(contentType).isTextual {
-            return .skipped("not text (\(MediaType(contentType).essence))")
+        let job = Job(body, contentType: contentType, contentEncoding: contentEncoding, replacements: replacements,
+                      limit: limit, timeLimit: timeLimit)
+        while true {
+            if let outcome = job.run(for: timeLimit, shouldStop: shouldStop) { return outcome }
         }
-        if shouldStop() { return .skipped("stopped") }
-        let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding, limit: limit)
-        if let note = decoded.note {
-            // The decoder words its note for a viewer ("…: shown as captured"); here the body
-            // is simply sent as it came.
-            let suffix = ": shown as captured"
-            return .skipped(note.hasSuffix(suffix) ? String(note.dropLast(suffix.count)) : note)
+    }
+
+    /// One body's rewrite, run in slices: `run(for:)` works until the slice is used up and says
+    /// whether it finished. Between slices the caller gives the thread to other work, so a body
+    /// whose pattern makes replacing quadratic (`b+c|b`) holds a pool thread for one slice at a
+    /// time, not its whole `timeLimit`: 20 such bodies once made every map-local file and every
+    /// other rewrite wait 25 s behind them. `timeLimit` counts the slices' running time only.
+    ///
+    /// Not thread-safe: one slice at a time (the caller runs the next after the last returned).
+    public final class Job: @unchecked Sendable {
+        private let body: [UInt8]
+        private let contentType: String?
+        private let contentEncoding: String?
+        private let replacements: [TextReplacement]
+        private let limit: Int
+        private let timeLimit: Duration
+        /// The decoded text, once decoded; the replacement being applied and its progress.
+        private var text: [UInt8]?
+        private var original: [UInt8]?
+        private var index = 0
+        private var progress = ReplacementProgress()
+        private var spent: Duration = .zero
+
+        public init(_ body: [UInt8], contentType: String?, contentEncoding: String?, replacements: [TextReplacement],
+                    limit: Int = BodyDecoder.defaultLimit, timeLimit: Duration = BodyTextRewriter.timeLimit) {
+            self.body = body
+            self.contentType = contentType
+            self.contentEncoding = contentEncoding
+            self.replacements = replacements
+            self.limit = limit
+            self.timeLimit = timeLimit
         }
-        guard let text = String(validating: decoded.bytes, as: UTF8.self) else {
-            return .skipped("not UTF-8 text")
-        }
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeLimit)
-        var result = text
-        for replacement in replacements {
-            if shouldStop() { return .skipped("stopped") }
-            var stopped = false
-            do throws(ReplacementStopped) {
-                result = try replacement.apply(to: result) {
-                    if shouldStop() {
-                        stopped = true
-                        return false
-                    }
-                    return clock.now < deadline
-                }
-            } catch {
-                if stopped { return .skipped("stopped") }
-                return .skipped("a regex replacement ran past \(timeLimit) (its pattern reads far ahead for every match)")
+
+        /// Works for at most `slice` (checked between regex matches); the outcome once finished,
+        /// nil when there is more to do. `shouldStop` as for `rewrite`.
+        public func run(for slice: Duration, shouldStop: () -> Bool = { false }) -> Outcome? {
+            let clock = ContinuousClock()
+            let started = clock.now
+            defer { spent += clock.now - started }
+            if text == nil {
+                if let outcome = decode(shouldStop: shouldStop) { return outcome }
             }
+            let sliceEnd = started.advanced(by: slice)
+            let deadline = started.advanced(by: timeLimit - spent)
+            var stopped = false
+            var outOfTime = false
+            while index < replacements.count {
+                if shouldStop() { return .skipped("stopped") }
+                let replacement = replacements[index]
+                guard case .regex(let regex) = replacement.pattern, let template = replacement.template else {
+                    text = Array(replacement.apply(to: String(decoding: text!, as: UTF8.self)).utf8)
+                    index += 1
+                    continue
+                }
+                text!.withUnsafeBufferPointer { bytes in
+                    regex.continueReplacing(utf8: bytes, with: template, progress: &progress) {
+                        if shouldStop() { stopped = true } else if clock.now >= deadline { outOfTime = true }
+                        return !stopped && !outOfTime && clock.now < sliceEnd
+                    }
+                }
+                if stopped { return .skipped("stopped") }
+                if outOfTime {
+                    return .skipped("a regex replacement ran past \(timeLimit) (its pattern reads far ahead for every match)")
+                }
+                guard progress.isFinished else { return nil }
+                if let replaced = progress.result { text = replaced }
+                progress = ReplacementProgress()
+                index += 1
+            }
+            return text == original ? .unchanged : .rewritten(text!)
         }
-        if result == text { return .unchanged }
-        return .rewritten(Array(result.utf8))
+
+        /// Decodes the body into `text`; an outcome when it cannot be rewritten.
+        private func decode(shouldStop: () -> Bool) -> Outcome? {
+            if replacements.isEmpty || body.isEmpty { return .unchanged }
+            if let contentType, !MediaType(contentType).isTextual {
+                return .skipped("not text (\(MediaType(contentType).essence))")
+            }
+            if shouldStop() { return .skipped("stopped") }
+            let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding, limit: limit)
+            if let note = decoded.note {
+                // The decoder words its note for a viewer ("…: shown as captured"); here the body
+                // is simply sent as it came.
+                let suffix = ": shown as captured"
+                return .skipped(note.hasSuffix(suffix) ? String(note.dropLast(suffix.count)) : note)
+            }
+            guard String(validating: decoded.bytes, as: UTF8.self) != nil else {
+                return .skipped("not UTF-8 text")
+            }
+            text = decoded.bytes
+            original = decoded.bytes
+            return nil
+        }
     }
 }

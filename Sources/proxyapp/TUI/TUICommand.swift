@@ -83,12 +83,19 @@ enum TerminalUIHost {
     }
 }
 
-/// Points stdout and stderr at a file for a while, and back.
-private struct OutputRedirect {
+/// Points stdout and stderr at a file for a while, and back (internal for its tests).
+struct OutputRedirect {
     private var saved: [(Int32, Int32)] = []
 
     init(to path: String) {
-        var file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)  // private: log lines may quote traffic
+        // Private: log lines may quote traffic. Never through a symlink, never into a file of
+        // another user (`tui --db` may point into a shared folder where one was planted).
+        var file = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        var info = stat()
+        if file >= 0, fstat(file, &info) != 0 || info.st_uid != geteuid() {
+            close(file)
+            file = -1
+        }
         if file < 0 { file = open("/dev/null", O_WRONLY | O_CLOEXEC) }  // never onto the screen
         guard file >= 0 else { return }
         for descriptor in [STDOUT_FILENO, STDERR_FILENO] {

@@ -116,7 +116,10 @@ final class HARReaderStreamingTests: XCTestCase {
 
     /// A NUL in a URL was stored, then shown and replayed as another URL: now refused with its
     /// path, as are methods that are not tokens, control characters in header names and line
-    /// breaks in one-line fields. A folded header value (LF) is what exporters write: kept.
+    /// breaks in one-line fields. A request header value with a LF, CR or NUL is refused too:
+    /// curl sends `-H` values as they are, so a replay put `Injected: 1` on the wire as a header
+    /// of its own. A folded response header value (LF, CRLF) is what exporters write for
+    /// repeated `Set-Cookie`: kept; a NUL or lone CR there is not.
     func testTextAReplayWouldChangeIsRefused() {
         let cases: [(String, String)] = [
             (#""request": {"method": "GET", "url": "http://a.test/a\u0000b"}"#,
@@ -131,11 +134,21 @@ final class HARReaderStreamingTests: XCTestCase {
              #"log.entries[0].request.httpVersion: a line break or NUL (\x0d) where the HTTP message has one line"#),
             (#""request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": 200, "statusText": "OK\n"}"#,
              #"log.entries[0].response.statusText: a line break or NUL (\x0a) where the HTTP message has one line"#),
+            (#""request": {"method": "GET", "url": "http://a.test/", "headers": [{"name": "X-A", "value": "v\nInjected: 1"}]}"#,
+             #"log.entries[0].request.headers[0].value: a line break or NUL (\x0a) in a header value: a replay would send what follows it as a header of its own"#),
+            (#""request": {"method": "GET", "url": "http://a.test/", "headers": [{"name": "A", "value": "1"}, {"name": "X-A", "value": "v\r\nInjected: 1"}]}"#,
+             #"log.entries[0].request.headers[1].value: a line break or NUL (\x0d) in a header value: a replay would send what follows it as a header of its own"#),
+            (#""request": {"method": "GET", "url": "http://a.test/", "headers": [{"name": "X-A", "value": "v\u0000w"}]}"#,
+             #"log.entries[0].request.headers[0].value: a line break or NUL (\x00) in a header value: a replay would send what follows it as a header of its own"#),
+            (#""request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": 200, "headers": [{"name": "Set-Cookie", "value": "a=1\u0000"}]}"#,
+             #"log.entries[0].response.headers[0].value: a line break or NUL (\x00) in a header value"#),
+            (#""request": {"method": "GET", "url": "http://a.test/"}, "response": {"status": 200, "headers": [{"name": "Set-Cookie", "value": "a=1\rb=2"}]}"#,
+             #"log.entries[0].response.headers[0].value: a line break or NUL (\x0d) in a header value"#),
         ]
         for (entry, expected) in cases {
             XCTAssertEqual(refusal(Self.har([entry])), expected, entry)
         }
-        XCTAssertEqual(refusal(Self.har([#""request": {"method": "M-SEARCH", "url": "http://a.test/", "headers": [{"name": ":authority", "value": "a\nb"}]}"#])), "imported")
+        XCTAssertEqual(refusal(Self.har([#""request": {"method": "M-SEARCH", "url": "http://a.test/", "headers": [{"name": ":authority", "value": "a.test"}]}, "response": {"status": 200, "headers": [{"name": "Set-Cookie", "value": "a=1\nb=2\r\nc=3"}]}"#])), "imported")
     }
 
     /// Fields other than bodies share 16 MiB per entry; unknown fields are skipped unread,

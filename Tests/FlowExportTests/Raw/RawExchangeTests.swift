@@ -57,4 +57,16 @@ final class RawExchangeTests: XCTestCase {
         XCTAssertEqual(text(flow), "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\n\r\n\r\n(no response)\r\n"
             + "(tunnel: 100 bytes up, 2000 bytes down, not decrypted)\r\n")
     }
+
+    /// A folded value (an imported HAR's repeated `Set-Cookie`, joined with LF or CRLF) is one
+    /// line per part under its own name: before, the part after the LF read as a header of its
+    /// own (`Injected: 1`).
+    func testFoldedValuesAreOneLineEachUnderTheirName() {
+        let flow = Flow(
+            method: "GET", host: "a.test", path: "/", requestHeaders: [HeaderField(name: "Host", value: "a.test")],
+            status: 200, reason: "OK",
+            responseHeaders: [HeaderField(name: "Set-Cookie", value: "a=1\nInjected: 1\r\nb=2"), HeaderField(name: "X", value: "y")])
+        XCTAssertEqual(text(flow), "GET / HTTP/1.1\r\nHost: a.test\r\n\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nSet-Cookie: Injected: 1\r\nSet-Cookie: b=2\r\nX: y\r\n\r\n")
+    }
 }

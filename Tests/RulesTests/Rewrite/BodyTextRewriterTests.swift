@@ -111,4 +111,28 @@ final class BodyTextRewriterTests: XCTestCase {
         XCTAssertEqual(rewrite(text("hello"), encoding: "compress", [literal("hello", "bye")]),
                        .skipped("unknown content encoding 'compress'"))
     }
+
+    /// A job run in many short slices gives what one run gives, literal and regex replacements
+    /// mixed; its time limit counts the slices' running time, so a quadratic one still stops.
+    func testAJobInSlicesGivesTheSameOutcome() {
+        let replacements = [literal("hello", "bye"), regex("b+c|b", "x"), regex("user-(\\d+)", "id-$1")]
+        let body = text(String(repeating: "user-1 says hello bbcb ", count: 300))
+        let job = BodyTextRewriter.Job(body, contentType: "text/plain", contentEncoding: nil, replacements: replacements)
+        var turns = 0
+        var outcome: BodyTextRewriter.Outcome?
+        while outcome == nil && turns < 100_000 {
+            turns += 1
+            outcome = job.run(for: .microseconds(1))
+        }
+        XCTAssertGreaterThan(turns, 1, "it took several slices")
+        XCTAssertEqual(outcome, rewrite(body, replacements))
+
+        let quadratic = BodyTextRewriter.Job(text(String(repeating: "b", count: 200_000)), contentType: "text/plain",
+                                             contentEncoding: nil, replacements: [regex("b+c|b", "x")], timeLimit: .milliseconds(100))
+        var stopped: BodyTextRewriter.Outcome?
+        for _ in 0..<100_000 where stopped == nil {
+            stopped = quadratic.run(for: .milliseconds(5))
+        }
+        XCTAssertEqual(stopped, .skipped("a regex replacement ran past 0.1 seconds (its pattern reads far ahead for every match)"))
+    }
 }

@@ -28,6 +28,25 @@ enum HARFieldCheck {
         firstControl(in: name).map { "a control character (\($0)) in a header name" }
     }
 
+    /// No NUL, CR or LF in a request header value: a replay (curl sends `-H` values as they
+    /// are) would put a LF there on the wire, where an origin reads what follows as a header of
+    /// its own, unseen in the flow. A response header value may hold LF-separated lines
+    /// (exporters fold repeated `Set-Cookie` headers that way; a raw export writes one line
+    /// each), but no NUL and no CR outside a CRLF.
+    static func headerValue(_ value: String, inRequest: Bool) -> String? {
+        guard value.utf8.contains(where: { $0 == 0 || $0 == 13 || $0 == 10 }) else { return nil }
+        let scalars = Array(value.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            let lineBreak = scalar == "\r" || scalar == "\n"
+            let folded = scalar == "\n" || scalar == "\r" && index + 1 < scalars.count && scalars[index + 1] == "\n"
+            if scalar == "\0" || lineBreak && (inRequest || !folded) {
+                return "a line break or NUL (\(TerminalText.escaped(String(scalar)))) in a header value"
+                    + (inRequest ? ": a replay would send what follows it as a header of its own" : "")
+            }
+        }
+        return nil
+    }
+
     /// No NUL, CR or LF in a version or a status text.
     static func lineText(_ text: String?) -> String? {
         guard let text, let bad = text.unicodeScalars.first(where: { $0 == "\0" || $0 == "\r" || $0 == "\n" }) else {

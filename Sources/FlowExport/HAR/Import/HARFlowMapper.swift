@@ -88,22 +88,25 @@ struct HARFlowMapper {
         for (name, value) in phases { _ = try duration(value, field: "timings.\(name)") }
     }
 
-    /// Versions, header names, the status text: text a raw export or a replay writes into the
-    /// request or status line and the header block. (Header values may hold a LF: exporters fold
-    /// repeated `Set-Cookie` headers into one value that way.)
+    /// Versions, header names and values, the status text: text a raw export or a replay writes
+    /// into the request or status line and the header block. (Response header values may hold a
+    /// LF: exporters fold repeated `Set-Cookie` headers into one value that way.)
     private func checkVersionsAndHeaders() throws(HARImportError) {
         let request = entry.request
         if let problem = HARFieldCheck.lineText(request.httpVersion) { throw failure("request.httpVersion", problem) }
-        try checkHeaders(request.headers, field: "request.headers")
+        try checkHeaders(request.headers, field: "request.headers", inRequest: true)
         guard let response = entry.response else { return }
         if let problem = HARFieldCheck.lineText(response.httpVersion) { throw failure("response.httpVersion", problem) }
         if let problem = HARFieldCheck.lineText(response.statusText) { throw failure("response.statusText", problem) }
-        try checkHeaders(response.headers, field: "response.headers")
+        try checkHeaders(response.headers, field: "response.headers", inRequest: false)
     }
 
-    private func checkHeaders(_ headers: [HARInput.NameValue]?, field: String) throws(HARImportError) {
+    private func checkHeaders(_ headers: [HARInput.NameValue]?, field: String, inRequest: Bool) throws(HARImportError) {
         for (index, header) in (headers ?? []).enumerated() {
             if let problem = HARFieldCheck.headerName(header.name) { throw failure("\(field)[\(index)].name", problem) }
+            if let problem = HARFieldCheck.headerValue(header.value ?? "", inRequest: inRequest) {
+                throw failure("\(field)[\(index)].value", problem)
+            }
         }
     }
 
