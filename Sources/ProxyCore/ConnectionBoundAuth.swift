@@ -7,12 +7,12 @@ public enum ConnectionBoundAuth {
     /// `WWW-Authenticate` values binds its upstream connection to the client connection.
     public static func binds<Values: Sequence>(authorization: Values, wwwAuthenticate: Values) -> Bool
         where Values.Element == String {
-        authorization.contains(where: namesBoundScheme) || wwwAuthenticate.contains(where: namesBoundScheme)
+        authorization.contains(where: isBoundScheme) || wwwAuthenticate.contains(where: isBoundScheme)
     }
 
     /// Whether a credentials or challenge value starts with the scheme NTLM or Negotiate (any
     /// case; a challenge list may name several schemes, so every comma-separated part counts).
-    static func namesBoundScheme(_ value: String) -> Bool {
+    public static func isBoundScheme(_ value: String) -> Bool {
         for part in value.split(separator: ",") {
             let scheme = part.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != " " && $0 != "\t" })
             if String(scheme).equalsIgnoringASCIICase("ntlm") || String(scheme).equalsIgnoringASCIICase("negotiate") {

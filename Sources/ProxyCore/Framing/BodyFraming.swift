@@ -79,7 +79,11 @@ struct FramingFields {
                digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
                let value = Int64(digits) {
                 contentLength = value
-                if lengthText != String(value) { isCanonical = false }
+                // Canonical: digits only, no leading zero (checked without printing the number).
+                if digits.utf8.count != lengthText.utf8.count
+                    || (digits.utf8.count > 1 && digits.utf8.first == UInt8(ascii: "0")) {
+                    isCanonical = false
+                }
             }
         }
     }

@@ -75,6 +75,19 @@ extension ForwardExchange {
         return (headers, hop.keepsUpgrade)
     }
 
+    /// Whether the exchange ties its upstream connection to this client (`ConnectionBoundAuth`:
+    /// NTLM or Negotiate in `Authorization` or `WWW-Authenticate`). One pass per side, names
+    /// compared by length first: it runs for every response.
+    static func bindsConnection(request: HTTPHeaders, response: HTTPHeaders) -> Bool {
+        for (name, value) in request where name.utf8.count == 13 && name.equalsIgnoringASCIICase("authorization") {
+            if ConnectionBoundAuth.isBoundScheme(value) { return true }
+        }
+        for (name, value) in response where name.utf8.count == 16 && name.equalsIgnoringASCIICase("www-authenticate") {
+            if ConnectionBoundAuth.isBoundScheme(value) { return true }
+        }
+        return false
+    }
+
     static func authority(host: String, port: Int, scheme: String) -> String {
         let hostPart = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         let defaultPort = (scheme == "https" || scheme == "wss") ? 443 : 80

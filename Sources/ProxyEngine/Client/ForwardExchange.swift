@@ -240,8 +240,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             responseHeadReceived = true
             responseFraming = framing.framing
             if !connectionBound {
-                connectionBound = ConnectionBoundAuth.binds(
-                    authorization: upstreamHead.headers["authorization"], wwwAuthenticate: head.headers["www-authenticate"])
+                connectionBound = Self.bindsConnection(request: upstreamHead.headers, response: head.headers)
             }
             var clientHead = makeClientHead(from: head, framing: framing)
             if clientHead.status.code == status.code && clientHead.status.reasonPhrase == head.status.reasonPhrase {

@@ -68,7 +68,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The status of a head the origin sent, with the origin's own reason phrase when it had one
     /// other than the standard phrase. Called once per head received, in order.
     func statusWithOriginPhrase(_ status: HTTPResponseStatus) -> HTTPResponseStatus {
-        guard let phrase = statusLines?.takePhrase(for: status.code), phrase != status.reasonPhrase else { return status }
+        guard let phrase = statusLines?.takePhrase(for: status.code) else { return status }
         return .custom(code: status.code, reasonPhrase: phrase)
     }
 
