@@ -47,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // c-ares (Debian's libc-ares-dev): DNS lookups all in flight at once on one thread of the engine's.
+        .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
         // RE2 (Debian's libre2-dev) behind a small C API: C++ inside, a plain C header for Swift.
         .target(name: "CRE2Shim", linkerSettings: [.linkedLibrary("re2")]),
         // Regexes that match in linear time (RE2): every pattern evaluated on traffic or captures.
@@ -89,7 +91,7 @@ let package = Package(
         .target(
             name: "ProxyEngine",
             dependencies: [
-                "ProxyModel", "ProxyCore", "ProxyTLS", "Rules", "BodyCodec",
+                "ProxyModel", "ProxyCore", "ProxyTLS", "Rules", "BodyCodec", "CAres",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -162,6 +164,16 @@ let package = Package(
             dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Tests/Support/ChildProcess"
         ),
+        // Test support: a DNS server on loopback UDP that answers, delays, fails or ignores names as a test says.
+        .target(
+            name: "FakeDNS",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/Support/FakeDNS"
+        ),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
@@ -217,6 +229,7 @@ let package = Package(
             name: "ProxyEngineTests",
             dependencies: [
                 "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors", "EngineTestSupport", "LinearRegex",
+                "FakeDNS", "CAres",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -244,7 +257,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
-                "EngineTestSupport",
+                "EngineTestSupport", "FakeDNS",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

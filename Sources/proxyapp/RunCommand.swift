@@ -41,6 +41,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait for a DNS answer (then 504).")
     var dnsTimeout: Int = 5
 
+    @Option(name: .customLong("dns-server"),
+            help: ArgumentHelp("A DNS server to ask instead of /etc/resolv.conf's, IP[:PORT]; repeat for more.",
+                               valueName: "address"),
+            transform: DNSServerArgument.parse)
+    var dnsServers: [SocketAddress] = []
+
     @Option(help: ArgumentHelp(
         "Client connections served at once; one more is answered 503 and closed.",
         discussion: "Default: from the open-file limit L (raised to its hard limit at start), (L - 64) * 4 / 9, "
@@ -121,8 +127,16 @@ struct RunCommand: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        // DNS has threads of its own: lookups never wait behind map-local reads or rewrites.
-        let resolver = SystemHostResolver(limits: .init(timeout: .seconds(Int64(dnsTimeout))))
+        // DNS has a thread of its own, every lookup in flight at once: a name that never
+        // answers delays no other, and lookups never wait behind map-local reads or rewrites.
+        let resolver: SystemHostResolver
+        do {
+            resolver = try SystemHostResolver(configuration: .init(timeout: .seconds(Int64(dnsTimeout)), servers: dnsServers))
+        } catch {
+            writer.close()
+            try? await group.shutdownGracefully()
+            throw CLIError("cannot start the DNS resolver: \(error). Check /etc/resolv.conf, or pass --dns-server IP.")
+        }
         let blockingPool = BlockingPool(numberOfThreads: 4)
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,

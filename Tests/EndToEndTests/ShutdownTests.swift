@@ -1,4 +1,5 @@
 import CaptureStore
+import FakeDNS
 import Foundation
 import ProxyModel
 import XCTest
@@ -7,23 +8,23 @@ import XCTest
 /// a DNS lookup that never returns — after storing the flows it had, with the write-ahead log
 /// folded into the capture file; a second signal during the shutdown ends it at once.
 ///
-/// The stuck lookup is real: `getaddrinfo` reads the file named by `HOSTALIASES` for a
-/// single-label name, and that file is a FIFO nobody writes, so the open blocks forever.
-/// Waits for the exit are bounded (a hang fails by the bound); nothing asserts on timing.
+/// The stuck lookup is real: the proxy asks (`--dns-server`) a `FakeDNSServer` that never
+/// answers, with a 60 s `--dns-timeout`. Waits for the exit are bounded (a hang fails by the
+/// bound); nothing asserts on timing.
 final class ShutdownTests: XCTestCase {
-    /// A proxy whose lookups of single-label names hang (see the type's comment), with an
-    /// origin; `body` gets both and the data directory.
-    private func withStuckDNSProxy(_ body: (ProxyAppProcess, TestOrigin, URL) async throws -> Void) async throws {
+    /// A proxy whose DNS server never answers (see the type's comment), with an origin; `body`
+    /// gets the three and the data directory.
+    private func withStuckDNSProxy(_ body: (ProxyAppProcess, TestOrigin, FakeDNSServer, URL) async throws -> Void)
+        async throws {
         let data = try makeScratchDirectory("shutdown")
-        let fifo = data.appendingPathComponent("hostaliases.fifo")
-        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        let dns = try await FakeDNSServer.start { _ in .silence }
         let origin = try await TestOrigin.start()
         do {
             let proxy = try await ProxyAppProcess.startHeadless(
-                executable: try proxyAppExecutable(), dataDirectory: data, arguments: ["--dns-timeout", "60"],
-                environment: ["HOSTALIASES": fifo.path])
+                executable: try proxyAppExecutable(), dataDirectory: data,
+                arguments: ["--dns-timeout", "60", "--dns-server", dns.argument])
             do {
-                try await body(proxy, origin, data)
+                try await body(proxy, origin, dns, data)
             } catch {
                 await proxy.stop()
                 throw error
@@ -31,14 +32,16 @@ final class ShutdownTests: XCTestCase {
             await proxy.stop()
         } catch {
             await origin.shutdown()
+            await dns.shutdown()
             throw error
         }
         await origin.shutdown()
+        await dns.shutdown()
     }
 
     /// Starts a download the client does not read (the proxy holds it by back-pressure) and a
     /// request whose DNS lookup never returns; returns both clients.
-    private func startDownloadAndStuckLookup(proxy: ProxyAppProcess, origin: TestOrigin) async throws
+    private func startDownloadAndStuckLookup(proxy: ProxyAppProcess, origin: TestOrigin, dns: FakeDNSServer) async throws
         -> (download: RawClient, lookup: RawClient) {
         let download = try RawClient(port: proxy.port)
         try download.send("GET \(origin.url("/bytes/\(4 << 30)")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
@@ -46,10 +49,11 @@ final class ShutdownTests: XCTestCase {
         XCTAssertTrue(started, "the download is under way")
         let lookup = try RawClient(port: proxy.port)
         try lookup.send("GET http://stuckname/ HTTP/1.1\r\nHost: stuckname\r\n\r\n")
-        // Another exchange through the proxy, so the stuck request has surely been read.
+        let asked = await dns.waitUntilQueried(["stuckname"])
+        XCTAssertTrue(asked, "the stuck lookup is in flight")
+        // Another exchange through the proxy while the lookup hangs.
         let after = try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/204"), timeout: 10)
         XCTAssertEqual(after.status, 204)
-        try await Task.sleep(nanoseconds: 300_000_000)
         return (download, lookup)
     }
 
@@ -62,12 +66,12 @@ final class ShutdownTests: XCTestCase {
     }
 
     func testSIGTERMStopsMidDownloadAndMidLookupAndKeepsTheFlows() async throws {
-        try await withStuckDNSProxy { proxy, origin, data in
+        try await withStuckDNSProxy { proxy, origin, dns, data in
             for index in 0..<3 {
                 let fetched = try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/\(1000 + index)"), timeout: 10)
                 XCTAssertEqual(fetched.status, 200)
             }
-            let (download, lookup) = try await startDownloadAndStuckLookup(proxy: proxy, origin: origin)
+            let (download, lookup) = try await startDownloadAndStuckLookup(proxy: proxy, origin: origin, dns: dns)
             defer {
                 download.close()
                 lookup.close()
@@ -101,8 +105,8 @@ final class ShutdownTests: XCTestCase {
 
     /// A second signal while the proxy is stopping ends it at once (exit status 128 + signal).
     func testASecondSignalExitsAtOnce() async throws {
-        try await withStuckDNSProxy { proxy, origin, _ in
-            let (download, lookup) = try await startDownloadAndStuckLookup(proxy: proxy, origin: origin)
+        try await withStuckDNSProxy { proxy, origin, dns, _ in
+            let (download, lookup) = try await startDownloadAndStuckLookup(proxy: proxy, origin: origin, dns: dns)
             defer {
                 download.close()
                 lookup.close()

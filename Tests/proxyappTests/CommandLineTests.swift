@@ -41,6 +41,21 @@ final class CommandLineTests: XCTestCase {
         XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
     }
 
+    /// `--dns-server`: IP addresses with an optional port (53 by default), repeatable; names,
+    /// other IPv4 spellings, ports out of range and junk are refused naming the flag and a form.
+    func testDNSServerFlag() throws {
+        let parsed = try RunCommand.parse(["--dns-server", "192.0.2.53", "--dns-server", "127.0.0.1:5353",
+                                           "--dns-server", "2001:db8::53", "--dns-server", "[::1]:5300", "--dns-server", "[::1]"])
+        XCTAssertEqual(parsed.dnsServers.map { "\($0.ipAddress ?? "?") \($0.port ?? 0)" },
+                       ["192.0.2.53 53", "127.0.0.1 5353", "2001:db8::53 53", "::1 5300", "::1 53"])
+        XCTAssertEqual(try RunCommand.parse([]).dnsServers, [])
+        for bad in ["dns.example", "127.1", "0x7f.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:", "[::1]:",
+                    "[::1", "::1]:53", "1.2.3.4:53:53", "", "127.0.0.1 ", "[fe80::1%eth0]:53"] {
+            assertRejected(["--dns-server", bad],
+                           mentioning: "'\(bad)' is invalid for '--dns-server <address>': not an IP address with an optional port")
+        }
+    }
+
     /// `--max-connections`: a positive count, absent by default (derived from the open-file limit).
     func testMaxConnectionsFlag() throws {
         for bad in ["0", "-5", "1073741825", "99999999999999999999", "many", "1e3"] {

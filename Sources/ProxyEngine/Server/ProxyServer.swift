@@ -16,13 +16,13 @@ public final class ProxyServer: Sendable {
     private let serverChannel = NIOLockedValueBox<(any Channel)?>(nil)
 
     /// - Parameters:
-    ///   - resolver: resolves upstream host names (`SystemHostResolver`: threads of its own).
+    ///   - resolver: resolves upstream host names (`SystemHostResolver`: c-ares on a thread of its own).
     ///   - interception: HTTPS interception (root CA leaves, upstream TLS, pins); nil keeps
     ///     every CONNECT a byte tunnel.
     ///   - rules: the rules in force (block, map-local, map-remote, dns, rewrite, SSL-proxying
     ///     lists); swapped by whoever reloads the rules file.
     ///   - blockingPool: runs map-local file reads and large body rewrites off the event loops
-    ///     (never DNS lookups, which the resolver runs on threads of its own).
+    ///     (never DNS lookups, which the resolver runs on a thread of its own).
     public init(configuration: ProxyConfiguration, sink: any FlowSink, group: any EventLoopGroup,
                 resolver: any HostResolver, interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
                 blockingPool: BlockingPool, logger: Logger) {

@@ -8,7 +8,7 @@ import ProxyModel
 import Rules
 
 /// The proxy under test, wired the way the CLI wires it: a `ProxyServer` on 127.0.0.1 with an
-/// ephemeral port, the system resolver on threads of its own, a blocking pool, and the real `CaptureWriter` and
+/// ephemeral port, the system resolver (c-ares on a thread of its own), a blocking pool, and the real `CaptureWriter` and
 /// `TrafficRepository` on a SQLite file in a fresh temporary directory.
 ///
 /// Tests read captured flows back from the database, so they check the whole path from the
@@ -49,12 +49,13 @@ final class ProxyHarness: Sendable {
     ///   as a reload of the rules file.
     /// - Parameter threads: event loops; each has its own upstream pool, so tests that need two
     ///   clients to share pooled connections use 1.
-    /// - Parameter resolver: the system resolver by default (one thread); a test passes one that
-    ///   answers names of its own.
+    /// - Parameter resolver: the system resolver by default; a test passes one that asks a
+    ///   `FakeDNSServer`.
     static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
                       rules: LiveRules = LiveRules(), threads: Int = 2,
-                      resolver: SystemHostResolver = SystemHostResolver(limits: .init(threads: 1)),
+                      resolver: SystemHostResolver? = nil,
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
+        let resolver = try resolver ?? SystemHostResolver()
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
