@@ -24,7 +24,7 @@ public final class FakeDNSServer: Sendable {
     }
 
     private struct State {
-        var queries: [(name: String, type: UInt16)] = []
+        var queries: [(name: String, type: UInt16, port: Int)] = []
         var held: [(query: DNSMessage.Query, from: SocketAddress)] = []
         /// Names released from `.hold`, and their reply for queries still to come.
         var released: [String: Reply] = [:]
@@ -70,6 +70,11 @@ public final class FakeDNSServer: Sendable {
     /// How many queries (A and AAAA, retries included) came for `name`.
     public func queryCount(_ name: String) -> Int {
         state.withLockedValue { $0.queries.filter { $0.name == name }.count }
+    }
+
+    /// The source ports queries for names matching `filter` came from.
+    public func sourcePorts(where filter: (String) -> Bool) -> Set<Int> {
+        state.withLockedValue { Set($0.queries.filter { filter($0.name) }.map(\.port)) }
     }
 
     /// Every name asked for so far.
@@ -128,7 +133,7 @@ public final class FakeDNSServer: Sendable {
             let envelope = unwrapInboundIn(data)
             guard let query = DNSMessage.parseQuery(envelope.data) else { return }
             let released = state.withLockedValue { state in
-                state.queries.append((query.name, query.type))
+                state.queries.append((query.name, query.type, envelope.remoteAddress.port ?? 0))
                 return state.released[query.name]
             }
             Self.send(released ?? reply(query.name), to: query, from: envelope.remoteAddress, on: context.channel,

@@ -17,8 +17,15 @@ import Darwin
 /// c-ares process what is ready, repeat. Other threads only touch the inbox (under its lock)
 /// and the pipe.
 ///
-/// When resolv.conf changes (`ResolvConfWatch`), new lookups go to a new channel; the old one
-/// keeps polling until its last query is answered, then is destroyed.
+/// New lookups go to a new channel when resolv.conf changed (`ResolvConfWatch`) and after every
+/// `lookupsPerChannel` lookups; an old channel is polled until its last query is answered,
+/// then destroyed. The second is for spoofing: c-ares 1.18 keeps one UDP socket (one source
+/// port) per server while any query is pending, so under steady load, or with one query kept
+/// waiting on purpose, every query would leave from the same port and an off-path forger would
+/// only have the 16-bit query ID to guess. A fresh channel opens fresh sockets. At most
+/// `maxDrainingChannels` old channels are kept (each holds a socket per server it asked), so
+/// names that never answer cannot make it hold many descriptors: past that, the current
+/// channel stays until one drains.
 final class AresResolverThread: NameLookupBackend {
     typealias Answer = @Sendable (Result<[SocketAddress], NameLookupError>) -> Void
 
@@ -27,6 +34,10 @@ final class AresResolverThread: NameLookupBackend {
         var channel = AresChannel.Configuration()
         /// The least time between two looks at resolv.conf (only when lookups come).
         var resolvConfCheckInterval: TimeAmount = .seconds(2)
+        /// Lookups sent with one channel (so from the same sockets) before a fresh one.
+        var lookupsPerChannel = 100
+        /// Old channels waiting for their last answers, at most.
+        var maxDrainingChannels = 8
     }
 
     /// Lookups handed over by other threads; `stopping` ends the loop.
@@ -108,7 +119,11 @@ final class AresResolverThread: NameLookupBackend {
         private let wake: WakePipe
         /// The channel new lookups go to.
         private var current: AresChannel
-        /// Channels made before resolv.conf changed, until their last query is answered.
+        /// Lookups started with `current`.
+        private var lookupsOnCurrent = 0
+        /// resolv.conf changed since `current` was made.
+        private var reloadDue = false
+        /// Channels replaced by a fresh one, until their last query is answered.
         private var draining: [AresChannel] = []
         private var resolvConf: ResolvConfWatch
 
@@ -133,11 +148,15 @@ final class AresResolverThread: NameLookupBackend {
                     for (_, answer) in lookups { answer(.failure(.failed(reason: "the proxy is shutting down"))) }
                     break
                 }
-                if !lookups.isEmpty {
-                    followResolvConf()
-                    for (name, answer) in lookups {
-                        current.lookUp(name) { answer($0) }
+                if !lookups.isEmpty, resolvConf.changed() {
+                    reloadDue = true
+                }
+                for (name, answer) in lookups {
+                    if reloadDue || lookupsOnCurrent >= configuration.lookupsPerChannel {
+                        replaceChannel()
                     }
+                    lookupsOnCurrent += 1
+                    current.lookUp(name) { answer($0) }
                 }
                 draining.removeAll { channel in
                     guard channel.state.pending == 0 else { return false }
@@ -181,10 +200,14 @@ final class AresResolverThread: NameLookupBackend {
             wake.close()
         }
 
-        /// A new channel for new lookups when resolv.conf changed; if it cannot be read now,
-        /// the current one stays.
-        private func followResolvConf() {
-            guard resolvConf.changed(), let fresh = try? AresChannel(configuration.channel) else { return }
+        /// A fresh channel for new lookups (resolv.conf read again, new sockets); if it cannot
+        /// be made now, or enough old ones are still draining, the current one stays (and a
+        /// due reload is tried again with the next lookup).
+        private func replaceChannel() {
+            lookupsOnCurrent = 0
+            guard draining.count < configuration.maxDrainingChannels,
+                  let fresh = try? AresChannel(configuration.channel) else { return }
+            reloadDue = false
             draining.append(current)
             current = fresh
         }

@@ -37,12 +37,15 @@ final class AresResolverThreadTests: XCTestCase {
 
     /// A resolver asking only `server`, with its thread, shut down at the end of the test.
     private func resolver(asking server: FakeDNSServer, timeout: TimeAmount = .seconds(30), maxPendingNames: Int = 4096,
-                          _ adjust: (inout SystemHostResolver.Configuration) -> Void = { _ in }) throws
+                          _ adjust: (inout SystemHostResolver.Configuration) -> Void = { _ in },
+                          backend adjustBackend: (inout AresResolverThread.Configuration) -> Void = { _ in }) throws
         -> (SystemHostResolver, AresResolverThread) {
         var configuration = SystemHostResolver.Configuration(maxPendingNames: maxPendingNames, timeout: timeout,
                                                              servers: [server.address])
         adjust(&configuration)
-        let thread = try AresResolverThread(configuration: configuration.backend)
+        var backend = configuration.backend
+        adjustBackend(&backend)
+        let thread = try AresResolverThread(configuration: backend)
         let resolver = SystemHostResolver(configuration: configuration, backend: thread)
         addTeardownBlock { resolver.shutdown() }
         return (resolver, thread)
@@ -192,6 +195,47 @@ final class AresResolverThreadTests: XCTestCase {
         server.release("held.test", with: .addresses(["192.0.2.1"]))
         let refused = await failure(resolver.resolve(host: "www.answers.test", port: 80, on: group.next()))
         XCTAssertEqual(refused, .dnsFailure(host: "www.answers.test", reason: "the proxy is shutting down"))
+    }
+
+    /// Queries leave from fresh sockets (new source ports) every 100 lookups, even while one
+    /// query is kept waiting (c-ares would otherwise keep its one socket, and its port, for as
+    /// long as any query is pending); the waiting query is still answered from its old socket.
+    func testSourcePortsChangeWhileAQueryIsKeptWaiting() async throws {
+        let server = try await server { name in name == "held.test" ? .hold : nil }
+        let (resolver, _) = try resolver(asking: server)
+        let held = resolver.resolve(host: "held.test", port: 80, on: group.next())
+        let asked = await server.waitUntilQueried(["held.test"])
+        XCTAssertTrue(asked)
+        for index in 0..<250 {
+            let addresses = try await resolver.resolve(host: "n\(index).answers.test", port: 80, on: group.next()).get()
+            XCTAssertEqual(addresses.count, 2)
+        }
+        let ports = server.sourcePorts { $0.hasSuffix(".answers.test") }
+        XCTAssertGreaterThanOrEqual(ports.count, 3, "a fresh socket every 100 lookups: \(ports.sorted())")
+        server.release("held.test", with: .addresses(["192.0.2.1"]))
+        let answered = try await held.get()
+        XCTAssertEqual(answered.compactMap(\.ipAddress), ["192.0.2.1"])
+    }
+
+    /// Old channels kept for their waiting queries are bounded (each holds sockets): past the
+    /// bound new lookups stay on the current channel, and every waiting query is answered.
+    func testDrainingChannelsAreBounded() async throws {
+        let server = try await server { name in name.hasSuffix(".held.test") ? .hold : nil }
+        let (resolver, _) = try resolver(asking: server) { _ in } backend: { backend in
+            backend.lookupsPerChannel = 1
+            backend.maxDrainingChannels = 2
+        }
+        let names = (0..<10).map { "h\($0).held.test" }
+        let held = names.map { resolver.resolve(host: $0, port: 80, on: group.next()) }
+        let asked = await server.waitUntilQueried(names)
+        XCTAssertTrue(asked)
+        let ports = server.sourcePorts { $0.hasSuffix(".held.test") }
+        XCTAssertLessThanOrEqual(ports.count, 3, "the current channel and two draining: \(ports.sorted())")
+        for name in names { server.release(name, with: .addresses(["192.0.2.9"])) }
+        for future in held {
+            let addresses = try await future.get()
+            XCTAssertEqual(addresses.compactMap(\.ipAddress), ["192.0.2.9"])
+        }
     }
 
     /// A changed resolv.conf is followed by new lookups (here: its search domain), as glibc
