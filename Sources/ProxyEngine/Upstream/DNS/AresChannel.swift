@@ -11,10 +11,11 @@ import Darwin
 ///
 /// Used only on the resolver's thread (c-ares 1.18 channels are not thread-safe), which polls
 /// the sockets the channel reports in `state.interest` and calls `process`. Our settings over
-/// resolv.conf's: `/etc/hosts` first, then DNS (`lookups "fb"`, as glibc's `files dns`);
-/// `HOSTALIASES` ignored (c-ares would open that file on our one thread, and a FIFO there
-/// blocks every lookup); each server waits `attemptTimeout` (doubled each round) for
-/// `attempts` rounds, so a name nobody answers leaves c-ares about when its requests gave up.
+/// resolv.conf's: DNS only (`lookups "b"`: the thread answers `/etc/hosts` names itself from
+/// `HostsFile`, as c-ares would parse the file again for every lookup); `HOSTALIASES` ignored
+/// (c-ares would open that file on our one thread, and a FIFO there blocks every lookup); each
+/// server waits `attemptTimeout` (doubled each round) for `attempts` rounds, so a name nobody
+/// answers leaves c-ares about when its requests gave up.
 final class AresChannel {
     /// How the channel asks.
     struct Configuration: Sendable {
@@ -76,7 +77,7 @@ final class AresChannel {
             state.interest[socket] = readable == 0 && writable == 0 ? nil : (readable != 0, writable != 0)
         }
         options.sock_state_cb_data = Unmanaged.passUnretained(state).toOpaque()
-        let lookups = strdup("fb")
+        let lookups = strdup("b")
         let resolvConf = configuration.resolvConfPath.map { strdup($0) }
         defer {
             free(lookups)
@@ -108,8 +109,8 @@ final class AresChannel {
         destroy()
     }
 
-    /// Starts looking up `name`'s IPv4 and IPv6 addresses (`/etc/hosts`, then DNS); `answer`
-    /// runs on this thread, inside this call (a hosts entry) or inside a later `process`.
+    /// Starts looking up `name`'s IPv4 and IPv6 addresses in DNS; `answer` runs on this thread,
+    /// inside a later `process` (or inside this call, for a name c-ares refuses at once).
     /// Addresses come in c-ares's order (RFC 6724: the ones this machine can reach first), port 0.
     func lookUp(_ name: String, answer: @escaping (Result<[SocketAddress], NameLookupError>) -> Void) {
         precondition(!destroyed, "lookup on a destroyed c-ares channel")

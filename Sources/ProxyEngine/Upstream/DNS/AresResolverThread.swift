@@ -17,7 +17,8 @@ import Darwin
 /// c-ares process what is ready, repeat. Other threads only touch the inbox (under its lock)
 /// and the pipe.
 ///
-/// New lookups go to a new channel when resolv.conf changed (`ResolvConfWatch`) and after every
+/// Names in `/etc/hosts` are answered from `HostsFile` (read again when it changes) without
+/// c-ares. New lookups go to a new channel when resolv.conf changed (`FileChangeWatch`) and after every
 /// `lookupsPerChannel` lookups; an old channel is polled until its last query is answered,
 /// then destroyed. The second is for spoofing: c-ares 1.18 keeps one UDP socket (one source
 /// port) per server while any query is pending, so under steady load, or with one query kept
@@ -32,8 +33,11 @@ final class AresResolverThread: NameLookupBackend {
     /// How the channels ask, and how often resolv.conf is looked at.
     struct Configuration: Sendable {
         var channel = AresChannel.Configuration()
-        /// The least time between two looks at resolv.conf (only when lookups come).
-        var resolvConfCheckInterval: TimeAmount = .seconds(2)
+        /// The hosts file; nil is the system's (`/etc/hosts`).
+        var hostsPath: String?
+        /// The least time between two looks at resolv.conf and the hosts file (only when
+        /// lookups come).
+        var fileCheckInterval: TimeAmount = .seconds(2)
         /// Lookups sent with one channel (so from the same sockets) before a fresh one.
         var lookupsPerChannel = 100
         /// Old channels waiting for their last answers, at most.
@@ -112,7 +116,7 @@ final class AresResolverThread: NameLookupBackend {
     }
 
     /// The loop's own state, touched only on the resolver's thread (hence `@unchecked`): the
-    /// channels and the resolv.conf watch. The inbox and the pipe are shared, as described above.
+    /// channels, the hosts table and the watches of both files. The inbox and the pipe are shared, as described above.
     private final class Loop: @unchecked Sendable {
         private let configuration: Configuration
         private let inbox: NIOLockedValueBox<Inbox>
@@ -125,15 +129,19 @@ final class AresResolverThread: NameLookupBackend {
         private var reloadDue = false
         /// Channels replaced by a fresh one, until their last query is answered.
         private var draining: [AresChannel] = []
-        private var resolvConf: ResolvConfWatch
+        private var resolvConf: FileChangeWatch
+        private var hostsWatch: FileChangeWatch
+        private var hosts: HostsFile
 
         init(configuration: Configuration, channel: AresChannel, inbox: NIOLockedValueBox<Inbox>, wake: WakePipe) {
             self.configuration = configuration
             self.inbox = inbox
             self.wake = wake
             current = channel
-            resolvConf = ResolvConfWatch(path: configuration.channel.resolvConfPath ?? "/etc/resolv.conf",
-                                         interval: configuration.resolvConfCheckInterval)
+            resolvConf = FileChangeWatch(path: configuration.channel.resolvConfPath ?? "/etc/resolv.conf",
+                                         interval: configuration.fileCheckInterval)
+            hostsWatch = FileChangeWatch(path: configuration.hostsPath ?? "/etc/hosts", interval: configuration.fileCheckInterval)
+            hosts = HostsFile.load(path: hostsWatch.path)
         }
 
         func run() {
@@ -148,10 +156,15 @@ final class AresResolverThread: NameLookupBackend {
                     for (_, answer) in lookups { answer(.failure(.failed(reason: "the proxy is shutting down"))) }
                     break
                 }
-                if !lookups.isEmpty, resolvConf.changed() {
-                    reloadDue = true
+                if !lookups.isEmpty {
+                    reloadDue = resolvConf.changed() || reloadDue
+                    if hostsWatch.changed() { hosts = HostsFile.load(path: hostsWatch.path) }
                 }
                 for (name, answer) in lookups {
+                    if let addresses = hosts.addresses(of: name) {
+                        answer(.success(addresses))
+                        continue
+                    }
                     if reloadDue || lookupsOnCurrent >= configuration.lookupsPerChannel {
                         replaceChannel()
                     }

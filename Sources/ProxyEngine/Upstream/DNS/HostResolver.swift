@@ -11,8 +11,8 @@ public protocol HostResolver: Sendable {
     func resolve(host: String, port: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]>
 }
 
-/// Resolves with c-ares and the system's DNS configuration (`/etc/hosts`, then the servers
-/// and search domains of resolv.conf, or the servers given), every lookup in flight at once on
+/// Resolves with the system's DNS configuration (`/etc/hosts`, then DNS with c-ares: the
+/// servers and search domains of resolv.conf, or the servers given), every lookup in flight at once on
 /// one thread of its own (`AresResolverThread`): a name whose servers never answer costs one
 /// query until it times out, never a thread, so no number of them delays other names, nor map-
 /// local files or rewrites. Each request waits at most `timeout` (`504 dns_timeout`).
@@ -40,8 +40,10 @@ public final class SystemHostResolver: HostResolver {
         public var servers: [SocketAddress]
         /// The resolv.conf to read (tests); nil is `/etc/resolv.conf`.
         var resolvConfPath: String?
-        /// The least time between two looks at whether resolv.conf changed.
-        var resolvConfCheckInterval: TimeAmount = .seconds(2)
+        /// The hosts file to read (tests); nil is `/etc/hosts`.
+        var hostsPath: String?
+        /// The least time between two looks at whether resolv.conf or the hosts file changed.
+        var fileCheckInterval: TimeAmount = .seconds(2)
 
         public init(maxPendingNames: Int = 4096, timeout: TimeAmount = .seconds(5), servers: [SocketAddress] = []) {
             self.maxPendingNames = maxPendingNames
@@ -58,7 +60,7 @@ public final class SystemHostResolver: HostResolver {
             channel.attemptTimeout = .nanoseconds(max(timeout.nanoseconds / 3, 1_000_000))
             channel.attempts = 2
             channel.resolvConfPath = resolvConfPath
-            return AresResolverThread.Configuration(channel: channel, resolvConfCheckInterval: resolvConfCheckInterval)
+            return AresResolverThread.Configuration(channel: channel, hostsPath: hostsPath, fileCheckInterval: fileCheckInterval)
         }
     }
 

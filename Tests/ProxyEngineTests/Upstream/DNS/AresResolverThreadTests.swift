@@ -238,6 +238,33 @@ final class AresResolverThreadTests: XCTestCase {
         }
     }
 
+    /// Names in the hosts file are answered from it without a DNS query, and an edited file is
+    /// followed by the next lookups.
+    func testHostsFileAnswersWithoutDNSAndEditsAreFollowed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-hosts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hostsFile = directory.appendingPathComponent("hosts")
+        try "192.0.2.10 pinned.answers.test\n::1 pinned.answers.test\n".write(to: hostsFile, atomically: true, encoding: .utf8)
+        let server = try await server()
+        let (resolver, _) = try resolver(asking: server) { configuration in
+            configuration.hostsPath = hostsFile.path
+            configuration.fileCheckInterval = .zero
+        }
+        let pinned = try await resolver.resolve(host: "pinned.answers.test", port: 443, on: group.next()).get()
+        XCTAssertEqual(pinned.compactMap(\.ipAddress), ["192.0.2.10", "::1"])
+        XCTAssertEqual(pinned.compactMap(\.port), [443, 443])
+        XCTAssertEqual(server.queryCount("pinned.answers.test"), 0)
+
+        try "192.0.2.11 pinned.answers.test\n".write(to: hostsFile, atomically: true, encoding: .utf8)
+        let edited = try await resolver.resolve(host: "pinned.answers.test", port: 443, on: group.next()).get()
+        XCTAssertEqual(edited.compactMap(\.ipAddress), ["192.0.2.11"])
+        try "# nothing\n".write(to: hostsFile, atomically: true, encoding: .utf8)
+        let fromDNS = try await resolver.resolve(host: "pinned.answers.test", port: 443, on: group.next()).get()
+        XCTAssertEqual(Set(fromDNS.compactMap(\.ipAddress)), ["127.0.0.1", "::1"])
+        XCTAssertEqual(server.queryCount("pinned.answers.test"), 2, "asked DNS once the file no longer named it")
+    }
+
     /// A changed resolv.conf is followed by new lookups (here: its search domain), as glibc
     /// does; c-ares alone would keep what it read at start.
     func testChangedResolvConfIsFollowed() async throws {
@@ -249,7 +276,7 @@ final class AresResolverThreadTests: XCTestCase {
         let server = try await server { name in name == "box.two.test" ? .addresses(["192.0.2.2"]) : nil }
         let (resolver, _) = try resolver(asking: server) { configuration in
             configuration.resolvConfPath = resolvConf.path
-            configuration.resolvConfCheckInterval = .zero
+            configuration.fileCheckInterval = .zero
         }
         let before = await failure(resolver.resolve(host: "box", port: 80, on: group.next()))
         XCTAssertEqual(before, .dnsFailure(host: "box", reason: "no such name in DNS (NXDOMAIN)"))

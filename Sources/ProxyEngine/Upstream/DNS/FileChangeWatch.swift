@@ -5,10 +5,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Tells the resolver's thread when resolv.conf changed (a new network, a VPN), so new lookups
-/// use the new servers: c-ares reads it only when a channel is made, where glibc's resolver
-/// re-reads it by itself. One `stat` at most every `interval`, and only when lookups come.
-struct ResolvConfWatch {
+/// Tells the resolver's thread when a configuration file changed (resolv.conf on a new network
+/// or VPN, `/etc/hosts` edited), so new lookups follow it as glibc's resolver does: c-ares
+/// reads resolv.conf only when a channel is made. One `stat` at most every `interval`, and only
+/// when lookups come.
+struct FileChangeWatch {
     private struct Stamp: Equatable {
         var device: UInt64
         var inode: UInt64
@@ -17,7 +18,7 @@ struct ResolvConfWatch {
         var modifiedNanoseconds: Int64
     }
 
-    private let path: String
+    let path: String
     private let interval: TimeAmount
     private var last: Stamp?
     private var checked: NIODeadline
