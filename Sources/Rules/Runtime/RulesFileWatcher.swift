@@ -85,13 +85,14 @@ public final class RulesFileWatcher: @unchecked Sendable {
     }
 }
 
-/// What identifies a version of a file without reading it.
-struct FileSignature: Equatable {
+/// What identifies a version of a file without reading it (also the resolver's watch on
+/// resolv.conf and /etc/hosts).
+public struct FileSignature: Equatable, Sendable {
     let inode: UInt64
     let size: Int64
     let modified: Int64
 
-    init?(path: String) {
+    public init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         inode = UInt64(info.st_ino)
