@@ -156,61 +156,76 @@ final class AresResolverThread: NameLookupBackend {
                     for (_, answer) in lookups { answer(.failure(.failed(reason: "the proxy is shutting down"))) }
                     break
                 }
-                if !lookups.isEmpty {
-                    reloadDue = resolvConf.changed() || reloadDue
-                    if hostsWatch.changed() { hosts = HostsFile.load(path: hostsWatch.path) }
-                }
-                for (name, answer) in lookups {
-                    if let addresses = hosts.addresses(of: name) {
-                        answer(.success(addresses))
-                        continue
-                    }
-                    if reloadDue || lookupsOnCurrent >= configuration.lookupsPerChannel {
-                        replaceChannel()
-                    }
-                    lookupsOnCurrent += 1
-                    current.lookUp(name) { answer($0) }
-                }
+                start(lookups)
                 draining.removeAll { channel in
                     guard channel.state.pending == 0 else { return false }
                     channel.destroy()
                     return true
                 }
-                ready.removeAll(keepingCapacity: true)
-                owners.removeAll(keepingCapacity: true)
-                ready.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
-                var timeout: Int32 = -1
-                for channel in [current] + draining {
-                    for (socket, interest) in channel.state.interest {
-                        let events = (interest.read ? Int16(POLLIN) : 0) | (interest.write ? Int16(POLLOUT) : 0)
-                        ready.append(pollfd(fd: socket, events: events, revents: 0))
-                        owners.append(channel)
-                    }
-                    if let next = channel.millisecondsUntilTimeout() {
-                        timeout = timeout < 0 ? next : min(timeout, next)
-                    }
-                }
-                guard poll(&ready, nfds_t(ready.count), timeout) >= 0 || errno == EINTR else {
-                    // Cannot happen with valid descriptors; back off instead of spinning.
-                    usleep(10_000)
-                    continue
-                }
-                if ready[0].revents != 0 { wake.drain() }
-                var served = Set<ObjectIdentifier>()
-                for index in ready.indices.dropFirst() where ready[index].revents != 0 {
-                    let revents = Int32(ready[index].revents)
-                    let channel = owners[index - 1]
-                    channel.process(ready[index].fd, read: revents & Int32(POLLIN | POLLERR | POLLHUP) != 0,
-                                    write: revents & Int32(POLLOUT) != 0)
-                    served.insert(ObjectIdentifier(channel))
-                }
-                for channel in [current] + draining where !served.contains(ObjectIdentifier(channel)) {
-                    channel.processTimeouts()
-                }
+                waitAndProcess(&ready, &owners)
             }
             current.destroy()
             for channel in draining { channel.destroy() }
             wake.close()
+        }
+
+        /// Answers names the hosts file lists, and hands the others to c-ares (on a fresh
+        /// channel when one is due).
+        private func start(_ lookups: [(name: String, answer: Answer)]) {
+            guard !lookups.isEmpty else { return }
+            reloadDue = resolvConf.changed() || reloadDue
+            if hostsWatch.changed() {
+                hosts = HostsFile.load(path: hostsWatch.path)
+            }
+            for (name, answer) in lookups {
+                if let addresses = hosts.addresses(of: name) {
+                    answer(.success(addresses))
+                    continue
+                }
+                if reloadDue || lookupsOnCurrent >= configuration.lookupsPerChannel {
+                    replaceChannel()
+                }
+                lookupsOnCurrent += 1
+                current.lookUp(name) { answer($0) }
+            }
+        }
+
+        /// Waits in `poll` for the wake-up pipe, a socket c-ares watches, or c-ares's next
+        /// timeout, then lets each channel process what is ready (or what timed out).
+        /// `ready` and `owners` are reused buffers: the poll set and each socket's channel.
+        private func waitAndProcess(_ ready: inout [pollfd], _ owners: inout [AresChannel]) {
+            let channels = [current] + draining
+            ready.removeAll(keepingCapacity: true)
+            owners.removeAll(keepingCapacity: true)
+            ready.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
+            var timeout: Int32 = -1
+            for channel in channels {
+                for (socket, interest) in channel.state.interest {
+                    let events = (interest.read ? Int16(POLLIN) : 0) | (interest.write ? Int16(POLLOUT) : 0)
+                    ready.append(pollfd(fd: socket, events: events, revents: 0))
+                    owners.append(channel)
+                }
+                if let next = channel.millisecondsUntilTimeout() {
+                    timeout = timeout < 0 ? next : min(timeout, next)
+                }
+            }
+            guard poll(&ready, nfds_t(ready.count), timeout) >= 0 || errno == EINTR else {
+                // Cannot happen with valid descriptors; back off instead of spinning.
+                usleep(10_000)
+                return
+            }
+            if ready[0].revents != 0 { wake.drain() }
+            var served = Set<ObjectIdentifier>()
+            for index in ready.indices.dropFirst() where ready[index].revents != 0 {
+                let revents = Int32(ready[index].revents)
+                let channel = owners[index - 1]
+                channel.process(ready[index].fd, read: revents & Int32(POLLIN | POLLERR | POLLHUP) != 0,
+                                write: revents & Int32(POLLOUT) != 0)
+                served.insert(ObjectIdentifier(channel))
+            }
+            for channel in channels where !served.contains(ObjectIdentifier(channel)) {
+                channel.processTimeouts()
+            }
         }
 
         /// A fresh channel for new lookups (resolv.conf read again, new sockets); if it cannot
