@@ -25,9 +25,11 @@ public protocol HostResolver: Sendable {
 /// resolvers read other spellings their own way (`0x7f.1` is 127.0.0.1 to getaddrinfo), so a
 /// host that reached here un-normalized is refused rather than dialled where no rule looked.
 ///
-/// Names that only NSS modules know (mDNS `.local`, LDAP/NIS hosts, systemd's own names
-/// without its stub in resolv.conf) do not resolve: `getaddrinfo` cannot be interrupted, and
-/// a fallback to it would bring back threads held by names that never answer.
+/// mDNS names (`*.local`, RFC 6762), which only the system's NSS modules can answer, go to
+/// `getaddrinfo` on two threads of their own (`SystemNameLookup`): slow ones delay only other
+/// `.local` names. Other names only NSS modules know (LDAP/NIS hosts, systemd's own names
+/// without its stub in resolv.conf) do not resolve: `getaddrinfo` cannot be interrupted, and a
+/// fallback to it for every name would bring back threads held by names that never answer.
 public final class SystemHostResolver: HostResolver {
     /// How lookups are made, bounded and timed.
     public struct Configuration: Sendable {
@@ -65,6 +67,8 @@ public final class SystemHostResolver: HostResolver {
     }
 
     private let lookups: LookupFlights
+    /// `.local` names: `getaddrinfo` (`SystemNameLookup`).
+    private let multicastLookups: LookupFlights
 
     /// Reads the DNS configuration and starts the resolver's thread; throws, in words, when
     /// c-ares cannot start or the servers cannot be used.
@@ -73,13 +77,16 @@ public final class SystemHostResolver: HostResolver {
     }
 
     /// - Parameter backend: what looks names up (tests pass one whose answers they hand out).
-    init(configuration: Configuration, backend: any NameLookupBackend) {
+    init(configuration: Configuration, backend: any NameLookupBackend, multicastBackend: (any NameLookupBackend)? = nil) {
         lookups = LookupFlights(backend: backend, maxPendingNames: configuration.maxPendingNames,
                                 timeout: configuration.timeout)
+        multicastLookups = LookupFlights(backend: multicastBackend ?? SystemNameLookup(), maxPendingNames: 64,
+                                         timeout: configuration.timeout)
     }
 
     deinit {
         lookups.shutdown()
+        multicastLookups.shutdown()
     }
 
     /// Answers every lookup still waiting ("shutting down"), refuses new ones and stops the
@@ -87,6 +94,7 @@ public final class SystemHostResolver: HostResolver {
     /// event loops shut down.
     public func shutdown() {
         lookups.shutdown()
+        multicastLookups.shutdown()
     }
 
     public func resolve(host: String, port: Int, on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]> {
@@ -109,6 +117,9 @@ public final class SystemHostResolver: HostResolver {
             return eventLoop.makeFailedFuture(
                 ProxyFailure.dnsFailure(host: host, reason: "Name or service not known (.invalid is reserved, RFC 6761)")
             )
+        }
+        if name.hasSuffix(".local") {
+            return multicastLookups.resolve(host: host, port: port, on: eventLoop)
         }
         return lookups.resolve(host: host, port: port, on: eventLoop)
     }

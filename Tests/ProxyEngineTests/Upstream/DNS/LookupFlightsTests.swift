@@ -10,39 +10,12 @@ import XCTest
 /// looked up once at a time whatever the port; names in flight are bounded; shutdown answers
 /// everyone at once.
 final class LookupFlightsTests: XCTestCase {
-    /// A backend that records the names asked for and answers when the test says.
-    private final class ManualBackend: NameLookupBackend, @unchecked Sendable {
-        private let lock = NIOLock()
-        private var asked: [String] = []
-        private var waiting: [String: [@Sendable (Result<[SocketAddress], NameLookupError>) -> Void]] = [:]
-        private var stopped = false
-
-        func lookUp(_ name: String, answer: @escaping @Sendable (Result<[SocketAddress], NameLookupError>) -> Void) {
-            lock.withLock {
-                asked.append(name)
-                waiting[name, default: []].append(answer)
-            }
-        }
-
-        func shutdown() {
-            lock.withLock { stopped = true }
-        }
-
-        func answer(_ name: String, _ result: Result<[SocketAddress], NameLookupError>) {
-            let answers = lock.withLock { waiting.removeValue(forKey: name) ?? [] }
-            for answer in answers { answer(result) }
-        }
-
-        func asks(_ name: String) -> Int { lock.withLock { asked.filter { $0 == name }.count } }
-        var isStopped: Bool { lock.withLock { stopped } }
-    }
-
     private var group: MultiThreadedEventLoopGroup!
-    private var backend: ManualBackend!
+    private var backend: ManualLookupBackend!
 
     override func setUp() {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        backend = ManualBackend()
+        backend = ManualLookupBackend()
     }
 
     override func tearDown() {

@@ -106,4 +106,32 @@ final class SystemHostResolverTests: XCTestCase {
         }
         return table.sorted { $0.key < $1.key }
     }
+
+    /// mDNS names (`*.local`) go to `getaddrinfo` (the system's NSS modules answer them), every
+    /// other name to DNS: a stuck `.local` name never holds a DNS lookup back, nor the reverse.
+    func testLocalNamesGoToTheSystemResolverAndOthersToDNS() async throws {
+        let dns = ManualLookupBackend()
+        let mdns = ManualLookupBackend()
+        let routed = SystemHostResolver(configuration: .init(timeout: .seconds(10)), backend: dns, multicastBackend: mdns)
+        defer { routed.shutdown() }
+        let printer = routed.resolve(host: "printer.local", port: 631, on: group.next())
+        let example = routed.resolve(host: "example.com", port: 80, on: group.next())
+        XCTAssertEqual([mdns.asks("printer.local"), dns.asks("printer.local")], [1, 0])
+        XCTAssertEqual([dns.asks("example.com"), mdns.asks("example.com")], [1, 0])
+        dns.answer("example.com", .success([try SocketAddress(ipAddress: "192.0.2.1", port: 0)]))
+        let resolved = try await example.get()
+        XCTAssertEqual(resolved.map(\.port), [80], "DNS answered while the .local name is still pending")
+        mdns.answer("printer.local", .success([try SocketAddress(ipAddress: "192.0.2.9", port: 0)]))
+        let printers = try await printer.get()
+        XCTAssertEqual(printers.compactMap(\.ipAddress), ["192.0.2.9"])
+    }
+
+    /// The system resolver's own answer for a name `/etc/hosts` has, through `SystemNameLookup`.
+    func testSystemNameLookupAsksGetaddrinfo() throws {
+        let addresses = try SystemNameLookup.lookUp("localhost").get()
+        XCTAssertTrue(addresses.contains { $0.ipAddress == "127.0.0.1" }, "\(addresses)")
+        guard case .failure = SystemNameLookup.lookUp("no-such-name.invalid") else {
+            return XCTFail("an unknown name resolved")
+        }
+    }
 }
