@@ -355,7 +355,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         if responseHeadWritten {
             // Part of the response is already with the client: closing is the only honest signal.
+            // What was written goes out first, so the client sees the truncated response the flow
+            // records (a head still unflushed would otherwise be discarded: a bare close).
             services.sink.record(recorder.finish(error: "\(failure.message) (response incomplete)"))
+            client.flush()
             client.abortConnection()
         } else {
             services.sink.record(recorder.finish(error: failure.message))
