@@ -154,7 +154,7 @@ struct RunCommand: AsyncParsableCommand {
             blockingPool.shutdown()
             writer.close()
             try? await group.shutdownGracefully()
-            throw CLIError("cannot listen on \(listen): \(error). Pick another address with --listen HOST:PORT.")
+            throw CLIError(ListenFailure.message(listen: "\(listen)", error: error))
         }
         let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
         marker.update(listen: bound.description)

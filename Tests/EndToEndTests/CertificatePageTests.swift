@@ -73,6 +73,22 @@ final class CertificatePageTests: XCTestCase {
         }
     }
 
+    /// `http://proxyapp.cert/` asked in absolute form inside a tunnel to another host is the
+    /// proxy's page too, as it is outside one (it was dialled: a DNS lookup and a 502).
+    func testAbsoluteFormPageInsideAnotherTunnel() async throws {
+        try await InterceptingFixture.run(servesCA: true) { fixture in
+            let client = try RawClient(port: fixture.proxy.port)
+            let target = "127.0.0.1:\(fixture.origin.port)"
+            try client.send("CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n")
+            XCTAssertEqual(try client.readResponse(noBody: true).status, 200)
+            try client.send("GET http://PROXYAPP.CERT./ProxyCA.pem HTTP/1.1\r\nHost: \(target)\r\n\r\n")
+            let response = try client.readResponse()
+            XCTAssertEqual(response.status, 200, response.bodyText)
+            XCTAssertEqual(response.bodyText, fixture.tls.proxyCA.certificatePEM)
+            XCTAssertEqual(fixture.origin.log.requests.count, 0)
+        }
+    }
+
     /// A device that does not trust the CA yet refuses the page's certificate: that must not pin
     /// `proxyapp.cert` (the next visit, once trusted, would otherwise go nowhere).
     func testRejectingThePageNeverPinsIt() async throws {

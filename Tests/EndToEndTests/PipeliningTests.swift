@@ -88,6 +88,29 @@ final class PipeliningTests: XCTestCase {
         XCTAssertEqual(next.body, PatternBytes.data(count: 7))
     }
 
+    /// A request pipelined behind one that closes the connection (`Connection: close`, HTTP/1.0
+    /// without keep-alive) is never answered, and the closing response still arrives whole. The
+    /// parser refuses bytes after such a request, and NIO delivers that refusal from inside the
+    /// write of the response's `.end`, before the flush; closing there discarded the response, so
+    /// the client got a bare close and no answer.
+    func testRequestPipelinedBehindAClosingRequestLeavesItsResponseWhole() async throws {
+        try await Fixture.run { proxy, origin in
+            for closing in ["HTTP/1.1\r\nConnection: close", "HTTP/1.0"] {
+                let client = try RawClient(port: proxy.port)
+                defer { client.close() }
+                try client.send("POST \(origin.url("/echo")) \(closing)\r\nHost: \(origin.authority)\r\n"
+                                + "Content-Length: 5\r\n\r\nabcde"
+                                + "GET \(origin.url("/bytes/7")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+                let first = try client.readResponse(timeout: Self.responseTimeout)
+                XCTAssertEqual(first.status, 200, closing)
+                XCTAssertEqual(first.bodyText, "abcde", closing)
+                XCTAssertTrue(try client.readUntilClose(timeout: Self.responseTimeout), closing)
+                XCTAssertTrue(client.pending.isEmpty, closing)
+            }
+            XCTAssertEqual(origin.log.requests.map(\.uri), ["/echo", "/echo"], "the pipelined GETs never left")
+        }
+    }
+
     /// Pipelined requests for the proxy's own pages (answered without an upstream) come back
     /// in order.
     func testPipelinedBuiltInPageRequestsAreAnsweredInOrder() async throws {

@@ -113,6 +113,25 @@ final class UpstreamFailureTests: XCTestCase {
         }
     }
 
+    /// A response found malformed after its head went out (a bad chunk size in the same read
+    /// as the head) reaches the client as far as it went, then the connection closes: the client
+    /// sees a truncated response, as the flow records it. Closing before flushing left it a bare
+    /// close while the flow said 200.
+    func testResponseMalformedAfterItsHeadArrivesTruncated() async throws {
+        try await Fixture.run { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET \(origin.url("/bad-chunk")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+            XCTAssertTrue(try client.readUntilClose(timeout: 10), "the client connection must be closed")
+            let received = String(decoding: client.pending, as: UTF8.self)
+            XCTAssertTrue(received.hasPrefix("HTTP/1.1 200 OK\r\n"), received)
+            XCTAssertTrue(received.hasSuffix("\r\n\r\n2\r\nok\r\n"), received)
+            let flow = try await proxy.waitForFlows(count: 1).first
+            XCTAssertEqual(flow?.status, 200)
+            XCTAssertTrue(flow?.error?.contains("invalid chunk size") == true, "error: \(flow?.error ?? "nil")")
+            XCTAssertTrue(flow?.error?.contains("(response incomplete)") == true, "error: \(flow?.error ?? "nil")")
+        }
+    }
+
     /// After an upstream failure answered with a keep-alive 502, the same client connection
     /// serves the next request.
     func testClientConnectionIsUsableAfterUpstreamFailure() async throws {

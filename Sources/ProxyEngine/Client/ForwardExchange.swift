@@ -312,12 +312,16 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             client.switchToRawBytes(upstream: upstream.channel)
             return
         }
-        // Back to the pool only when both messages ended where both sides agree they did.
+        // Back to the pool only when both messages ended where both sides agree they did, and
+        // once the read that ended the response is over (bytes past it close the connection).
         if requestFullyWritten && upstreamKeepAlive && !wantsUpgrade && responseFraming != .untilClose {
+            let (key, channel, handler) = (key, upstream.channel, upstream.handler)
             if connectionBound {
-                client.privateUpstreams.checkin(key, channel: upstream.channel, handler: upstream.handler)
+                let privateUpstreams = client.privateUpstreams
+                handler.releaseAfterRead { privateUpstreams.checkin(key, channel: channel, handler: handler) }
             } else {
-                pool.checkin(key, channel: upstream.channel, handler: upstream.handler)
+                let pool = pool
+                handler.releaseAfterRead { pool.checkin(key, channel: channel, handler: handler) }
             }
         } else {
             upstream.channel.close(promise: nil)
@@ -350,7 +354,10 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         if responseHeadWritten {
             // Part of the response is already with the client: closing is the only honest signal.
+            // What was written goes out first, so the client sees the truncated response the flow
+            // records (a head still unflushed would otherwise be discarded: a bare close).
             services.sink.record(recorder.finish(error: "\(failure.message) (response incomplete)"))
+            client.flush()
             client.abortConnection()
         } else {
             services.sink.record(recorder.finish(error: failure.message))

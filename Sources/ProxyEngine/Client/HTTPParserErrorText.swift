@@ -17,11 +17,23 @@ extension HTTPParserError {
             return "invalid request target"
         case .lfExpected: return "a line did not end with CRLF"
         case .invalidHeaderToken: return "invalid header field (name, value or line folding)"
-        case .invalidContentLength: return "invalid Content-Length"
-        case .unexpectedContentLength: return "Content-Length where no body is allowed, or beside Transfer-Encoding"
+        // llhttp's own reasons behind each code (NIO keeps only the code): "Duplicate
+        // Content-Length"; "Invalid character in Content-Length", "Content-Length overflow",
+        // "Content-Length can't be present with Transfer-Encoding"; "Invalid `Transfer-Encoding`
+        // header value", "Transfer-Encoding can't be present with Content-Length" and "Missing
+        // expected CR" (both `.unknown`); "Invalid character in chunk extensions", "Expected LF
+        // after …" (`.strictModeAssertion`); "Expected HTTP/" (`.invalidConstant`); an HTTP/2
+        // preface pauses the parser (`.paused`).
+        case .invalidContentLength:
+            return "invalid Content-Length (one decimal number, never beside Transfer-Encoding or in trailers)"
+        case .unexpectedContentLength: return "more than one Content-Length"
+        case .unknown:
+            return "invalid Transfer-Encoding ('chunked' once and last, never beside Content-Length), or a line without CR"
+        case .strictModeAssertion: return "invalid chunk extension, or a line that does not end with CRLF"
         case .invalidChunkSize: return "invalid chunk size in a chunked body"
-        case .invalidConstant: return "malformed message"
-        case .invalidInternalState, .strictModeAssertion, .paused, .unknown: return "malformed message"
+        case .invalidConstant: return "not an HTTP/1.x message (its first line must name HTTP/1.0 or HTTP/1.1)"
+        case .paused: return "an HTTP/2 connection preface: ProxyApp speaks HTTP/1.1 (and 1.0) only"
+        case .invalidInternalState: return "malformed message"
         }
     }
 }

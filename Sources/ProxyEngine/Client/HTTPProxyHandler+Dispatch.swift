@@ -65,8 +65,11 @@ extension HTTPProxyHandler {
                                        pool: UpstreamConnectionPool) {
         switch target {
         case .origin(let pathAndQuery) where BuiltInPages.isReservedHost(tunnel.host),
-             .absolute(_, _, _, let pathAndQuery) where BuiltInPages.isReservedHost(tunnel.host):
-            answerBuiltInPage(pathAndQuery, head: head)  // CONNECT proxyapp.cert: the pages, over TLS or not
+             .absolute(_, _, _, let pathAndQuery) where BuiltInPages.isReservedHost(tunnel.host),
+             .absolute(_, BuiltInPages.reservedHost, _, let pathAndQuery):
+            // CONNECT proxyapp.cert: the pages, over TLS or not; and http://proxyapp.cert/ asked
+            // in any tunnel (the parsed host is normalized: any case, no trailing dot).
+            answerBuiltInPage(pathAndQuery, head: head)
         case .origin(let pathAndQuery):
             // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
             let hosts = head.headers[canonicalForm: "host"]

@@ -251,8 +251,14 @@ final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             exchange.requestFailed(failure)
         case .answering(let local):
             local.requestFailed(failure)
-        case .tunnelling, .done:
+        case .tunnelling:
             abortConnection(reason: "the client sent a malformed request: \(parserError.reason)")
+        case .done:
+            // Closing after the last response (the parser refuses anything after a request that
+            // said `Connection: close`, and that refusal arrives from inside the write of the
+            // response's `.end`, before its flush): the close under way must not be hurried, or
+            // the response would be discarded unsent.
+            break
         }
     }
 

@@ -8,6 +8,8 @@ import NIOCore
 /// Owned by `HTTPProxyHandler`; only its event loop touches it.
 final class PrivateUpstreamConnections {
     private var idle: [UpstreamConnectionPool.Key: (channel: any Channel, handler: UpstreamHTTPHandler)] = [:]
+    /// The client connection ended: a connection handed back later is closed, not kept.
+    private var isClosed = false
 
     /// This client's idle connection to `key`, if it has one that is still open.
     func checkout(_ key: UpstreamConnectionPool.Key) -> (any Channel, UpstreamHTTPHandler)? {
@@ -20,7 +22,10 @@ final class PrivateUpstreamConnections {
     func checkin(_ key: UpstreamConnectionPool.Key, channel: any Channel, handler: UpstreamHTTPHandler) {
         handler.delegate = nil
         handler.resumeReads()
-        guard channel.isActive else { return }
+        guard channel.isActive, !isClosed else {
+            channel.close(promise: nil)
+            return
+        }
         if let previous = idle.removeValue(forKey: key), previous.channel !== channel {
             previous.handler.onIdleClose = nil
             previous.channel.close(promise: nil)
@@ -36,6 +41,7 @@ final class PrivateUpstreamConnections {
 
     /// The client connection ended: its private connections end too.
     func closeAll() {
+        isClosed = true
         let entries = idle.values
         idle.removeAll()
         for entry in entries {

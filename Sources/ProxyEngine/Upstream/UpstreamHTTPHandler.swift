@@ -57,6 +57,10 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request is fully written and its response has not ended.
     private var awaitingResponse = false
 
+    /// Where the connection goes when the read that ended its response is over
+    /// (`releaseAfterRead`); nil otherwise.
+    private var release: (() -> Void)?
+
     /// The origin's reason phrases (NIO's decoder drops them); nil in pipelines without one.
     private let statusLines: StatusLineTap?
 
@@ -116,7 +120,17 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timer.cancel()
+        release = nil
         self.context = nil
+    }
+
+    /// Runs `giveBack` (back to the shared pool, or to the client's own connections) once the read
+    /// that carried the end of the response is over. The decoder is still working through that
+    /// read: bytes the origin sent past its response would be the answer of a request sent on the
+    /// connection meanwhile (a pipelined one takes it at once). Any such bytes put the framing in
+    /// doubt, and the connection closes instead.
+    func releaseAfterRead(_ giveBack: @escaping () -> Void) {
+        release = giveBack
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -133,12 +147,18 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if let delegate {
             delegate.upstreamReceived(part)
         } else {
-            // Nobody asked: an idle connection must not talk. Drop it.
+            // Nobody asked: an idle connection must not talk (nor one whose response just ended,
+            // in the same read). Drop it.
+            release = nil
             context.close(promise: nil)
         }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        if let release {
+            self.release = nil
+            release()
+        }
         delegate?.upstreamReadComplete()
     }
 
@@ -147,6 +167,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        release = nil
         let delegate = self.delegate
         self.delegate = nil
         delegate?.upstreamFailed(error)
@@ -155,6 +176,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         timer.cancel()
+        release = nil
         if let delegate {
             self.delegate = nil
             delegate.upstreamFailed(ChannelError.eof)

@@ -52,7 +52,17 @@ enum UpstreamTLSFailure {
     /// Why a handshake failed for a reason other than the certificate, in words.
     static func protocolReason(_ error: any Error, names: Set<String>) -> String {
         if names.contains("TLSV1_ALERT_CERTIFICATE_REQUIRED") { return clientCertificateRequired }
-        if case ChannelError.eof = error { return "the origin closed the connection during the handshake" }
+        switch error {
+        case ChannelError.eof, NIOSSLError.uncleanShutdown:
+            return closedDuringHandshake
+        case NIOSSLError.handshakeFailed(.sslError(let stack)) where stack.contains(.eofDuringHandshake):
+            return closedDuringHandshake
+        case let error as IOError:
+            return error.errnoCode == ECONNRESET ? "the origin reset the connection during the handshake"
+                : "a socket error during the handshake (errno \(error.errnoCode))"
+        default:
+            break
+        }
         if names.contains("WRONG_VERSION_NUMBER") { return "the origin does not speak TLS on this port" }
         if names.contains("UNSUPPORTED_PROTOCOL") { return "the origin chose a TLS version below the minimum" }
         if let alert = TLSErrorReasons.receivedAlert(in: names) {
@@ -61,10 +71,12 @@ enum UpstreamTLSFailure {
             return "the origin refused the handshake (\(alert) alert)\(hint)"
         }
         if !names.isEmpty { return "TLS error " + names.sorted().joined(separator: ", ") }
-        return "\(error)"
+        // Never NIOSSL's own description of the error: it is no reason a user can act on.
+        return "the handshake failed without a reason from the TLS library"
     }
 
     static let clientCertificateRequired = "origin requires a client certificate"
+    static let closedDuringHandshake = "the origin closed the connection during the handshake"
 
     /// Failures that may mean the origin speaks only an older version or older cipher suites
     /// than we accept: worth a probe (`UpstreamTLSProbe`) to say which.

@@ -10,8 +10,12 @@ public struct RequestFacts: Sendable {
     public let port: Int
     public let method: String
     public let pathAndQuery: String
-    /// The path without the query (found once: every path condition reads it).
+    /// The path without the query, as sent (map-remote keeps it).
     public let path: Substring
+    /// The path as path conditions match it (`MatchedPath`: `/%61dmin`, `//admin` and
+    /// `/./admin` are `/admin`), and with the query: what `path_regex` searches.
+    public let matchedPath: Substring
+    public let matchedPathAndQuery: Substring
     /// `scheme` and `method` as bits (`RuleFilter`), worked out once per request.
     let schemeBit: UInt8
     let methodBit: UInt16
@@ -31,9 +35,15 @@ public struct RequestFacts: Sendable {
         } else {
             path = pathAndQuery[...]
         }
+        matchedPath = MatchedPath.normalized(path)
+        if matchedPath.endIndex == path.endIndex && matchedPath.startIndex == path.startIndex {
+            matchedPathAndQuery = pathAndQuery[...]  // nothing to normalize (the common case)
+        } else {
+            matchedPathAndQuery = Substring(String(matchedPath) + pathAndQuery[path.endIndex...])
+        }
         schemeBit = RuleFilter.schemeBit(scheme)
         methodBit = RuleFilter.methodBit(method)
-        pathHead = PackedPrefix(of: path)
+        pathHead = PackedPrefix(of: matchedPath)
         hostFirst = host.utf8.first ?? 0
         hostLast = host.utf8.last ?? 0
     }
@@ -77,9 +87,10 @@ public enum PathCondition: Sendable {
     public func matches(_ request: RequestFacts) -> Bool {
         switch self {
         case .glob(let glob):
-            return glob.matches(request.path)
+            return glob.matches(request.matchedPath)
         case .regex(let regex):
-            return regex.matches(request.pathAndQuery)
+            var text = request.matchedPathAndQuery
+            return text.withUTF8 { regex.matches(utf8: $0) }
         }
     }
 

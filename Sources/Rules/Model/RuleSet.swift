@@ -92,7 +92,7 @@ public final class RuleSet: Sendable {
         var plan = RequestPlan()
         if requestIndex.isEmpty { return plan }
         var host = request.host
-        var path = request.path
+        var path = request.matchedPath
         host.withUTF8 { hostBytes in
             path.withUTF8 { pathBytes in
                 var walk = requestIndex.candidates(host: request.host)

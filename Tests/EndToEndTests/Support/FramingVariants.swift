@@ -56,7 +56,9 @@ struct FramingVariant {
         // Content-Length bodies with Connection tokens that must not unframe them.
         for extra in [[], ["Connection: Content-Length"], ["Proxy-Connection: Content-Length"],
                       ["Connection: keep-alive, CONTENT-LENGTH"], ["Connection: Host"],
-                      ["Connection: content-length", "Proxy-Connection: host, transfer-encoding"]] {
+                      ["Connection: content-length", "Proxy-Connection: host, transfer-encoding"],
+                      ["Connection: ,,content-length,,"], ["Connection:\tContent-Length\t"],
+                      ["Connection: close", "Connection: Content-Length"]] {
             add("Content-Length with \(extra)", everyMethod, headers: { extra + ["Content-Length: \($0)"] }, body: { $0 })
         }
         // Chunked bodies: spellings, lists, duplicates, and Connection naming Transfer-Encoding.
@@ -67,12 +69,16 @@ struct FramingVariant {
             ["Connection: Transfer-Encoding", "Transfer-Encoding: chunked"],
             ["Proxy-Connection: TRANSFER-ENCODING", "Transfer-Encoding: chunked"],
             ["Transfer-Encoding:  chunked "], ["Transfer-Encoding: chunked;q=1"],
+            ["Transfer-Encoding: ,chunked"], ["Transfer-Encoding: chunked, chunked"], ["Transfer-Encoding: \"chunked\""],
+            ["Transfer-Encoding:"], ["Transfer-Encoding: \tchunked"], ["Transfer_Encoding: chunked"],
+            ["Transfer-Encoding: chunked", "Connection: close, Transfer-Encoding"],
         ]
         for coding in codings {
             add("with \(coding)", everyMethod, headers: { _ in coding }, body: { chunked($0) })
         }
         // Content-Length spellings.
-        for form in ["+%d", "0%d", " %d ", "%d, %d", "%d,%d", "0x%x", "%d.0", "99999999999999999999"] {
+        for form in ["+%d", "0%d", " %d ", "%d, %d", "%d,%d", "0x%x", "%d.0", "99999999999999999999", "-1", "%d %d", "",
+                     "1e2", "\t%d"] {
             add("Content-Length '\(form)'", someMethods, headers: { length in
                 ["Content-Length: " + form.replacingOccurrences(of: "%d", with: String(length))
                     .replacingOccurrences(of: "%x", with: String(length, radix: 16))]
@@ -95,6 +101,10 @@ struct FramingVariant {
         // Chunk extensions and trailers.
         add("chunk extension", someMethods, headers: { _ in ["Transfer-Encoding: chunked"] },
             body: { chunked($0, extensions: ";ext=\"1\"") })
+        add("empty chunk extension", someMethods, headers: { _ in ["Transfer-Encoding: chunked"] },
+            body: { chunked($0, extensions: ";") })
+        add("chunk extension with a quoted CRLF", someMethods, headers: { _ in ["Transfer-Encoding: chunked"] },
+            body: { chunked($0, extensions: ";a=\"x\r\n0\r\n\r\n\"") })
         add("trailer", someMethods, headers: { _ in ["Transfer-Encoding: chunked"] },
             body: { chunked($0, trailers: ["X-Checksum: 1"]) })
         add("framing headers in trailers", someMethods, headers: { _ in ["Transfer-Encoding: chunked"] },

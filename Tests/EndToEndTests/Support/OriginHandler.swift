@@ -19,6 +19,8 @@ import ProxyModel
 /// - `/hop-response`: a response with hop-by-hop headers (`Connection: X-Resp-Hop`, …)
 ///   and two `Set-Cookie` headers.
 /// - `/garbage`: answers with bytes that are not HTTP.
+/// - `/bad-chunk`: a chunked 200 whose first chunk `ok` is followed by a malformed chunk size,
+///   all in one write.
 /// - `/slow-headers`: never answers.
 /// - `/close-mid/N`: announces N bytes, sends half, closes.
 /// - `/then-close/N`: N bytes, then closes the connection without announcing it.
@@ -177,6 +179,12 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             let channel = context.channel
             switchToEcho(context: context).whenComplete { _ in
                 channel.writeAndFlush(ByteBuffer(string: "SSH-2.0-NotHTTP\r\n\r\n"), promise: nil)
+            }
+        case ("bad-chunk", _):
+            let channel = context.channel
+            switchToEcho(context: context).whenComplete { _ in
+                channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                                 + "2\r\nok\r\nFFFFFFFFFFFFFFFFFFFF1\r\n"), promise: nil)
             }
         case ("slow-headers", _):
             break  // never answer; the connection stays open until the peer or shutdown closes it

@@ -165,6 +165,38 @@ final class FramingTranscriptTests: XCTestCase {
                        "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Checksum: 9\r\n\r\n",
                        "\(harness.sink.flows.map { $0.error ?? "-" })")
     }
+
+    /// What the HTTP parser refuses before the proxy's own framing rules see the request gets a
+    /// 400 naming the actual problem: a duplicate Content-Length used to read "where no body is
+    /// allowed, or beside Transfer-Encoding", and Transfer-Encoding problems "malformed message".
+    func testParserRefusalsNameTheProblem() throws {
+        let cases: [(String, String)] = [
+            ("Content-Length: 3\r\nContent-Length: 3\r\n\r\nabc", "more than one Content-Length"),
+            ("Content-Length: 0\r\nContent-Length: 3\r\n\r\nabc", "more than one Content-Length"),
+            ("Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", "never beside Content-Length"),
+            ("Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", "never beside Transfer-Encoding"),
+            ("Transfer-Encoding: chunked, identity\r\n\r\n", "invalid Transfer-Encoding"),
+            ("Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", "invalid Transfer-Encoding"),
+        ]
+        for (tail, reason) in cases {
+            let harness = try EngineHarness()
+            try harness.clientSends("POST http://a.test/p HTTP/1.1\r\nHost: a.test\r\n" + tail)
+            let answer = try harness.clientReceived()
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), answer)
+            XCTAssertTrue(answer.contains(reason), "\(tail): \(answer)")
+            XCTAssertEqual(harness.connector.connects.count, 0)
+        }
+        for (request, reason) in [("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "HTTP/2"),
+                                  ("GET http://a.test/ http/1.1\r\nHost: a.test\r\n\r\n", "HTTP/1.x"),
+                                  ("POST http://a.test/p HTTP/1.1\r\nHost: a.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                   + "3;\r\nabc\r\n0\r\n\r\n", "invalid chunk extension")] {
+            let harness = try EngineHarness()
+            try harness.clientSends(request)
+            let answer = try harness.clientReceived()
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), answer)
+            XCTAssertTrue(answer.contains(reason), "\(request): \(answer)")
+        }
+    }
 }
 
 /// The origin's reason phrases survive NIO's decoder (`StatusLineTap`).

@@ -75,4 +75,43 @@ final class PoolSafetyTests: XCTestCase {
         let answer = try harness.clientReceived()
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 502 Bad Gateway\r\n"), answer)
     }
+    /// Bytes an origin sent past the end of its response, in the same read (a body longer than
+    /// its Content-Length, a HEAD or 204 answered with a body), put the connection's framing in
+    /// doubt: it is closed, never handed to the next request. A request pipelined behind took
+    /// it before those bytes were decoded, and got them as its answer (here a whole second
+    /// response, `POISON`) while its own POST ran at the origin.
+    func testBytesPastTheResponseKeepTheConnectionOutOfThePool() throws {
+        for (method, response) in [("GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+                                   ("HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"),
+                                   ("GET", "HTTP/1.1 204 No Content\r\n\r\n")] {
+            let harness = try EngineHarness()
+            try harness.clientSends("\(method) http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\n"
+                                    + "POST http://a.test/2 HTTP/1.1\r\nHost: a.test\r\nContent-Length: 1\r\n\r\nx")
+            let first = try XCTUnwrap(harness.upstream)
+            try harness.originSends(response + "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPOISON")
+            XCTAssertFalse(first.isActive, "\(response): the connection whose framing is in doubt is closed")
+            XCTAssertEqual(try harness.originReceived(on: first).components(separatedBy: "POST").count, 1,
+                           "\(response): the POST never went out on it")
+            XCTAssertEqual(harness.connector.connects.count, 2, response)
+            XCTAssertTrue(try harness.originReceived().hasPrefix("POST /2 HTTP/1.1\r\n"), response)
+            try harness.originSends("HTTP/1.1 201 Created\r\nContent-Length: 4\r\n\r\nmine")
+            let answers = try harness.clientReceived()
+            XCTAssertFalse(answers.contains("POISON"), answers)
+            XCTAssertTrue(answers.hasSuffix("HTTP/1.1 201 Created\r\nContent-Length: 4\r\n\r\nmine"), answers)
+        }
+    }
+
+    /// The same bytes arriving in a later read, after the connection went back to the pool idle,
+    /// close it too (nobody asked): the next request gets a new connection.
+    func testAnIdlePooledConnectionThatTalksIsClosed() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        let first = try XCTUnwrap(harness.upstream)
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        XCTAssertTrue(first.isActive)
+        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPOISON", on: first)
+        XCTAssertFalse(first.isActive)
+        try harness.clientSends("GET http://a.test/2 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        XCTAssertEqual(harness.connector.connects.count, 2)
+    }
 }

@@ -77,6 +77,18 @@ final class UpstreamTLSHandshakeHandlerTests: XCTestCase {
         let wrapped = UpstreamTLSFailure.failure(
             for: UpstreamHandshakeFailure(error: ChannelError.eof, certificateProblem: nil), host: "a.test", port: 443)
         XCTAssertEqual(wrapped, closed)
+        // BoringSSL's own EOF, an empty error stack, a reset: words, never NIOSSL's description
+        // ("handshakeFailed(NIOSSL.BoringSSLError.sslError([Error:  EOF during handshake]))").
+        let boringEOF = UpstreamTLSFailure.failure(
+            for: UpstreamHandshakeFailure(error: NIOSSLError.handshakeFailed(.sslError([.eofDuringHandshake])),
+                                          certificateProblem: nil), host: "a.test", port: 443)
+        XCTAssertEqual(boringEOF, closed)
+        for error: any Error in [NIOSSLError.handshakeFailed(.sslError([])), NIOSSLError.uncleanShutdown,
+                                 IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)")] {
+            let message = UpstreamTLSFailure.failure(for: error, host: "a.test", port: 443).message
+            XCTAssertFalse(message.contains("NIOSSL") || message.contains("handshakeFailed") || message.contains("descriptor"),
+                           message)
+        }
         XCTAssertFalse(UpstreamTLSFailure.suggestsLegacyOrigin(ChannelError.eof))
         XCTAssertFalse(UpstreamTLSFailure.suggestsLegacyOrigin(NIOSSLError.handshakeFailed(.sslError([]))))
     }
