@@ -68,8 +68,10 @@ public final class ProxyServer: Sendable {
         return address
     }
 
-    /// Stops accepting connections. Established connections end with the event loop group.
+    /// Stops accepting connections. Established connections end with the event loop group; the
+    /// flows of exchanges cut short from now on say the proxy was shut down.
     public func stop() async throws {
+        services.sink.stop()
         let channel = serverChannel.withLockedValue { channel -> (any Channel)? in
             defer { channel = nil }
             return channel

@@ -11,7 +11,8 @@ import Rules
 /// Built once by `ProxyServer`; handed to each connection's handlers.
 final class ProxyServices: Sendable {
     let configuration: ProxyConfiguration
-    let sink: any FlowSink
+    /// Where flows go (`ShutdownAwareSink` around the sink given).
+    let sink: ShutdownAwareSink
     let connector: any UpstreamConnecting
     let pools: UpstreamPools
     /// How many connections the proxy holds at most (from the open-file limit or the flags).
@@ -31,7 +32,7 @@ final class ProxyServices: Sendable {
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
          blockingWork: any BlockingWork, eventLoops: Int = 1, logger: Logger) {
         self.configuration = configuration
-        self.sink = sink
+        self.sink = ShutdownAwareSink(sink)
         self.connector = connector
         self.interception = interception
         self.rules = rules
