@@ -25,7 +25,7 @@ extension TUIController {
 
     func handleDetail(_ session: DetailSession, _ key: Key) {
         if key == .control("c") { return perform(.quit) }
-        guard let action = KeyBindings.detail.action(for: key) else { return }
+        guard let action = KeyBindings.detail.action(for: key) else { return sayUnknown(key) }
         perform(action)
     }
 
@@ -36,8 +36,12 @@ extension TUIController {
         case .closeDetail:
             screen = .list
         case .detail(let detailAction):
-            guard let content = session.content else { return }
-            session.state.apply(detailAction, content: content, size: size)
+            // Until the flow (with its bodies) is loaded, keys wait in order: none is dropped.
+            if let content = session.content, session.queued.isEmpty {
+                session.state.apply(detailAction, content: content, size: size)
+            } else {
+                session.queued.append(detailAction)
+            }
             screen = .detail(session)
         default:
             break

@@ -9,6 +9,13 @@ import TerminalUI
 /// Key dispatch: an open prompt or question takes the key first, then the screen that is up.
 extension TUIController {
     public func handle(_ key: Key) {
+        // Alt-x is a word motion in a prompt; anywhere else it is what the bytes were before
+        // Alt existed: Escape, then x (a quick `Esc q`), so no key is lost.
+        if case .alt(let character) = key, !promptTakes(key) {
+            handle(.escape)
+            handle(.character(character))
+            return
+        }
         if let overlay {
             handleOverlay(overlay, key)
             return
@@ -29,8 +36,22 @@ extension TUIController {
             return
         }
         if key == .control("c") { return requestQuit() }
-        guard let action = KeyBindings.standard.action(for: key) else { return }
+        guard let action = KeyBindings.standard.action(for: key) else { return sayUnknown(key) }
         perform(action)
+    }
+
+    /// A key no binding has: said on the status line, so a typo is never silently lost.
+    func sayUnknown(_ key: Key) {
+        switch key {
+        case .mouseClick, .mouseWheelUp, .mouseWheelDown, .escape: return  // the mouse, a reflex: no typo
+        default: message = StatusMessage(.info, "\(key.name): no such key — ? for help")
+        }
+    }
+
+    /// True when a prompt is open and `key` edits it.
+    private func promptTakes(_ key: Key) -> Bool {
+        guard case .prompt(_, var editor, _)? = overlay else { return false }
+        return editor.handle(key) != .ignored
     }
 
     /// Actions shared by the list and the detail view act on `selectedID`.
@@ -53,10 +74,15 @@ extension TUIController {
             }
             overlay = .confirm(.clearAll(count: list.totalRows))
         case .exportHAR:
-            overlay = .prompt(.exportHAR, LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)), error: nil)
+            overlay = .prompt(.exportHAR(scope: nil), LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)),
+                              error: nil)
+            countExportScope()
         case .saveCurl:
             guard let id = selectedID else { return }
             overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)
+        case .copy:
+            guard let id = selectedID else { return }
+            overlay = .copyMenu(id: id)
         case .showPins: loadPins()
         case .openDetail: openDetail()
         default: performDetailAction(action)

@@ -31,23 +31,29 @@ public final class TUIController {
         var id: Int64
         var state: FlowDetailState
         var content: FlowDetailContent?
+        /// Keys typed before the flow was loaded (`Enter 3`), applied in order once it is.
+        var queued: [DetailAction] = []
     }
 
     /// A question in the status line.
     enum Overlay {
         case prompt(PromptKind, LineEditor, error: String?)
         case confirm(ConfirmKind)
+        /// After `y`: which copy of flow `id` goes to the clipboard.
+        case copyMenu(id: Int64)
     }
 
     enum PromptKind: Equatable {
-        case filter, search, exportHAR
+        case filter, search
+        /// `scope` says what will be exported (`2 marked flows`) once counted.
+        case exportHAR(scope: String?)
         case curl(id: Int64)
 
         var label: String {
             switch self {
             case .filter: "filter:"
             case .search: "search:"
-            case .exportHAR: "export HAR to:"
+            case .exportHAR(let scope): scope.map { "export \($0) to:" } ?? "export HAR to:"
             case .curl: "save curl command to:"
             }
         }
@@ -76,6 +82,11 @@ public final class TUIController {
     /// Marks sent to the store whose rows are not reloaded yet, by flow id: a quick second `m`
     /// must undo the first, not repeat it.
     var pendingMarks: [Int64: Bool] = [:]
+    /// Bytes for the terminal besides the frame (an OSC 52 clipboard sequence): the runner
+    /// writes them after the frame (`takeTerminalOutput`).
+    var terminalOutput: [UInt8] = []
+    /// The search's matches among the loaded rows (highlighted), and what they were found for.
+    var searchHighlight = SearchHighlight()
     /// True once the user asked to quit (and confirmed, where asked).
     public internal(set) var wantsQuit = false
 
@@ -121,6 +132,7 @@ public final class TUIController {
         var stale = false
         if let window = snapshot.window, window.generation == seenGeneration {
             list.load(window.rows, at: window.offset + snapshot.prepended - window.prepended)
+            highlightSearchMatches(among: window.ids)
             stale = window.contentVersion != snapshot.contentVersion
             if !stale, !pendingMarks.isEmpty {
                 for row in window.rows where row.id.flatMap({ pendingMarks[$0] }) == row.marked {
@@ -141,6 +153,12 @@ public final class TUIController {
         // later are asked for again.
         lastRequest = (wanted.clamped(to: 0..<list.totalRows), seenGeneration, snapshot.prepended, snapshot.contentVersion)
         feed.request(wanted, prepended: snapshot.prepended)
+    }
+
+    /// Bytes to write to the terminal after the frame (a clipboard sequence), once.
+    public func takeTerminalOutput() -> [UInt8] {
+        defer { terminalOutput = [] }
+        return terminalOutput
     }
 
     /// True when every row the list shows is loaded and current (benchmarks wait for this).
@@ -169,7 +187,8 @@ public final class TUIController {
         var grid: ScreenGrid
         switch screen {
         case .list:
-            grid = FlowListRenderer.render(list, header: header, size: size, message: feedError ?? message ?? scanMessage)
+            grid = FlowListRenderer.render(list, header: header, size: size, message: feedError ?? message ?? scanMessage,
+                                           highlighted: search == nil ? [] : searchHighlight.matches)
         case .detail(let session):
             grid = renderDetail(session)
         case .help(let lines, let scroll, _):
@@ -182,6 +201,8 @@ public final class TUIController {
             PromptRenderer.draw(label: kind.label, editor: editor, error: error, into: &grid)
         case .confirm(let kind)?:
             ConfirmRenderer.draw(question: question(kind), into: &grid)
+        case .copyMenu(let id)?:
+            ConfirmRenderer.draw(question: "copy flow #\(id):", choices: Self.copyChoices, into: &grid)
         case nil:
             break
         }
@@ -231,8 +252,21 @@ public final class TUIController {
         case .detail(let id, let content):
             if case .detail(var session) = screen, session.id == id {
                 session.content = content
+                // Keys typed while loading wait for the bodies, so `Enter G` reaches their end.
+                if content.requestBody != nil, content.responseBody != nil {
+                    for action in session.queued { session.state.apply(action, content: content, size: size) }
+                    session.queued = []
+                }
                 screen = .detail(session)
             }
+        case .exportScope(let scope):
+            if case .prompt(.exportHAR, let editor, let error)? = overlay {
+                overlay = .prompt(.exportHAR(scope: scope), editor, error: error)
+            }
+        case .clipboard(let bytes, let what):
+            copied(bytes, what: what)
+        case .searchMatches(let highlight):
+            if highlight.text == search?.text, highlight.ids == searchHighlight.ids { searchHighlight = highlight }
         }
     }
 }

@@ -11,6 +11,12 @@ enum TUIEvent: Sendable {
     /// A search found flow `id` (the controller looks up its position).
     case searchFound(id: Int64, generation: Int)
     case detail(id: Int64, content: FlowDetailContent)
+    /// What `e` will export, counted: `2 marked flows`, `1,234 flows in view`.
+    case exportScope(String)
+    /// Bytes for the clipboard and what they are (`the curl command of flow #3`).
+    case clipboard([UInt8], what: String)
+    /// The search's matches among the loaded rows.
+    case searchMatches(SearchHighlight)
 }
 
 /// Runs the TUI's slow work (store writes, exports, searches, loading a flow) off the UI thread

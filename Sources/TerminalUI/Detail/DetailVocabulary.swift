@@ -42,4 +42,6 @@ public enum DetailAction: Sendable, Hashable {
     case scrollUp, scrollDown, pageUp, pageDown, top, bottom, scrollLeft, scrollRight
     /// The next body view that applies to the current tab's body, wrapping around.
     case cycleBodyView
+    /// Long lines wrap onto the next rows, or are cut at the edge (then Left/Right scroll).
+    case toggleWrap
 }

@@ -27,8 +27,10 @@ extension KeyBindings {
         KeyBinding(.character("l"), "l", .detail(.scrollRight)),
         KeyBinding(.right, "Right", .detail(.scrollRight)),
         KeyBinding(.character("v"), "v", .detail(.cycleBodyView)),
+        KeyBinding(.character("w"), "w", .detail(.toggleWrap)),
         KeyBinding(.character("m"), "m", .toggleMark),
         KeyBinding(.character("c"), "c", .saveCurl),
+        KeyBinding(.character("y"), "y", .copy),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .closeDetail),
         KeyBinding(.escape, "Esc", .closeDetail),
@@ -52,6 +54,7 @@ extension DetailAction {
         case .scrollLeft: "scroll left"
         case .scrollRight: "scroll right"
         case .cycleBodyView: "next body view (json, form, text, hex)"
+        case .toggleWrap: "wrap long lines on or off (on at first; Left/Right turn it off)"
         }
     }
 }

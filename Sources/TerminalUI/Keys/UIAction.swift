@@ -18,6 +18,8 @@ public enum UIAction: Sendable, Hashable {
     case clearAll
     case exportHAR
     case saveCurl
+    /// Copy to the clipboard (`y`), then a key says what: the URL, curl, the body, the raw request.
+    case copy
     case showPins
     case openDetail
     /// A change inside the flow detail view (tabs, scrolling, body view).
@@ -46,6 +48,7 @@ public enum UIAction: Sendable, Hashable {
         case .clearAll: "delete all flows (asks first)"
         case .exportHAR: "export the filtered or marked flows as HAR"
         case .saveCurl: "save the flow as a curl command"
+        case .copy: "copy to the clipboard: then u URL, c curl, b response body, r raw request"
         case .showPins: "pinned domains"
         case .openDetail: "open the flow"
         case .detail(let action): action.description
