@@ -81,7 +81,10 @@ extension TUIController {
             guard let id = selectedID else { return }
             overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)
         case .copy:
-            guard let id = selectedID else { return }
+            guard let id = selectedID else {
+                message = StatusMessage(.info, "nothing to copy: the view is empty")
+                return
+            }
             overlay = .copyMenu(id: id)
         case .showPins: loadPins()
         case .openDetail: openDetail()

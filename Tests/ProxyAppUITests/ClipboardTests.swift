@@ -104,6 +104,16 @@ final class ClipboardTests: TUIControllerTestCase {
         XCTAssertEqual(controller.takeTerminalOutput(), [], "nothing was sent to the terminal")
     }
 
+    func testCopyOnAnEmptyViewSaysSo() throws {
+        let (controller, _) = try makeController([])
+        settle(controller) { controller, _ in controller.isListSettled && !controller.listProgress.scanning }
+        controller.handle(.character("y"))
+        XCTAssertTrue(controller.render().text.contains("nothing to copy: the view is empty"))
+        controller.handle(.character("u"))  // no menu is open: u is just an unknown key
+        XCTAssertTrue(controller.render().text.contains("u: no such key"))
+        XCTAssertEqual(controller.takeTerminalOutput(), [])
+    }
+
     /// A CR only as part of CRLF; every other control character is refused.
     func testPasteProblems() {
         XCTAssertNil(ClipboardText.pasteProblem(Array("a\tb\r\nc\n".utf8)))
