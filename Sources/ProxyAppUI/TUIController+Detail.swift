@@ -8,7 +8,9 @@ import TerminalUI
 extension TUIController {
     func openDetail() {
         guard let id = selectedID else { return }
-        screen = .detail(DetailSession(id: id, state: FlowDetailState(), content: nil))
+        var state = FlowDetailState()
+        state.wraps = detailWraps
+        screen = .detail(DetailSession(id: id, state: state, content: nil))
         let repository = repository
         let worker = worker
         let timeZone = context.timeZone
@@ -41,6 +43,9 @@ extension TUIController {
                 session.state.apply(detailAction, content: content, size: size)
             } else {
                 session.queued.append(detailAction)
+            }
+            if detailAction == .toggleWrap {  // a preference: the next flows open the same way
+                detailWraps = session.queued.isEmpty ? session.state.wraps : !detailWraps
             }
             screen = .detail(session)
         default:

@@ -105,7 +105,7 @@ extension TUIController {
     func countExportScope() {
         let repository = repository
         let filter = filter
-        worker.perform("cannot count the flows to export") {
+        worker.perform("cannot count the flows to export", lane: .long) {
             let marked = try repository.count(matching: FlowQuery(filter: filter, markedOnly: true))
             if marked > 0 { return [.exportScope("\(NumberText.grouped(marked)) marked flow\(marked == 1 ? "" : "s")")] }
             let all = try repository.count(matching: FlowQuery(filter: filter))

@@ -70,7 +70,8 @@ extension TUIController {
         searchHighlight.text = search.text
         let repository = repository
         let query = FlowQuery(filter: search)
-        worker.perform("search failed") {
+        // The long lane: a `~b` search reads bodies, and opening a flow must not wait for that.
+        worker.perform("search failed", lane: .long) {
             let matches = try repository.matchingFlowIDs(among: ids, query: query)
             return [.searchMatches(SearchHighlight(ids: ids, text: search.text, matches: Set(matches)))]
         }

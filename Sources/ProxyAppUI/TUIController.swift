@@ -85,6 +85,8 @@ public final class TUIController {
     /// Bytes for the terminal besides the frame (an OSC 52 clipboard sequence): the runner
     /// writes them after the frame (`takeTerminalOutput`).
     var terminalOutput: [UInt8] = []
+    /// Whether the detail view wraps long lines: `w` there sets it for the next flows too.
+    var detailWraps = true
     /// The search's matches among the loaded rows (highlighted), and what they were found for.
     var searchHighlight = SearchHighlight()
     /// True once the user asked to quit (and confirmed, where asked).

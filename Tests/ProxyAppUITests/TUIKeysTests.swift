@@ -37,6 +37,26 @@ final class TUIKeysTests: TUIControllerTestCase {
         XCTAssertFalse(screen.contains("Started"), screen)
     }
 
+    /// `w` cuts long lines instead of wrapping them, and the next flow opens the same way.
+    func testWrapPreferenceCarriesToTheNextFlow() throws {
+        let long = Flow(host: "a.test", path: "/" + String(repeating: "p", count: 150), status: 200)
+        let (controller, _) = try makeController([long, long], size: ScreenSize(width: 80, height: 24))
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 2 }
+        controller.handle(.enter)
+        controller.handle(.character("1"))
+        var screen = settle(controller) { _, screen in !screen.contains("loading…") && screen.contains("GET /ppp") }
+        XCTAssertEqual(lines(screen).filter { $0.hasPrefix("pppp") }.count, 1, "the request line wraps:\n\(screen)")
+        controller.handle(.character("w"))
+        screen = controller.render().text
+        XCTAssertEqual(lines(screen).filter { $0.hasPrefix("pppp") }.count, 0, "cut at the edge:\n\(screen)")
+        controller.handle(.character("q"))
+        controller.handle(.character("k"))
+        controller.handle(.enter)
+        controller.handle(.character("1"))
+        screen = settle(controller) { _, screen in !screen.contains("loading…") && screen.contains("GET /ppp") }
+        XCTAssertEqual(lines(screen).filter { $0.hasPrefix("pppp") }.count, 0, "still cut:\n\(screen)")
+    }
+
     /// `G Enter` typed when a new flow is in the capture but not yet drawn opens the row drawn
     /// under the cursor; once the new flow is drawn, `G Enter` opens it. A selection off the
     /// tail stays on its flow (by id) while flows arrive.

@@ -54,7 +54,7 @@ extension DetailAction {
         case .scrollLeft: "scroll left"
         case .scrollRight: "scroll right"
         case .cycleBodyView: "next body view (json, form, text, hex)"
-        case .toggleWrap: "wrap long lines on or off (on at first; Left/Right turn it off)"
+        case .toggleWrap: "wrap long lines, or cut them at the edge"
         }
     }
 }

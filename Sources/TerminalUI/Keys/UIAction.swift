@@ -48,7 +48,7 @@ public enum UIAction: Sendable, Hashable {
         case .clearAll: "delete all flows (asks first)"
         case .exportHAR: "export the filtered or marked flows as HAR"
         case .saveCurl: "save the flow as a curl command"
-        case .copy: "copy to the clipboard: then u URL, c curl, b response body, r raw request"
+        case .copy: "copy: then u URL, c curl, b body, r raw request"
         case .showPins: "pinned domains"
         case .openDetail: "open the flow"
         case .detail(let action): action.description
