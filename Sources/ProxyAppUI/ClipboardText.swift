@@ -33,8 +33,8 @@ enum ClipboardText {
         }
     }
 
-    /// The bytes to copy, or why not (one line for the status line).
-    static func make(_ kind: Kind, of flow: Flow) -> Result<[UInt8], Refusal> {
+    /// The bytes to copy and how the status line names them, or why not (one line).
+    static func make(_ kind: Kind, of flow: Flow) -> Result<(bytes: [UInt8], what: String), Refusal> {
         let id = flow.id ?? 0
         let bytes: [UInt8]
         switch kind {
@@ -59,7 +59,8 @@ enum ClipboardText {
         if let problem = pasteProblem(bytes) {
             return .failure(Refusal("\(kind.name(of: id)) \(problem): not copied (e exports HAR, `proxyapp export --raw \(id)` shows it)"))
         }
-        return .success(bytes)
+        let truncated = kind == .responseBody && flow.responseBody.truncated
+        return .success((bytes, kind.name(of: id) + (truncated ? " (truncated when captured)" : "")))
     }
 
     /// Why `bytes` must not be pasted as text: not UTF-8, or control characters other than tab,

@@ -25,7 +25,7 @@ extension TUIController {
                 return [.message(StatusMessage(.error, "flow #\(id) is no longer in the capture"))]
             }
             switch ClipboardText.make(kind, of: flow) {
-            case .success(let bytes): return [.clipboard(bytes, what: kind.name(of: id))]
+            case .success(let copy): return [.clipboard(copy.bytes, what: copy.what)]
             case .failure(let refusal): return [.message(StatusMessage(.error, refusal.reason))]
             }
         }
@@ -40,6 +40,6 @@ extension TUIController {
             return
         }
         terminalOutput += sequence
-        message = StatusMessage(.info, "copied \(what) to the clipboard (\(size))")
+        message = StatusMessage(.info, "copied \(what) to the clipboard (\(size), through the terminal: OSC 52)")
     }
 }

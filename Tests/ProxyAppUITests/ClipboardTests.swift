@@ -114,6 +114,14 @@ final class ClipboardTests: TUIControllerTestCase {
         XCTAssertEqual(controller.takeTerminalOutput(), [])
     }
 
+    /// A body cut at the capture limit is copied as captured, and the status line says so.
+    func testATruncatedBodySaysSo() {
+        let flow = Flow(id: 3, host: "a.test", status: 200, responseBody: CapturedBody(bytes: Data("abc".utf8), size: 10, truncated: true))
+        guard case .success(let copy) = ClipboardText.make(.responseBody, of: flow) else { return XCTFail("refused") }
+        XCTAssertEqual(copy.bytes, Array("abc".utf8))
+        XCTAssertEqual(copy.what, "the response body of flow #3 (truncated when captured)")
+    }
+
     /// A CR only as part of CRLF; every other control character is refused.
     func testPasteProblems() {
         XCTAssertNil(ClipboardText.pasteProblem(Array("a\tb\r\nc\n".utf8)))
