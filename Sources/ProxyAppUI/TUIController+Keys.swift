@@ -20,6 +20,10 @@ extension TUIController {
             handleOverlay(overlay, key)
             return
         }
+        if pinsRequested, case .list = screen, key != .control("c") {
+            keysAwaitingPins.append(key)
+            return
+        }
         message = nil
         switch screen {
         case .list: handleList(key)
@@ -164,8 +168,22 @@ extension TUIController {
 
     private func loadPins() {
         pinsRequested = true
+        message = StatusMessage(.info, "reading the pinned domains…")
         let repository = repository
-        worker.perform("cannot read the pinned domains") { [.pins(try repository.pinnedDomains())] }
+        worker.perform("cannot read the pinned domains") {
+            do {
+                return [.pins(try repository.pinnedDomains())]
+            } catch {
+                return [.message(StatusMessage(.error, "cannot read the pinned domains: \(error)")), .pinsFailed]
+            }
+        }
+    }
+
+    /// The pins view is up: the keys typed while it opened act in it, in order.
+    func replayKeysAwaitingPins() {
+        let keys = keysAwaitingPins
+        keysAwaitingPins = []
+        for key in keys { handle(key) }
     }
 
     /// False (with a message saying why) when the capture is read-only.

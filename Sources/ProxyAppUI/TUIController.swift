@@ -79,6 +79,9 @@ public final class TUIController {
     var search: FlowFilter?
     /// True after `p` until the pins view opens: a pins result opens it only then.
     var pinsRequested = false
+    /// Keys typed after `p` before the pins view opened (`p d`): they are meant for that view,
+    /// and replayed there, never on the flow list (where `d` deletes a flow).
+    var keysAwaitingPins: [Key] = []
     /// Marks sent to the store whose rows are not reloaded yet, by flow id: a quick second `m`
     /// must undo the first, not repeat it.
     var pendingMarks: [Int64: Bool] = [:]
@@ -246,8 +249,13 @@ public final class TUIController {
                 screen = .pins(state)
             } else if pinsRequested, case .list = screen {
                 screen = .pins(PinsViewState(pins: pins))
+                message = nil  // "reading the pinned domains…" is done
             }
             pinsRequested = false
+            replayKeysAwaitingPins()
+        case .pinsFailed:
+            pinsRequested = false
+            keysAwaitingPins = []  // the view they were meant for is not coming
         case .searchFound(let id, let generation):
             guard generation == snapshot.generation, let position = feed.position(of: id, prepended: seenPrepended) else { return }
             list.select(position)

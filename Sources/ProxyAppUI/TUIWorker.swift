@@ -8,6 +8,8 @@ import TerminalUI
 enum TUIEvent: Sendable {
     case message(StatusMessage)
     case pins([PinnedDomain])
+    /// The pins could not be read: the view `p` asked for will not open.
+    case pinsFailed
     /// A search found flow `id` (the controller looks up its position).
     case searchFound(id: Int64, generation: Int)
     case detail(id: Int64, content: FlowDetailContent)

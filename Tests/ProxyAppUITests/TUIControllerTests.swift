@@ -349,7 +349,8 @@ final class TUIControllerTests: TUIControllerTestCase {
         XCTAssertEqual(try repository.flow(id: 10)?.marked, true)
     }
 
-    /// The pins arriving after the user moved on do not pull the pins view back up.
+    /// A key typed before the pins were read acts in the pins view once it is up (`p ?` is the
+    /// pins view's help), never on the flow list.
     func testLatePinsDoNotReplaceAnotherScreen() throws {
         let (controller, _) = try makeController()
         controller.handle(.character("p"))

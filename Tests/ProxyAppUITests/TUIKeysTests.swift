@@ -37,6 +37,22 @@ final class TUIKeysTests: TUIControllerTestCase {
         XCTAssertFalse(screen.contains("Started"), screen)
     }
 
+    /// `p d` in one read: `d` waits for the pins view and removes the pin there; it never
+    /// deletes the flow the list is on.
+    func testKeysAfterPWaitForThePinsView() throws {
+        let (controller, repository) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        let now = Date()
+        try repository.savePins([PinnedDomain(host: "bank.test", reason: "client rejected the certificate", evidence: "",
+                                              firstSeen: now, lastSeen: now, count: 1)])
+        controller.handle(.character("p"))
+        controller.handle(.character("d"))
+        let screen = settle(controller) { _, screen in screen.contains("removed the pin for bank.test") }
+        XCTAssertTrue(screen.contains("pinned domains: 0"), screen)
+        XCTAssertEqual(try repository.count(), 10, "no flow was deleted")
+        XCTAssertEqual(try repository.pinnedDomains().count, 0)
+    }
+
     /// `w` cuts long lines instead of wrapping them, and the next flow opens the same way.
     func testWrapPreferenceCarriesToTheNextFlow() throws {
         let long = Flow(host: "a.test", path: "/" + String(repeating: "p", count: 150), status: 200)
