@@ -20,8 +20,8 @@ extension TUIController {
             handleOverlay(overlay, key)
             return
         }
-        if pinsRequested, case .list = screen, key != .control("c") {
-            keysAwaitingPins.append(key)
+        if pinsRequested || searchPending, case .list = screen, key != .control("c") {
+            keysAwaiting.append(key)
             return
         }
         message = nil
@@ -179,11 +179,17 @@ extension TUIController {
         }
     }
 
-    /// The pins view is up: the keys typed while it opened act in it, in order.
-    func replayKeysAwaitingPins() {
-        let keys = keysAwaitingPins
-        keysAwaitingPins = []
-        for key in keys { handle(key) }
+    /// The answer came: the keys typed while waiting act now, in order (one may wait again).
+    func replayKeysAwaiting() {
+        let keys = keysAwaiting
+        keysAwaiting = []
+        for (index, key) in keys.enumerated() {
+            if pinsRequested || searchPending {
+                keysAwaiting += keys[index...]
+                return
+            }
+            handle(key)
+        }
     }
 
     /// False (with a message saying why) when the capture is read-only.

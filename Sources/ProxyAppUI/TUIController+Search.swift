@@ -31,13 +31,18 @@ extension TUIController {
         let prepended = seenPrepended
         let query = FlowQuery(filter: search)
         message = StatusMessage(.info, "searching \(search.text)…")
+        searchPending = true
         worker.perform("search failed", lane: .long) {
-            guard let found = try Self.findMatch(query, from: selected, prepended: prepended, forward: forward, feed: feed,
-                                                 repository: repository) else {
-                return [.message(StatusMessage(.info, "no match: \(search.text)"))]
+            let found: (id: Int64, wrapped: Bool)?
+            do {
+                found = try Self.findMatch(query, from: selected, prepended: prepended, forward: forward, feed: feed,
+                                           repository: repository)
+            } catch {
+                return [.message(StatusMessage(.error, "search failed: \(error)")), .searchDone]
             }
+            guard let found else { return [.message(StatusMessage(.info, "no match: \(search.text)")), .searchDone] }
             let text = found.wrapped ? "search wrapped to the \(forward ? "top" : "bottom"): \(search.text)" : "match: \(search.text)"
-            return [.searchFound(id: found.id, generation: generation), .message(StatusMessage(.info, text))]
+            return [.searchFound(id: found.id, generation: generation), .message(StatusMessage(.info, text)), .searchDone]
         }
     }
 

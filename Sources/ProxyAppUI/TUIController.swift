@@ -79,9 +79,12 @@ public final class TUIController {
     var search: FlowFilter?
     /// True after `p` until the pins view opens: a pins result opens it only then.
     var pinsRequested = false
-    /// Keys typed after `p` before the pins view opened (`p d`): they are meant for that view,
-    /// and replayed there, never on the flow list (where `d` deletes a flow).
-    var keysAwaitingPins: [Key] = []
+    /// True while a search jump (`n`, `N`, a new search) is on its way.
+    var searchPending = false
+    /// Keys typed while the list waits for an answer they depend on: the pins view after `p`
+    /// (`p d` must remove a pin, never delete the flow the list is on), the match after `n`
+    /// (`n Enter` opens the match). Replayed in order when the answer comes.
+    var keysAwaiting: [Key] = []
     /// Marks sent to the store whose rows are not reloaded yet, by flow id: a quick second `m`
     /// must undo the first, not repeat it.
     var pendingMarks: [Int64: Bool] = [:]
@@ -252,10 +255,13 @@ public final class TUIController {
                 message = nil  // "reading the pinned domains…" is done
             }
             pinsRequested = false
-            replayKeysAwaitingPins()
+            replayKeysAwaiting()
         case .pinsFailed:
             pinsRequested = false
-            keysAwaitingPins = []  // the view they were meant for is not coming
+            keysAwaiting = []  // the view they were meant for is not coming: on the list they could delete
+        case .searchDone:
+            searchPending = false
+            replayKeysAwaiting()
         case .searchFound(let id, let generation):
             guard generation == snapshot.generation, let position = feed.position(of: id, prepended: seenPrepended) else { return }
             list.select(position)

@@ -12,6 +12,8 @@ enum TUIEvent: Sendable {
     case pinsFailed
     /// A search found flow `id` (the controller looks up its position).
     case searchFound(id: Int64, generation: Int)
+    /// A search jump finished, found or not (keys typed meanwhile go on).
+    case searchDone
     case detail(id: Int64, content: FlowDetailContent)
     /// What `e` will export, counted: `2 marked flows`, `1,234 flows in view`.
     case exportScope(String)

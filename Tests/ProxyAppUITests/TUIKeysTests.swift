@@ -53,6 +53,25 @@ final class TUIKeysTests: TUIControllerTestCase {
         XCTAssertEqual(try repository.pinnedDomains().count, 0)
     }
 
+    /// `n Enter` in one read opens the match, not the row the search started from.
+    func testEnterAfterASearchJumpOpensTheMatch() throws {
+        let (controller, _) = try makeController(size: ScreenSize(width: 80, height: 24))
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.home)
+        controller.handle(.character("s"))
+        type("~d b.test", into: controller)
+        controller.handle(.enter)
+        controller.handle(.enter)
+        var screen = settle(controller) { _, screen in !screen.contains("loading…") && !screen.contains("METHOD") }
+        XCTAssertTrue(lines(screen)[0].contains("http://b.test/post/3"), screen)
+        controller.handle(.character("q"))
+        controller.handle(.character("n"))
+        controller.handle(.enter)
+        controller.handle(.character("3"))
+        screen = settle(controller) { _, screen in !screen.contains("loading…") && screen.contains("Started") }
+        XCTAssertTrue(lines(screen)[0].contains("http://b.test/post/6"), screen)
+    }
+
     /// `w` cuts long lines instead of wrapping them, and the next flow opens the same way.
     func testWrapPreferenceCarriesToTheNextFlow() throws {
         let long = Flow(host: "a.test", path: "/" + String(repeating: "p", count: 150), status: 200)
