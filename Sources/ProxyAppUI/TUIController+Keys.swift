@@ -11,9 +11,9 @@ extension TUIController {
     public func handle(_ key: Key) {
         // Alt-x is a word motion in a prompt; anywhere else it is what the bytes were before
         // Alt existed: Escape, then x (a quick `Esc q`), so no key is lost.
-        if case .alt(let character) = key, !promptTakes(key) {
+        if let unaltered = key.unaltered, !promptTakes(key) {
             handle(.escape)
-            handle(.character(character))
+            handle(unaltered)
             return
         }
         if let overlay {

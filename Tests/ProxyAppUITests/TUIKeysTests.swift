@@ -224,5 +224,9 @@ final class TUIKeysTests: TUIControllerTestCase {
         other.handle(.character("/"))
         other.handle(.alt("/"))  // Escape cancels the prompt, `/` opens it again
         XCTAssertEqual(lines(other.render().text).last?.trimmingCharacters(in: .whitespaces), "filter:")
+        other.handle(.escape)
+        other.handle(.character("?"))
+        other.handle(.alt(Key.altBackspace))  // Escape, then Backspace: out of the help, not a stray DEL
+        XCTAssertTrue(other.render().text.contains("METHOD"), other.render().text)
     }
 }

@@ -5,8 +5,9 @@ public enum Key: Sendable, Hashable {
     case character(Character)
     /// Ctrl plus a letter, lower-cased: `.control("c")` for Ctrl-C.
     case control(Character)
-    /// Alt (Meta) plus a printable ASCII character, sent as ESC then the character: `.alt("b")`.
-    /// Outside a prompt the app reads it as Escape followed by the character.
+    /// Alt (Meta) plus a printable ASCII character, sent as ESC then the character: `.alt("b")`;
+    /// Alt-Backspace is `.alt(Key.altBackspace)`. Outside a prompt the app reads it as Escape
+    /// followed by the key (`unaltered`).
     case alt(Character)
     case up, down, left, right
     case pageUp, pageDown, home, end
@@ -17,12 +18,22 @@ public enum Key: Sendable, Hashable {
     /// A mouse click at a 0-based screen position.
     case mouseClick(row: Int, column: Int)
 
+    /// The character of Alt-Backspace (DEL).
+    public static let altBackspace: Character = "\u{7F}"
+
+    /// The key Alt was held with: `.alt("q")` → `q`, Alt-Backspace → Backspace.
+    public var unaltered: Key? {
+        guard case .alt(let character) = self else { return nil }
+        return character == Self.altBackspace ? .backspace : .character(character)
+    }
+
     /// How a status line or the help screen names the key: `r`, `Ctrl-X`, `Alt-b`, `F5`, `PageUp`.
     public var name: String {
         switch self {
         case .character(" "): "Space"
         case .character(let character): String(character)
         case .control(let character): "Ctrl-\(character.uppercased())"
+        case .alt(Self.altBackspace): "Alt-Backspace"
         case .alt(let character): "Alt-\(character)"
         case .up: "Up"
         case .down: "Down"

@@ -14,7 +14,7 @@ public enum HelpRenderer {
             "",
             "Prompts (/ filter, s search, e export, c curl): Enter accepts, Esc cancels,",
             "  Left/Right/Home/End, Ctrl-A/E and Alt-B/F move, Ctrl-U clears the line,",
-            "  Ctrl-K deletes to the end, Ctrl-W the word before the cursor.",
+            "  Ctrl-K deletes to the end, Ctrl-W or Alt-Backspace the word before it.",
             "Filter expressions: ~d domain  ~u url  ~m method  ~c code  ~h header  ~b body",
             "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  ~rule rule name,",
             "  combined with ! & | ( ).",

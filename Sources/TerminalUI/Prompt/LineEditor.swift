@@ -28,7 +28,7 @@ public struct LineEditor: Sendable, Equatable {
     /// Ctrl-A/E/B/F and Alt-B/F (a word back, forward) move; Backspace/Delete/Ctrl-H/Ctrl-D
     /// delete; Ctrl-U clears the whole line wherever the cursor is (an error may have moved it),
     /// Ctrl-K deletes to the end, Ctrl-W the blank-separated word before the cursor, Alt-D the
-    /// word after it; Enter submits; Escape, Ctrl-C and Ctrl-G cancel.
+    /// word after it, Alt-Backspace the word before it; Enter submits; Escape, Ctrl-C and Ctrl-G cancel.
     public mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .character(let character):
@@ -60,6 +60,10 @@ public struct LineEditor: Sendable, Equatable {
         case .alt("b"), .alt("B"): cursor = wordStart(before: cursor)
         case .alt("f"), .alt("F"): cursor = wordEnd(after: cursor)
         case .alt("d"), .alt("D"): text.removeSubrange(cursor..<wordEnd(after: cursor))
+        case .alt(Key.altBackspace):
+            let start = wordStart(before: cursor)
+            text.removeSubrange(start..<cursor)
+            cursor = start
         default: return .ignored
         }
         return .edited

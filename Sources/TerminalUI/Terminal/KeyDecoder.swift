@@ -102,6 +102,8 @@ public struct KeyDecoder: Sendable {
         case 0x20...0x7E:
             // ESC then a printable character: Alt-x (readline's Alt-B/F in prompts).
             return .key(.alt(Character(Unicode.Scalar(pending[start + 1]))), length: 2)
+        case 0x7F, 0x08:
+            return .key(.alt(Key.altBackspace), length: 2)  // Alt-Backspace: delete a word back
         default:
             // ESC then something else (a control key, ESC, UTF-8): Escape, then that on its own.
             return .key(.escape, length: 1)

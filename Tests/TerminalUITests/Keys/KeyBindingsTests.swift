@@ -51,7 +51,7 @@ final class KeyBindingsTests: XCTestCase {
     /// How the "no such key" message and help name keys.
     func testKeyNames() {
         let names: [(Key, String)] = [
-            (.character("r"), "r"), (.character(" "), "Space"), (.control("t"), "Ctrl-T"), (.alt("x"), "Alt-x"),
+            (.character("r"), "r"), (.character(" "), "Space"), (.control("t"), "Ctrl-T"), (.alt("x"), "Alt-x"), (.alt(Key.altBackspace), "Alt-Backspace"),
             (.function(5), "F5"), (.pageDown, "PageDown"), (.backTab, "Shift-Tab"), (.insert, "Insert"), (.character("é"), "é"),
         ]
         for (key, name) in names { XCTAssertEqual(key.name, name) }

@@ -56,6 +56,10 @@ final class LineEditorTests: XCTestCase {
         editor = edit(line, [.control("a"), .control("e"), .alt("B"), .control("w")])
         XCTAssertEqual(editor.string, "~d api.test & GET", "Ctrl-W deletes `~m ` before the cursor")
         XCTAssertEqual(editor.cursor, 14)
+        editor = edit(line, [.alt(Key.altBackspace)])
+        XCTAssertEqual(editor.string, "~d api.test & ~m ", "Alt-Backspace deletes the word before the cursor")
+        editor = edit(line, [.alt(Key.altBackspace), .alt(Key.altBackspace)])
+        XCTAssertEqual(editor.string, "~d api.test & ~", "letters and digits only: the ~ stays")
         // At the ends nothing moves and nothing is an error.
         XCTAssertEqual(edit("", [.alt("b"), .alt("f"), .alt("d"), .control("k"), .control("w")]).string, "")
         XCTAssertEqual(edit("ab", [.alt("f")]).cursor, 2)

@@ -24,7 +24,7 @@ final class KeyDecoderTests: XCTestCase {
         // ESC followed by a printable byte: Alt plus it (the app reads Alt-x outside a prompt
         // as Escape then x); ESC before a control byte or another ESC: Escape on its own.
         ("\u{1B}x\u{1B}\u{1B}[A", [.alt("x"), .escape, .up]),
-        ("\u{1B}b\u{1B}F\u{1B}\u{7F}\u{1B}\r", [.alt("b"), .alt("F"), .escape, .backspace, .escape, .enter]),
+        ("\u{1B}b\u{1B}F\u{1B}\u{7F}\u{1B}\r", [.alt("b"), .alt("F"), .alt(Key.altBackspace), .escape, .enter]),
     ]
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
