@@ -20,7 +20,7 @@ extension TUIController {
             handleOverlay(overlay, key)
             return
         }
-        if pinsRequested || searchPending, case .list = screen, key != .control("c") {
+        if isAwaitingAnswer, case .list = screen, key != .control("c") {
             keysAwaiting.append(key)
             return
         }
@@ -61,7 +61,9 @@ extension TUIController {
     /// Actions shared by the list and the detail view act on `selectedID`.
     func perform(_ action: UIAction) {
         switch action {
-        case .list(let movement): list.apply(movement)
+        case .list(let movement):
+            list.apply(movement)
+            if movement == .end || movement == .follow, case .list = screen { awaitedPoll = feed.pollNow() }
         case .quit: requestQuit()
         case .help: showHelp()
         case .editFilter: overlay = .prompt(.filter, LineEditor(filter?.text ?? ""), error: nil)
@@ -184,7 +186,7 @@ extension TUIController {
         let keys = keysAwaiting
         keysAwaiting = []
         for (index, key) in keys.enumerated() {
-            if pinsRequested || searchPending {
+            if isAwaitingAnswer {
                 keysAwaiting += keys[index...]
                 return
             }

@@ -81,9 +81,14 @@ public final class TUIController {
     var pinsRequested = false
     /// True while a search jump (`n`, `N`, a new search) is on its way.
     var searchPending = false
+    /// The feed's `pollNow` ticket `G` (End, `F`) waits for: the newest flow, stored a moment ago too.
+    var awaitedPoll: Int?
+    /// True while list keys wait for an answer (`keysAwaiting`).
+    var isAwaitingAnswer: Bool { pinsRequested || searchPending || awaitedPoll != nil }
     /// Keys typed while the list waits for an answer they depend on: the pins view after `p`
     /// (`p d` must remove a pin, never delete the flow the list is on), the match after `n`
-    /// (`n Enter` opens the match). Replayed in order when the answer comes.
+    /// (`n Enter` opens the match), the newest flows after `G` (`G Enter` opens the flow stored
+    /// just now). Replayed in order when the answer comes.
     var keysAwaiting: [Key] = []
     /// Marks sent to the store whose rows are not reloaded yet, by flow id: a quick second `m`
     /// must undo the first, not repeat it.
@@ -121,6 +126,7 @@ public final class TUIController {
     /// Folds in the feed's newest snapshot and the worker's finished work, and asks the feed for
     /// the rows the list shows (plus a page either side) when they are not loaded.
     public func tick() {
+        let pollsServed = feed.pollsServed  // before the snapshot: a poll it counts is in the snapshot
         snapshot = feed.latest()
         if snapshot.generation != seenGeneration {
             seenGeneration = snapshot.generation
@@ -134,6 +140,11 @@ public final class TUIController {
                 seenPrepended = snapshot.prepended
             }
             if snapshot.totalRows != list.totalRows { list.rowsAppended(newTotal: snapshot.totalRows) }
+        }
+        if let ticket = awaitedPoll, pollsServed >= ticket {
+            awaitedPoll = nil
+            list.apply(.end)  // the answer is folded in above: now the last row is the newest flow
+            replayKeysAwaiting()
         }
         for event in worker.drain() { apply(event) }
         if snapshot.error != nil { lastRequest = nil }  // a failed read: ask again next turn

@@ -92,9 +92,9 @@ final class TUIKeysTests: TUIControllerTestCase {
         XCTAssertEqual(lines(screen).filter { $0.hasPrefix("pppp") }.count, 0, "still cut:\n\(screen)")
     }
 
-    /// `G Enter` typed when a new flow is in the capture but not yet drawn opens the row drawn
-    /// under the cursor; once the new flow is drawn, `G Enter` opens it. A selection off the
-    /// tail stays on its flow (by id) while flows arrive.
+    /// Enter opens the row drawn under the cursor, even when a newer flow is already in the
+    /// feed (following would move the cursor to it at the next frame). A selection off the
+    /// tail stays on its flow while flows arrive.
     func testEnterOpensTheRowDrawnUnderTheCursor() throws {
         let (controller, repository) = try makeController(size: ScreenSize(width: 80, height: 24))
         var screen = settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
@@ -103,16 +103,11 @@ final class TUIKeysTests: TUIControllerTestCase {
         let deadline = Date().addingTimeInterval(10)
         while controller.feed.latest().totalRows < 11, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         XCTAssertFalse(controller.render().text.contains("/get/new"), "not drawn yet")
-        controller.handle(.character("G"))
         controller.handle(.enter)
         screen = settle(controller) { _, screen in !screen.contains("loading…") && !screen.contains("METHOD") }
         XCTAssertTrue(lines(screen)[0].contains("http://b.test/post/9"), "the flow that was drawn:\n\(screen)")
         controller.handle(.character("q"))
         settle(controller) { _, screen in screen.contains("/get/new") }
-        controller.handle(.character("G"))
-        controller.handle(.enter)
-        screen = settle(controller) { _, screen in !screen.contains("loading…") && !screen.contains("METHOD") }
-        XCTAssertTrue(lines(screen)[0].contains("http://new.test/get/new"), screen)
 
         // Off the tail: the selection stays on /get/5 while two flows arrive.
         controller.handle(.character("q"))
@@ -123,6 +118,24 @@ final class TUIKeysTests: TUIControllerTestCase {
         controller.handle(.enter)
         screen = settle(controller) { _, screen in !screen.contains("loading…") && !screen.contains("METHOD") }
         XCTAssertTrue(lines(screen)[0].contains("http://a.test/get/5"), screen)
+    }
+
+    /// `G Enter` right after a flow was stored opens that flow: G reads the newest flows at once
+    /// (the feed here would otherwise poll only in an hour) and the keys after it wait for them.
+    func testGEnterOpensAFlowStoredJustNow() throws {
+        for size in [ScreenSize(width: 80, height: 24), ScreenSize(width: 200, height: 50)] {
+            let (controller, repository) = try makeController(size: size, name: "\(size.width).sqlite", pollInterval: 3_600)
+            settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+            controller.handle(.home)
+            try repository.insert([Flow(host: "new.test", path: "/get/just-now", status: 200)])
+            controller.handle(.character("G"))
+            controller.handle(.enter)
+            let screen = settle(controller) { _, screen in !screen.contains("loading…") && !screen.contains("METHOD") }
+            XCTAssertTrue(lines(screen)[0].contains("http://new.test/get/just-now"), screen)
+            controller.handle(.character("q"))
+            let list = settle(controller) { controller, _ in controller.isListSettled }
+            XCTAssertTrue(lines(list).last?.hasPrefix("following") == true, list)
+        }
     }
 
     /// A key with no binding says so on the status line, in the list and in the detail view;

@@ -39,9 +39,9 @@ class TUIControllerTestCase: XCTestCase {
 
     func makeController(_ flows: [Flow] = tenFlows, context: TUIContext? = nil,
                         size: ScreenSize = ScreenSize(width: 100, height: 20),
-                        name: String = "traffic.sqlite") throws -> (TUIController, TrafficRepository) {
+                        name: String = "traffic.sqlite", pollInterval: TimeInterval = 0.02) throws -> (TUIController, TrafficRepository) {
         let repository = try makeRepository(flows, name: name)
-        let feed = FlowListFeed(repository: repository, timeZone: TimeZone(identifier: "UTC")!, pollInterval: 0.02,
+        let feed = FlowListFeed(repository: repository, timeZone: TimeZone(identifier: "UTC")!, pollInterval: pollInterval,
                                 firstSliceSize: 500)
         feed.start()
         addTeardownBlock { feed.stop() }
