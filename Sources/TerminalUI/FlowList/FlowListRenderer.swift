@@ -15,7 +15,7 @@ public enum FlowListRenderer {
                               message: StatusMessage? = nil, welcome: [String] = []) -> ScreenGrid {
         var grid = ScreenGrid(width: size.width, height: size.height)
         guard size.height > 0, size.width > 0 else { return grid }
-        ScreenChrome.drawTitleBar(header.text, into: &grid)
+        ScreenChrome.drawTitleBar(header.text(width: size.width), into: &grid)
         guard size.height > 1 else { return grid }
 
         let listHeight = listRows(screenHeight: size.height)
@@ -31,7 +31,8 @@ public enum FlowListRenderer {
             let empty = state.filterText.isEmpty ? "No flows yet: waiting for traffic." : "No flows match the filter."
             grid.put(empty, row: 2, column: 2, style: CellStyle(dim: true))
             if state.filterText.isEmpty {
-                for (offset, line) in welcome.prefix(max(0, listHeight - 2)).enumerated() {
+                let lines = welcome.flatMap { TextPageRenderer.wrapped($0, width: size.width - 2) }
+                for (offset, line) in lines.prefix(max(0, listHeight - 2)).enumerated() {
                     grid.put(line, row: 4 + offset, column: 2)
                 }
             }

@@ -16,7 +16,7 @@ final class FlowListRendererTests: XCTestCase {
     func testSnapshot80x24() {
         let grid = render(width: 80, height: 24, message: StatusMessage(.error, "filter: unexpected ')' at 5"))
         XCTAssertEqual(grid.text, """
-            ProxyApp  listening 127.0.0.1:8080  CA http://127.0.0.1:8080/ProxyCA.cer  1,234…
+            ProxyApp  listening 127.0.0.1:8080  1,234 flows  filter: ~d api  rules: off
               ID METHOD  STATUS HOST                PATH                                SIZE
                1 GET     200    example.com         /                                5.0 KiB
                2 GET     200    api.example.com     /v1/users?page=2                 1.2 KiB
