@@ -33,7 +33,8 @@ extension TUIController {
     private func pageLines(_ kind: TextPageKind) -> [String] {
         switch kind {
         case .info: InfoPage.lines(context.info())
-        case .eventLog: EventLogPage.lines(eventLog.content, path: eventLog.path)
+        case .eventLog:
+            EventLogPage.lines(eventLog.content, path: eventLog.path, proxyElsewhere: context.info().proxy != .thisProcess)
         }
     }
 }

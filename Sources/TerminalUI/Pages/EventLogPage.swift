@@ -18,7 +18,15 @@ public enum EventLogPage {
 
     public static let hint = "j/k scroll  G end  any other key closes"
 
-    public static func lines(_ content: Content, path: String) -> [String] {
+    /// - Parameter proxyElsewhere: the proxy runs in another process (`proxyapp tui`): a headless
+    ///   proxy's own lines are on its output, not in this file, and the page says so first.
+    public static func lines(_ content: Content, path: String, proxyElsewhere: Bool = false) -> [String] {
+        let lines = fileLines(content, path: path)
+        return proxyElsewhere ? ["(a proxy started with --headless prints its log lines on its own output, not here)"] + lines : lines
+    }
+
+    private static func fileLines(_ content: Content, path: String) -> [String] {
+        guard !path.isEmpty else { return ["This view was started without a log file."] }
         switch content {
         case .loading: return ["reading \(path)…"]
         case .missing:

@@ -79,6 +79,9 @@ final class TextPageTests: XCTestCase {
         XCTAssertTrue(render(.lines([], truncated: false), TextPageState(atEnd: true), width: 80, height: 6)
             .contains("The log is empty"))
         XCTAssertTrue(render(.loading, TextPageState(atEnd: true), width: 80, height: 6).contains("reading \(path)…"))
+        XCTAssertEqual(EventLogPage.lines(.missing, path: ""), ["This view was started without a log file."])
+        XCTAssertEqual(EventLogPage.lines(.lines(["a"], truncated: false), path: path, proxyElsewhere: true),
+                       ["(a proxy started with --headless prints its log lines on its own output, not here)", "a"])
     }
 
     /// Control characters and escape sequences in a log line never reach the terminal raw.
