@@ -99,7 +99,7 @@ public enum InfoPage {
         let proxy = info.listenAddress.isEmpty ? "HOST:PORT" : info.listenAddress
         let state = info.caCreatedNow ? "created now: no client trusts it yet" : "install it once per client"
         return [
-            "HTTPS is decrypted with the ProxyApp CA (\(state)):",
+            "HTTPS is decrypted with ProxyApp's CA (\(state)):",
             "  open \(caPageURL) through the proxy, or fetch http://\(proxy)/ProxyCA.cer",
             "  curl alone: --cacert \(info.caCertificatePath)",
         ]

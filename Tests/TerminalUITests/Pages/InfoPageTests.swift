@@ -26,7 +26,7 @@ final class InfoPageTests: XCTestCase {
               export http_proxy=http://127.0.0.1:8080 https_proxy=http://127.0.0.1:8080
               (curl ignores HTTP_PROXY; other tools read HTTP_PROXY and HTTPS_PROXY too)
 
-            HTTPS is decrypted with the ProxyApp CA (created now: no client trusts it yet):
+            HTTPS is decrypted with ProxyApp's CA (created now: no client trusts it yet):
               open http://proxyapp.cert/ through the proxy, or fetch
                 http://127.0.0.1:8080/ProxyCA.cer
               curl alone: --cacert /home/ada/.proxyapp/ca/ProxyCA.pem
@@ -62,7 +62,7 @@ final class InfoPageTests: XCTestCase {
         other.rules = []
         let lines = InfoPage.lines(other)
         XCTAssertEqual(lines[1], "  listening on 127.0.0.1:8080 (process 4242, on the same data directory)")
-        XCTAssertTrue(lines.contains("HTTPS is decrypted with the ProxyApp CA (install it once per client):"))
+        XCTAssertTrue(lines.contains("HTTPS is decrypted with ProxyApp's CA (install it once per client):"))
         XCTAssertTrue(lines.contains("Rules: known to the proxy's process only; `proxyapp rules check` checks the file."))
 
         let none = InfoPage.lines(ProxyInfo(capturePath: "/tmp/old.sqlite", logPath: "/tmp/proxyapp.log"))
@@ -93,8 +93,7 @@ final class InfoPageTests: XCTestCase {
                 export http_proxy=http://127.0.0.1:8080 https_proxy=http://127.0.0.1:8080
                 (curl ignores HTTP_PROXY; other tools read HTTP_PROXY and HTTPS_PROXY too)
 
-              HTTPS is decrypted with the ProxyApp CA (created now: no client trusts it
-                yet):
+              HTTPS is decrypted with ProxyApp's CA (created now: no client trusts it yet):
                 open http://proxyapp.cert/ through the proxy, or fetch
                   http://127.0.0.1:8080/ProxyCA.cer
                 curl alone: --cacert /home/ada/.proxyapp/ca/ProxyCA.pem
@@ -103,6 +102,7 @@ final class InfoPageTests: XCTestCase {
                 the proxy runs)
 
               i  this information again    E  event log    ?  all keys
+
 
 
 
