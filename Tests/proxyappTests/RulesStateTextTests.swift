@@ -4,8 +4,7 @@ import XCTest
 
 @testable import proxyapp
 
-/// `RulesStateText`: the one line about the rules that the banners and the TUI's `i` screen
-/// share, and `TUICommand.info`, what `proxyapp tui` learns about a proxy on its data directory.
+/// `RulesStateText`: the one line about the rules that the banners and the TUI's `i` screen share.
 final class RulesStateTextTests: XCTestCase {
     func testLines() {
         XCTAssertEqual(RulesStateText.line(enabled: 0, source: nil, lastError: nil, path: "/d/rules.yml"),
@@ -18,34 +17,5 @@ final class RulesStateTextTests: XCTestCase {
         live.reloadFailed("line 1: nope")
         XCTAssertEqual(RulesStateText.line(live.status, path: "/d/rules.yml"),
                        "Rules: 0 active; the last reload of /d/rules.yml failed, the previous rules stay in force: line 1: nope")
-    }
-
-    /// A proxy holding its marker on the data directory is found, with its address and the CA.
-    func testTUIInfoFindsTheRunningProxy() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-info-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let data = try DataDirectoryOptions.parse(["--data-dir", directory.path])
-        var info = TUICommand.info(data: data, capturePath: "/c.sqlite", logPath: "/l.log")
-        XCTAssertEqual(info.proxy, .none)
-        XCTAssertEqual(info.listenAddress, "")
-        XCTAssertEqual(info.caCertificatePath, "", "no CA file yet")
-
-        let marker = try RunningProxies.mark(dataDirectory: directory)
-        defer { marker.release() }
-        marker.update(listen: "127.0.0.1:9999")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("ca"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: data.certificateAuthorityStore.certificatePEMPath, contents: Data("pem".utf8))
-        info = TUICommand.info(data: data, capturePath: "/c.sqlite", logPath: "/l.log")
-        XCTAssertEqual(info.proxy, .otherProcess(pid: getpid()))
-        XCTAssertEqual(info.listenAddress, "127.0.0.1:9999")
-        XCTAssertEqual(info.dataDirectory, directory.path)
-        XCTAssertEqual(info.caCertificatePath, data.certificateAuthorityStore.certificatePEMPath)
-        XCTAssertEqual(TUICommand.info(data: nil, capturePath: "/c.sqlite", logPath: "/l.log").proxy, .none, "--db: no data directory")
-    }
-
-    func testLogTimeLooksLikeSwiftLogs() {
-        let stamp = LogTime.now()
-        XCTAssertEqual(stamp.count, "2026-11-25T17:05:43+0000".count, stamp)
-        XCTAssertEqual(Array(stamp)[10], "T")
     }
 }

@@ -44,16 +44,19 @@ struct TUICommand: ParsableCommand {
         }
         // Log lines (and a crash report) go beside the capture, if that directory takes them.
         let logPath = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("proxyapp.log")
-        let info = Self.info(data: db == nil ? data : nil, capturePath: path, logPath: logPath)
-        let context = TUIContext(rules: { "" }, info: { info }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds),
+        let data = db == nil ? data : nil
+        let watch = ProxyInfoWatch { Self.info(data: data, capturePath: path, logPath: logPath) }
+        defer { watch.stop() }
+        let context = TUIContext(rules: { "" }, info: { watch.latest }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds),
                                  version: ProxyAppCommand.version)
         try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context, logPath: logPath)
     }
 }
 
 extension TUICommand {
-    /// What the `i` screen says: a proxy running on the data directory (found by its marker, at
-    /// start) and the data directory's CA; `data` is nil for a capture opened by `--db`.
+    /// What the `i` screen says: a proxy running on the data directory (found by its marker) and
+    /// the data directory's CA; `data` is nil for a capture opened by `--db`. Reads files: call it
+    /// off the UI thread (`ProxyInfoWatch`).
     static func info(data: DataDirectoryOptions?, capturePath: String, logPath: String) -> ProxyInfo {
         var info = ProxyInfo(capturePath: capturePath, logPath: logPath)
         guard let data else { return info }
