@@ -19,6 +19,7 @@ extension TUIController {
         case .detail(let session): handleDetail(session, key)
         case .help(let lines, let scroll, let returnTo): handleHelp(lines, scroll, returnTo, key)
         case .pins(let pins): handlePins(pins, key)
+        case .page(let kind, let state): handlePage(kind, state, key)
         }
     }
 
@@ -58,6 +59,8 @@ extension TUIController {
             guard let id = selectedID else { return }
             overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)
         case .showPins: loadPins()
+        case .showInfo: screen = .page(.info, TextPageState())
+        case .showEventLog: showEventLog()
         case .openDetail: openDetail()
         default: performDetailAction(action)
         }

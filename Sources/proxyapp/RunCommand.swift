@@ -10,6 +10,7 @@ import ProxyEngine
 import ProxyAppUI
 import ProxyModel
 import Rules
+import TerminalUI
 
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
 /// `<data-dir>/traffic.sqlite` until SIGINT or SIGTERM.
@@ -140,7 +141,10 @@ struct RunCommand: AsyncParsableCommand {
         let blockingPool = BlockingPool(numberOfThreads: 4)
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
-                                            initialText: initialRules.text) { line in Console.write(TerminalText.escaped(line, keepingLineBreaks: true) + "\n") }
+                                            initialText: initialRules.text) { line in
+            // With the TUI these lines go to the log file, which the `E` screen shows: stamp them.
+            Console.write((withTUI ? LogTime.now() + " " : "") + TerminalText.escaped(line, keepingLineBreaks: true) + "\n")
+        }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
             resolver: resolver, interception: https?.interception,
@@ -163,8 +167,10 @@ struct RunCommand: AsyncParsableCommand {
         if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
-        banner += initialRules.banner
-        banner += descriptors.bannerLine.map { $0 + "\n" } ?? ""
+        // The rules line is written when the banner is printed: after the TUI quits, it says the
+        // rules as they are then, not as they were at start.
+        let bannerHead = banner
+        banner = descriptors.bannerLine.map { $0 + "\n" } ?? ""
         banner += server.budget.bannerLines
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
@@ -175,17 +181,31 @@ struct RunCommand: AsyncParsableCommand {
         if !quiet && !withTUI {
             banner += FlowTable.header + "\n"
         }
+        let rulesPath = rulesOptions.path(data: data)
+        let bannerNow = { [banner] in
+            bannerHead + TerminalText.escaped(RulesStateText.line(liveRules.status, path: rulesPath)) + "\n" + banner
+        }
         let signals = SignalWaiter.install()
-        Console.write(banner)
+        if !withTUI { Console.write(bannerNow()) }  // the TUI's alternate screen would hide it: printed after
         rulesWatcher.start()
 
         if withTUI {
+            let logPath = directory.appendingPathComponent("proxyapp.log").path
+            let info = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
+                                 capturePath: data.databasePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
+                                 caCreatedNow: https?.createdNow ?? false)
             let context = TUIContext(
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
-                rules: { liveRules.status.summary }, proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
-            let logPath = directory.appendingPathComponent("proxyapp.log").path
+                rules: { liveRules.status.summary },
+                info: {
+                    var current = info
+                    current.rules = [RulesStateText.line(liveRules.status, path: rulesPath)]
+                    return current
+                },
+                proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
             let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
             signals.stopping()
+            Console.write(bannerNow())
             Console.write("Stopping (\(reason))…\n")
         } else {
             let signalNumber = await signals.wait()

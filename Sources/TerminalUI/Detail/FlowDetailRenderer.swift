@@ -39,7 +39,7 @@ public enum FlowDetailRenderer {
         return grid
     }
 
-    /// `GET https://api.example.com/v1/users?page=2  200 OK  1.2 KiB  120 ms`.
+    /// `#12  GET https://api.example.com/v1/users?page=2  200 OK  1.2 KiB  120 ms`.
     static func titleBar(_ flow: Flow) -> String {
         var parts: [String]
         switch flow.kind {
@@ -58,6 +58,7 @@ public enum FlowDetailRenderer {
             }
         }
         if let duration = flow.durationMilliseconds { parts.append(FlowRow.humanDuration(duration)) }
+        if let id = flow.id { parts.insert("#\(id)", at: 0) }  // what `export --curl ID` and `--raw ID` take
         return " " + parts.joined(separator: "  ")
     }
 

@@ -67,6 +67,8 @@ public struct KeyBindings: Sendable {
         KeyBinding(.character("e"), "e", .exportHAR),
         KeyBinding(.character("c"), "c", .saveCurl),
         KeyBinding(.character("p"), "p", .showPins),
+        KeyBinding(.character("i"), "i", .showInfo),
+        KeyBinding(.character("E"), "E", .showEventLog),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .quit),
     ])

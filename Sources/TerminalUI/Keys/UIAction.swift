@@ -19,6 +19,10 @@ public enum UIAction: Sendable, Hashable {
     case exportHAR
     case saveCurl
     case showPins
+    /// The info screen (`i`): how to send traffic, the CA page, the rules, the files.
+    case showInfo
+    /// The proxy's log lines (`E`).
+    case showEventLog
     case openDetail
     /// A change inside the flow detail view (tabs, scrolling, body view).
     case detail(DetailAction)
@@ -47,6 +51,8 @@ public enum UIAction: Sendable, Hashable {
         case .exportHAR: "export the filtered or marked flows as HAR"
         case .saveCurl: "save the flow as a curl command"
         case .showPins: "pinned domains"
+        case .showInfo: "proxy info: how to send traffic, the CA page, rules, files"
+        case .showEventLog: "event log: the proxy's log lines"
         case .openDetail: "open the flow"
         case .detail(let action): action.description
         case .closeDetail: "back to the flow list"

@@ -24,6 +24,7 @@ final class KeyBindingsTests: XCTestCase {
             (.character("n"), .searchNext), (.character("N"), .searchPrevious), (.character("m"), .toggleMark),
             (.character("d"), .deleteFlow), (.character("z"), .clearAll), (.character("e"), .exportHAR),
             (.character("c"), .saveCurl), (.character("p"), .showPins), (.enter, .openDetail),
+            (.character("i"), .showInfo), (.character("E"), .showEventLog),
         ]
         for (key, action) in expected {
             XCTAssertEqual(keys.action(for: key), action, "\(key)")
