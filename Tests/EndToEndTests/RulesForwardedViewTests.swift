@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ProxyModel
 import Rules
@@ -83,6 +84,43 @@ final class RulesForwardedViewTests: XCTestCase {
             XCTAssertEqual(flow.requestHeaders.first(named: "Host"), "api.test")
             XCTAssertNil(forwarded.body)
             XCTAssertNil(flow.originResponse, "the response was not changed")
+        }
+    }
+
+    /// The CLI on a capture a map-remote rule changed: `export --curl` repeats the client's
+    /// request, `--forwarded` the forwarded one; `export --har` carries `_forwarded`, and
+    /// `import` of that file into another capture keeps it (the curl commands agree).
+    func testExportAndImportKeepTheForwardedRequest() async throws {
+        let executable = try XCTUnwrap(ProxyAppProcess.builtExecutable, "build proxyapp first (`swift build --build-tests`)")
+        try await InterceptingFixture.run { fixture in
+            try fixture.useRules("""
+                rules:
+                  - name: remote
+                    match: { host: api.test }
+                    map_remote: { to: "\(fixture.origin.url("/echo"))" }
+                """)
+            _ = try await Curl.fetch(viaProxy: fixture.proxy.port, "http://api.test/v1?x=1", ["--data-binary", "hello"])
+            let flows = try await fixture.proxy.waitForFlows(count: 1)
+            let id = try XCTUnwrap(flows.first?.id)
+            let data = fixture.proxy.directory.path
+            func proxyapp(_ arguments: [String]) async throws -> String {
+                let outcome = try await ChildProcess.run(executable, arguments, timeout: 60)
+                XCTAssertEqual(outcome.exitCode, 0, "\(arguments): \(String(decoding: outcome.stderr, as: UTF8.self))")
+                return String(decoding: outcome.stdout, as: UTF8.self)
+            }
+            let client = try await proxyapp(["export", "--data-dir", data, "--curl", "\(id)"])
+            XCTAssertTrue(client.contains("http://api.test/v1?x=1"), client)
+            let forwarded = try await proxyapp(["export", "--data-dir", data, "--curl", "\(id)", "--forwarded"])
+            XCTAssertTrue(forwarded.contains(fixture.origin.url("/echo")), forwarded)
+            XCTAssertFalse(forwarded.contains("api.test"), forwarded)
+
+            let har = fixture.proxy.file("capture.har")
+            _ = try await proxyapp(["export", "--data-dir", data, "--har", har.path])
+            XCTAssertTrue(String(decoding: try Data(contentsOf: har), as: UTF8.self).contains(#""_forwarded":{"request":"#))
+            let other = fixture.proxy.file("other").path
+            _ = try await proxyapp(["import", "--data-dir", other, "--har", har.path])
+            let imported = try await proxyapp(["export", "--data-dir", other, "--curl", "1", "--forwarded"])
+            XCTAssertEqual(imported, forwarded)
         }
     }
 
