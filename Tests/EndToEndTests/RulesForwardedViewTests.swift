@@ -162,6 +162,7 @@ final class RulesForwardedViewTests: XCTestCase {
                     match: { host: 127.0.0.1 }
                     rewrite:
                       request_body: [ { find: "a", replace: "bb" } ]
+                      response_body: [ { find: "line", replace: "LINE" } ]
                 """, file: "rules.yml", baseDirectory: proxy.directory.path), source: "rules.yml")
             let file = proxy.file("upload.txt")
             try Data(repeating: UInt8(ascii: "a"), count: 300_000).write(to: file)
@@ -174,7 +175,17 @@ final class RulesForwardedViewTests: XCTestCase {
                                                  ["-H", "Expect:", "-H", "Content-Type: text/plain", "--data-binary", "@\(huge.path)"])
             XCTAssertEqual(unchanged.header("X-Echo-Body-Length"), "1100000", unchanged.result.summary)
 
-            let flows = try await proxy.waitForFlows(count: 2)
+            let gzip = try await Curl.fetch(viaProxy: proxy.port, origin.url("/gzip/20000"))
+            XCTAssertEqual(gzip.body.count, GzipText.lines(20000).count, gzip.result.summary)
+
+            let flows = try await proxy.waitForFlows(count: 3)
+            let origin = try XCTUnwrap(flows[2].originResponse?.body, "the origin's gzip body, capped")
+            XCTAssertEqual(origin.bytes.count, 1024)
+            XCTAssertTrue(origin.truncated)
+            XCTAssertGreaterThan(origin.size, 1024)
+            XCTAssertEqual(origin.bytes.prefix(2), Data([0x1F, 0x8B]))
+            XCTAssertEqual(flows[2].responseBody.bytes.count, 1024, "the client's decoded, rewritten body, capped")
+            XCTAssertEqual(flows[2].responseBody.size, Int64(GzipText.lines(20000).count))
             let body = try XCTUnwrap(flows[0].forwardedRequest?.body)
             XCTAssertEqual(body.bytes, Data(repeating: UInt8(ascii: "b"), count: 1024))
             XCTAssertEqual(body.size, 600_000)
