@@ -62,11 +62,10 @@ struct ExchangeRecorder {
     }
 
     /// A rule changed the response: what the origin sent (`body` nil: the client got it unchanged).
-    /// A body given later keeps the head given earlier.
-    mutating func originResponse(_ head: HTTPResponseHead, body: [UInt8]?) {
+    mutating func originResponse(_ head: HTTPResponseHead, body: HeldBody?) {
         flow.originResponse = OriginResponse(
             status: Int(head.status.code), reason: head.status.reasonPhrase, headers: Self.fields(head.headers),
-            body: body.map { Self.captured($0, cap: cap) })
+            body: body.map { CapturedBody(bytes: Data($0.prefix(cap)), size: Int64($0.size), truncated: $0.size > cap) })
     }
 
     /// The first `cap` bytes of a whole body, with its full size.

@@ -18,10 +18,10 @@ extension ForwardExchange {
                            port: key.port, body: body)
     }
 
-    /// A held request body was rewritten (`result`, from `original`): records the request as
+    /// A held request body was rewritten (`result`): records the request as
     /// forwarded when the body or, earlier, its URL or headers changed.
-    func recordForwardedRequest(after result: ExchangeRewriter.RewrittenBody, original: HeldBody) {
-        let bodyChanged = result.decoded && result.body != original.bytes
+    func recordForwardedRequest(after result: ExchangeRewriter.RewrittenBody) {
+        let bodyChanged = result.changed
         if bodyChanged || requestChanged {
             recordForwardedRequest(body: bodyChanged ? result.body : nil)
         }
@@ -37,7 +37,7 @@ extension ForwardExchange {
     /// A held response body was rewritten: records the origin's response with its body when the
     /// rewrite changed the body.
     func recordOriginResponse(after result: ExchangeRewriter.RewrittenBody, original: HeldBody) {
-        guard let originHead, result.decoded, result.body != original.bytes else { return }
-        recorder.originResponse(originHead, body: original.bytes)
+        guard let originHead, result.changed else { return }
+        recorder.originResponse(originHead, body: original)
     }
 }

@@ -32,7 +32,7 @@ extension ForwardExchange {
                 buffer.writeBytes(result.body)
                 self.requestTrailers = nil
                 self.upstreamHead.headers = headers
-                self.recordForwardedRequest(after: result, original: held)
+                self.recordForwardedRequest(after: result)
                 self.releaseRequest(parts: result.body.isEmpty ? [] : [buffer], headers: headers)
             }
     }
