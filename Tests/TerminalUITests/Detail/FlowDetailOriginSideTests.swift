@@ -136,6 +136,21 @@ final class FlowDetailOriginSideTests: XCTestCase {
         XCTAssertTrue(screen.contains(" Request   Response   Timing/TLS"), screen)
     }
 
+    /// 200×50: the same lines, nothing cut; `?` lists `f`.
+    func testWideScreenAndHelp() {
+        let content = Self.content(Self.rewritten)
+        let screen = DetailFixtures.render(content, state(.request, originSide: true, content: content), width: 200, height: 50).text
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertEqual(lines.count, 50)
+        XCTAssertEqual(Array(lines[1...5]), [
+            "Request (forwarded)   Response (origin)   Timing/TLS",
+            "Request as forwarded to the origin  f: as the client saw it",
+            "URL https://staging.example.com:8443/v1/login?next=%2Fhome", "", "POST /v1/login?next=%2Fhome HTTP/1.1",
+        ])
+        let help = HelpRenderer.lines(for: .detail, title: "Flow detail")
+        XCTAssertTrue(help.contains { $0.hasPrefix("  f ") && $0.contains("as forwarded") }, help.joined(separator: "\n"))
+    }
+
     /// Toggling twice comes back to the client's side.
     func testToggleTwiceReturns() {
         let content = Self.content(Self.rewritten)
