@@ -54,6 +54,13 @@ extension Flow {
         forwardedRequest != nil || originResponse != nil
     }
 
+    /// Bytes held by all of the flow's bodies, the origin side's included: what queues and
+    /// batches count against their memory bounds.
+    public var capturedBodyBytes: Int {
+        requestBody.bytes.count + responseBody.bytes.count + (forwardedRequest?.body?.bytes.count ?? 0)
+            + (originResponse?.body?.bytes.count ?? 0)
+    }
+
     /// The exchange as the origin saw it: the request as forwarded and the response as the
     /// origin sent it, each where a rule changed it, else the client's. Readers that show or
     /// export one side at a time (the detail view, curl) take this flow instead of the client's.
