@@ -335,6 +335,41 @@ final class TUIControllerTests: XCTestCase {
         XCTAssertTrue(screen.contains("Rules         Block ads, staging"), screen)
     }
 
+    /// A flow a rule changed at 80×24: `f` switches the Request tab to the request as forwarded
+    /// (read back from the capture, body included) and back; on a flow no rule changed `f` says so.
+    func testOriginSideKeyAtEightyByTwentyFour() throws {
+        var flows = Self.tenFlows
+        flows[9].appliedRules = ["staging"]
+        flows[9].forwardedRequest = ForwardedRequest(
+            method: "POST", scheme: "http", host: "staging.test", port: 8080, path: "/post/9",
+            headers: [HeaderField(name: "X-Env", value: "staging")],
+            body: CapturedBody(bytes: Data("rewritten body".utf8), size: 14))
+        let (controller, _) = try makeController(flows, size: ScreenSize(width: 80, height: 24))
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.enter)  // the newest flow, last in the list: /post/9
+        settle(controller) { _, screen in screen.contains("b.test/post/9") && !screen.contains("METHOD") }
+        controller.handle(.character("1"))
+        var screen = settle(controller) { _, screen in screen.contains("Request as sent by the client") }
+        XCTAssertTrue(screen.contains(" Request (client)   Response (client) "), screen)
+        controller.handle(.character("f"))
+        screen = settle(controller) { _, screen in screen.contains("rewritten body") }
+        XCTAssertTrue(screen.contains(" Request (forwarded)   Response (origin) "), screen)
+        XCTAssertTrue(screen.contains("URL http://staging.test:8080/post/9"), screen)
+        XCTAssertTrue(screen.contains("X-Env: staging"), screen)
+        controller.handle(.character("f"))
+        screen = settle(controller) { _, screen in screen.contains("Request as sent by the client") }
+        XCTAssertFalse(screen.contains("rewritten body"), screen)
+
+        controller.handle(.character("q"))
+        controller.handle(.up)
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("a.test/get/8") && !screen.contains("METHOD") }
+        controller.handle(.character("f"))
+        screen = controller.render().text
+        XCTAssertTrue(screen.contains("no rule changed this request"), screen)
+        XCTAssertTrue(screen.contains(" Request   Response   Timing/TLS"), screen)
+    }
+
     // MARK: found in review
 
     /// 80×24, the commonest terminal size, sizes the list like any other.

@@ -137,6 +137,9 @@ final class ExportImportCommandTests: XCTestCase {
                 XCTAssertFalse(ExportCommand.message(for: error).isEmpty)
             }
         }
+        XCTAssertThrowsError(try ExportCommand.parse(["--har", "a.har", "--forwarded"])) { error in
+            XCTAssertTrue(ExportCommand.message(for: error).contains("_forwarded"), ExportCommand.message(for: error))
+        }
         XCTAssertThrowsError(try ExportCommand.parse(["--har", "a.har", "--since", "yesterday"])) { error in
             XCTAssertTrue(ExportCommand.message(for: error).contains("--since"), ExportCommand.message(for: error))
         }

@@ -42,4 +42,7 @@ public enum DetailAction: Sendable, Hashable {
     case scrollUp, scrollDown, pageUp, pageDown, top, bottom, scrollLeft, scrollRight
     /// The next body view that applies to the current tab's body, wrapping around.
     case cycleBodyView
+    /// Request and Response tabs switch between the client's side of the exchange (as sent by
+    /// the client, as the client got it) and the origin's (as forwarded, as the origin sent it).
+    case toggleOriginSide
 }

@@ -9,6 +9,9 @@ public struct FlowDetailState: Sendable, Equatable {
     private var tops: [DetailTab: Int] = [:]
     private var lefts: [DetailTab: Int] = [:]
     private var chosenModes: [DetailTab: BodyViewMode] = [:]
+    /// Request and Response show the origin's side: the request as forwarded, the response as
+    /// the origin sent it (only ever true for a flow that has one).
+    public private(set) var showsOriginSide = false
 
     /// Columns one Left or Right moves.
     public static let horizontalStep = 8
@@ -50,6 +53,11 @@ public struct FlowDetailState: Sendable, Equatable {
                   let position = document.availableModes.firstIndex(of: current)
             else { break }
             chosenModes[tab] = document.availableModes[(position + 1) % document.availableModes.count]
+        case .toggleOriginSide:
+            // A flow no rule changed has one side only (the controller says so).
+            guard content.flow.hasOriginSide else { break }
+            showsOriginSide.toggle()
+            chosenModes = [:]
         }
         clamp(content: content, size: size)
     }
@@ -72,7 +80,7 @@ public struct FlowDetailState: Sendable, Equatable {
     }
 
     func page(_ tab: DetailTab, content: FlowDetailContent) -> DetailPage {
-        DetailPage(content: content, tab: tab, mode: chosenModes[tab])
+        DetailPage(content: showsOriginSide ? content.originSide : content, tab: tab, mode: chosenModes[tab])
     }
 
     private static func tab(after tab: DetailTab, by step: Int) -> DetailTab {

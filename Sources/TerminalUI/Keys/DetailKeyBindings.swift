@@ -27,6 +27,7 @@ extension KeyBindings {
         KeyBinding(.character("l"), "l", .detail(.scrollRight)),
         KeyBinding(.right, "Right", .detail(.scrollRight)),
         KeyBinding(.character("v"), "v", .detail(.cycleBodyView)),
+        KeyBinding(.character("f"), "f", .detail(.toggleOriginSide)),
         KeyBinding(.character("m"), "m", .toggleMark),
         KeyBinding(.character("c"), "c", .saveCurl),
         KeyBinding(.character("?"), "?", .help),
@@ -52,6 +53,7 @@ extension DetailAction {
         case .scrollLeft: "scroll left"
         case .scrollRight: "scroll right"
         case .cycleBodyView: "next body view (json, form, text, hex)"
+        case .toggleOriginSide: "as sent by the client / as forwarded (when a rule changed it)"
         }
     }
 }

@@ -78,7 +78,31 @@ struct HARFlowMapper {
         flow.appliedRules = entry.rules ?? []
         let allNotes = [entry.note].compactMap { $0 }.filter { !$0.isEmpty } + notes
         flow.note = allNotes.isEmpty ? nil : allNotes.joined(separator: "; ")
+        if let forwarded = entry.forwarded { try mapOriginSide(forwarded, into: &flow) }
         return flow
+    }
+
+    /// `_forwarded`: mapped as an entry of its own (same checks, errors under
+    /// `log.entries[N]._forwarded`), then kept as the flow's origin side. A body equal to the
+    /// client's is the client's (nil), as the capture stores it.
+    private func mapOriginSide(_ forwarded: HARInput.Forwarded, into flow: inout Flow) throws(HARImportError) {
+        var side = entry
+        side.forwarded = nil
+        side.comment = nil
+        side.request = forwarded.request ?? entry.request
+        side.response = forwarded.response ?? entry.response
+        var mapper = HARFlowMapper(entry: side, path: "\(path)._forwarded", bodyLimit: bodyLimit)
+        let origin = try mapper.flow()
+        if forwarded.request != nil {
+            flow.forwardedRequest = ForwardedRequest(
+                method: origin.method, scheme: origin.scheme, host: origin.host, port: origin.port, path: origin.path,
+                headers: origin.requestHeaders, body: origin.requestBody == flow.requestBody ? nil : origin.requestBody)
+        }
+        if forwarded.response != nil, let status = origin.status {
+            flow.originResponse = OriginResponse(
+                status: status, reason: origin.reason, headers: origin.responseHeaders,
+                body: origin.responseBody == flow.responseBody ? nil : origin.responseBody)
+        }
     }
 
     /// Ten years in milliseconds: no exchange, and no HAR tool's figure, lasts longer; beyond it a
