@@ -43,7 +43,7 @@ final class FlowDetailOriginSideTests: XCTestCase {
         let content = Self.content(Self.rewritten)
         let screen = DetailFixtures.render(content, state(.request, originSide: false, content: content), width: 80, height: 24).text
         XCTAssertEqual(screen, """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request (client)   Response (client)   Timing/TLS
             Request as sent by the client  f: as the origin saw it
 
@@ -74,7 +74,7 @@ final class FlowDetailOriginSideTests: XCTestCase {
         let content = Self.content(Self.rewritten)
         let screen = DetailFixtures.render(content, state(.request, originSide: true, content: content), width: 80, height: 24).text
         XCTAssertEqual(screen, """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request (forwarded)   Response (origin)   Timing/TLS
             Request as forwarded to the origin  f: as the client saw it
             URL https://staging.example.com:8443/v1/login?next=%2Fhome
