@@ -156,7 +156,7 @@ final class PersistentPinRegistryTests: XCTestCase {
         registry.flush()
 
         let cli = TrafficRepository(database: try TrafficDatabase(path: path))
-        XCTAssertTrue(try cli.removePin(host: "removed.example"))
+        XCTAssertEqual(try cli.removePins(host: "removed.example"), 1)
         try cli.savePin(PinnedDomain(host: "added.example", reason: "r", evidence: "e", firstSeen: clock.now,
                                      lastSeen: clock.now, count: 1))
         XCTAssertNotNil(registry.pin(for: "removed.example"))
@@ -183,7 +183,7 @@ final class PersistentPinRegistryTests: XCTestCase {
         XCTAssertEqual(registry.tableReadCount, 1, "our own saves and idle refreshes read no table")
 
         let cli = TrafficRepository(database: try TrafficDatabase(path: path))
-        XCTAssertTrue(try cli.removePin(host: "own.example"))
+        XCTAssertEqual(try cli.removePins(host: "own.example"), 1)
         registry.refresh()
         XCTAssertEqual(registry.tableReadCount, 2, "a change made elsewhere is read once")
         XCTAssertNil(registry.pin(for: "own.example"))
@@ -271,5 +271,23 @@ private final class WriteLockHolder: Sendable {
     func release() {
         released.signal()
         _ = finished.wait(timeout: .now() + 30)
+    }
+}
+
+/// The tests above predate client identities: one client (its address and one fingerprint),
+/// which completed a handshake (on another host) before each outcome.
+private extension PersistentPinRegistry {
+    static func identity(_ client: String) -> ClientIdentity {
+        ClientIdentity(connectedFrom: client, fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")
+    }
+
+    @discardableResult
+    func record(_ outcome: HandshakeOutcome, host: String, client: String) -> PinUpdate {
+        record(.completed, host: "trusted.invalid", client: Self.identity(client), tlsVersion: "TLS 1.3")
+        return record(outcome, host: host, client: Self.identity(client), tlsVersion: "TLS 1.3")
+    }
+
+    func pin(for host: String) -> PinnedDomain? {
+        pin(for: host, client: Self.identity("127.0.0.1:1"))
     }
 }
