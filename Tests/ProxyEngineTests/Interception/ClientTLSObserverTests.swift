@@ -37,7 +37,7 @@ final class ClientTLSObserverTests: XCTestCase {
         return [22, 3, 3, 0, UInt8(hello.count)] + hello + [23, 3, 3, 0, 4, 1, 2, 3, 4]
     }()
 
-    private func makeChannel(host: String = "a.test") throws
+    private func makeChannel(host: String = "a.test", failuresPin: Bool = true) throws
         -> (EmbeddedChannel, ClientTLSState, RecordingPins, CollectingSink, HandshakeWireRecorder) {
         let state = ClientTLSState(serverName: host)
         let pins = RecordingPins()
@@ -48,7 +48,8 @@ final class ClientTLSObserverTests: XCTestCase {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(wire)
         try channel.pipeline.syncOperations.addHandler(ClientTLSObserver(state: state, host: host, pins: pins,
-                                                                         client: Self.client, sink: sink,
+                                                                         client: Self.client, failuresPin: failuresPin,
+                                                                         sink: sink,
                                                                          flow: flow, wire: wire))
         _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
         return (channel, state, pins, sink, wire)
@@ -65,6 +66,23 @@ final class ClientTLSObserverTests: XCTestCase {
                              "the recorder leaves with the observer: decrypted bytes never pass it")
         _ = try? channel.finish()
         XCTAssertTrue(sink.flows.isEmpty, "a good handshake records no flow of its own")
+    }
+
+    /// The proxy's own pages (`proxyapp.cert`): a completed handshake there shows the client
+    /// trusts the CA, but a failure there never reaches the pins.
+    func testBuiltInPagesShowTrustButNeverPin() throws {
+        let (completed, _, pins, _, _) = try makeChannel(host: "proxyapp.cert", failuresPin: false)
+        completed.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: "http/1.1"))
+        XCTAssertEqual(pins.outcomes, [.completed])
+        _ = try? completed.finish()
+        let (failed, _, failedPins, sink, _) = try makeChannel(host: "proxyapp.cert", failuresPin: false)
+        failedPins.answer = .pinned(PinnedDomain(host: "proxyapp.cert", reason: "r", evidence: "e", firstSeen: Date(),
+                                                 lastSeen: Date(), count: 1))
+        try failed.writeOutbound(ByteBuffer(bytes: Self.tls13Flight))
+        _ = try? failed.finish()
+        XCTAssertEqual(failedPins.outcomes, [])
+        XCTAssertEqual(sink.flows.count, 1)
+        XCTAssertNil(sink.flows.first?.note)
     }
 
     /// A client that closes after our certificate went out: the ambiguous end to count.
