@@ -23,13 +23,14 @@ public enum ClientHelloFingerprint {
         let extensions = hello.extensionTypes.filter { !isGREASE($0) && !perConnectionExtensions.contains($0) }
         let hashedExtensions = extensions.filter { $0 != alpnExtension }.sorted()
         let signatures = hello.signatureAlgorithms.filter { !isGREASE($0) }
-        var extensionText = hashedExtensions.map(hex).joined(separator: ",")
+        var extensionText = hexList(hashedExtensions)
         if !signatures.isEmpty {
-            extensionText += "_" + signatures.map(hex).joined(separator: ",")
+            extensionText.append(UInt8(ascii: "_"))
+            extensionText += hexList(signatures)
         }
         let prefix = "t" + versionText(hello) + twoDigits(ciphers.count) + twoDigits(extensions.count)
             + alpnText(hello.alpnProtocols.first)
-        return prefix + "_" + truncatedHash(ciphers.sorted().map(hex).joined(separator: ","), empty: ciphers.isEmpty)
+        return prefix + "_" + truncatedHash(hexList(ciphers.sorted()), empty: ciphers.isEmpty)
             + "_" + truncatedHash(extensionText, empty: hashedExtensions.isEmpty)
     }
 
@@ -75,20 +76,33 @@ public enum ClientHelloFingerprint {
         if isAlphanumeric(head), isAlphanumeric(tail) {
             return String(decoding: [head, tail], as: UTF8.self)
         }
-        return String(hexDigits[Int(head >> 4)]) + String(hexDigits[Int(tail & 0x0F)])
+        return String(decoding: [hexDigits[Int(head >> 4)], hexDigits[Int(tail & 0x0F)]], as: UTF8.self)
     }
 
     /// The first 12 hex digits of the SHA-256 of `text`; twelve zeros for an empty list (JA4).
-    private static func truncatedHash(_ text: String, empty: Bool) -> String {
+    private static func truncatedHash(_ text: [UInt8], empty: Bool) -> String {
         guard !empty else { return "000000000000" }
-        let digest = SHA256.hash(data: Array(text.utf8))
-        return digest.prefix(6).map { String(hexDigits[Int($0 >> 4)]) + String(hexDigits[Int($0 & 0x0F)]) }.joined()
+        var digits: [UInt8] = []
+        digits.reserveCapacity(12)
+        for byte in SHA256.hash(data: text).prefix(6) {
+            digits.append(hexDigits[Int(byte >> 4)])
+            digits.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
 
-    /// Four lower-case hex digits: `1301`.
-    private static func hex(_ value: UInt16) -> String {
-        [12, 8, 4, 0].map { String(hexDigits[Int(value >> UInt16($0)) & 0x0F]) }.joined()
+    /// `1301,1302`: four lower-case hex digits per value, comma-separated, as bytes to hash.
+    private static func hexList(_ values: [UInt16]) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity(values.count * 5)
+        for value in values {
+            if !text.isEmpty { text.append(UInt8(ascii: ",")) }
+            for shift in [12, 8, 4, 0] as [UInt16] {
+                text.append(hexDigits[Int(value >> shift & 0x0F)])
+            }
+        }
+        return text
     }
 
-    private static let hexDigits = Array("0123456789abcdef")
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
