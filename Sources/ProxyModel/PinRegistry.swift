@@ -1,8 +1,8 @@
 /// What the engine learned from one TLS handshake with a client, as far as pinning goes.
 ///
-/// The engine classifies NIOSSL's errors into these (see CLAUDE.md for which error texts mean
-/// what); the pin policy decides what each one means for the host. It exists so that the policy
-/// never sees NIOSSL types and the engine never decides when to pin.
+/// The engine classifies NIOSSL's errors into these (`ProxyTLS.HandshakeFailureClassifier`
+/// says which error texts mean what); the pin policy decides what each one means for the host.
+/// It exists so that the policy never sees NIOSSL types and the engine never decides when to pin.
 public enum HandshakeOutcome: Sendable, Hashable {
     /// The handshake finished: the client accepted our certificate.
     case completed

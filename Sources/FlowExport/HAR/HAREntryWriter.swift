@@ -5,6 +5,10 @@ import ProxyModel
 /// and our `_`-prefixed extras here; the request and response objects in the two extensions.
 ///
 /// It holds nothing between entries: an export's memory is one flow and its decoded bodies.
+///
+/// A tunnel is a CONNECT entry whose url is `https://host:port` (as Charles exports them), so
+/// its byte counts and notes are not lost. Fields HAR 1.2 lacks are `_`-prefixed: cookie
+/// `SameSite` is `_sameSite`, a `postData` in base64 says so in `_encoding`.
 struct HAREntryWriter {
     let json: JSONEmitter
     let pageID: String

@@ -21,7 +21,12 @@ import Rules
 /// Who speaks first is `FirstSpeaker`'s decision; this type carries it out (timers, the early
 /// origin connection, the handover). The upstream connection for decrypted requests is opened
 /// only when they need it, so they can use pooled TLS connections to the origin across client
-/// connections.
+/// connections; the price is that a CONNECT to a dead host is answered 200 and its failure comes
+/// as a 502 inside the tunnel (or a close, when relayed), recorded on the flow either way.
+///
+/// The certificate is chosen from our own ClientHello parse before NIOSSL sees the bytes, not
+/// with `sslContextCallback`: the callback cannot see the CONNECT host, which clients without SNI
+/// (IP targets) need. A server `NIOSSLContext` per connection costs microseconds.
 final class InterceptedTunnel {
     private let services: ProxyServices
     private let interception: TLSInterception

@@ -13,6 +13,10 @@ import Rules
 /// host is known only from the ClientHello). Otherwise it
 /// opens the TCP connection to the target first (so a failure is still a 502), answers 200,
 /// turns both connections into a byte relay and records the tunnel as a flow when it closes.
+///
+/// Known gap of that eager path: bytes the client sent after the CONNECT are lost when its FIN
+/// arrives while the target is being dialled, since the FIN reaches the HTTP decoder (which then
+/// drops what it holds) before any handover; `InputClosedHold` guards only the handover itself.
 final class ConnectTunnel {
     private unowned let client: HTTPProxyHandler
     private let services: ProxyServices

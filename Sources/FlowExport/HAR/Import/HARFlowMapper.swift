@@ -1,7 +1,20 @@
 import Foundation
 import ProxyModel
 
-/// Maps one decoded HAR entry to a `Flow` (see CLAUDE.md, "HAR import", for the field mapping).
+/// Maps one decoded HAR entry to a `Flow`.
+///
+/// The mapping:
+/// - URL: hand-split (`HARURLParts`: http/https/ws/wss, ws → http, IPv6 brackets stripped,
+///   default ports, fragment dropped; a CONNECT takes `host:port`).
+/// - Version: normalised (`HARHTTPVersion`: `h2`, `http/2.0`, `HTTP/2` → `HTTP/2.0`; `h3` →
+///   `HTTP/3.0`); an empty one takes the response's, else HTTP/1.1.
+/// - Dates: any fraction, `Z`, `±HH:MM` or `±HHMM` (`ISO8601Timestamp`).
+/// - Timings: the writer's convention inverted (`HARTimingsMapping`).
+/// - Status 0 or no response: `status` nil. The error is `_error` (entry, then response) or,
+///   without a status, the response's or the entry's `comment`.
+/// - `connection` becomes `clientAddress` only when it reads `ip:port`.
+/// - Bodies: encoded again per `Content-Encoding` (`HARBodyRestorer`); `size` is the HAR's
+///   `bodySize`, never below the bytes held.
 ///
 /// Every semantic failure (an unparseable URL or date, bad base64, a control character where the
 /// store would keep it but a replay would send something else) is a `HARImportError` naming the
