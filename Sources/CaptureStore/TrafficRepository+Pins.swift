@@ -4,8 +4,8 @@ import ProxyCore
 import ProxyModel
 
 /// The pinned hosts (`pinned_domains`): per host and client, the hosts the proxy passes through
-/// untouched because that client refuses our certificates. Written by `PersistentPinRegistry` in the background
-/// and by `proxyapp pins`; like every repository method, these block on I/O.
+/// untouched because that client refuses our certificates. Written by `PersistentPinRegistry`
+/// in the background and by `proxyapp pins`; like every repository method, these block on I/O.
 extension TrafficRepository {
     /// Every stored pin, expired ones included, ordered by host, then client.
     public func pinnedDomains() throws -> [PinnedDomain] {
@@ -77,13 +77,15 @@ extension TrafficRepository {
         "DELETE FROM pinned_domains WHERE host = ? AND client_address = ? AND client_fingerprint = ?"
 
     /// Removes the pins of `host` (compared case-insensitively) for every client, or only those
-    /// of clients connecting from `clientAddress`. Returns how many were removed.
+    /// of clients connecting from `clientAddress` (an IP; a port, `ip:port` or `[v6]:port`, is
+    /// ignored). Returns how many were removed.
     @discardableResult
     public func removePins(host: String, clientAddress: String? = nil) throws -> Int {
         try database.pool.write { db in
             var request = PinnedDomainRecord.filter(PinnedDomainRecord.Columns.host == HostName.normalized(host))
             if let clientAddress {
-                request = request.filter(PinnedDomainRecord.Columns.clientAddress == clientAddress)
+                request = request.filter(
+                    PinnedDomainRecord.Columns.clientAddress == ClientIdentity.addressWithoutPort(clientAddress))
             }
             return try request.deleteAll(db)
         }

@@ -61,7 +61,7 @@ final class PinnedDomainsRepositoryTests: XCTestCase {
         other.client = app
         try repository.savePins([forCurl, forApp, forEveryone, other])
         XCTAssertEqual(try repository.pinnedDomains(), [forEveryone, forApp, forCurl, other])
-        XCTAssertEqual(try repository.removePins(host: "a.example", clientAddress: "10.0.0.2"), 1)
+        XCTAssertEqual(try repository.removePins(host: "a.example", clientAddress: "10.0.0.2:4711"), 1, "the port is ignored")
         XCTAssertTrue(try repository.removePin(forCurl.key))
         XCTAssertFalse(try repository.removePin(forCurl.key))
         XCTAssertEqual(try repository.pinnedDomains(), [forEveryone, other])
