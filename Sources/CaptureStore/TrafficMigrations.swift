@@ -14,6 +14,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v3-server-address", migrate: addServerAddress)
         migrator.registerMigration("v4-applied-rules", migrate: addAppliedRules)
         migrator.registerMigration("v5-pin-changes", migrate: addPinChangeCounter)
+        migrator.registerMigration("v6-pins-per-client", migrate: pinPerClient)
         migrator.registerMigration("v7-forwarded-messages", migrate: addForwardedMessages)
         return migrator
     }()

@@ -116,12 +116,13 @@ extension TUIController {
         case .character("j"), .down, .mouseWheelDown: pins.move(by: 1)
         case .character("k"), .up, .mouseWheelUp: pins.move(by: -1)
         case .character("d"), .delete:
-            guard let host = pins.selected?.host, refuseIfReadOnly("remove a pin") else { break }
+            guard let pin = pins.selected, refuseIfReadOnly("remove a pin") else { break }
             let repository = repository
             worker.perform("cannot remove the pin") {
-                let removed = try repository.removePin(host: host)
-                let text = removed ? "removed the pin for \(host): its next connections are decrypted again"
-                    : "\(host) was no longer pinned"
+                let removed = try repository.removePin(pin.key)
+                let text = removed
+                    ? "removed the pin for \(pin.host) (\(pin.clientText)): its next connections are decrypted again"
+                    : "\(pin.host) was no longer pinned for \(pin.clientText)"
                 return [.pins(try repository.pinnedDomains()), .message(StatusMessage(.info, text))]
             }
         case .character("q"), .escape, .character("p"), .backspace:

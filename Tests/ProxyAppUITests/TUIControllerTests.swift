@@ -275,6 +275,28 @@ final class TUIControllerTests: XCTestCase {
         XCTAssertTrue(controller.render().text.contains("No flows yet"))
     }
 
+    /// Pins are per client: the view names each pin's client, and `d` removes the selected pin
+    /// only, not the host's pins for other clients.
+    func testPinsViewShowsClientsAndRemovesOnlyTheSelectedPin() throws {
+        let (controller, repository) = try makeController([])
+        let now = Date()
+        let app = ClientIdentity(address: "10.0.0.2", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")
+        try repository.savePins([
+            PinnedDomain(host: "bank.test", reason: "client sent unknown_ca after our certificate (TLS 1.3)", evidence: "",
+                         firstSeen: now, lastSeen: now, count: 1, client: app),
+            PinnedDomain(host: "bank.test", reason: "client sent unknown_ca after our certificate (TLS 1.3)", evidence: "",
+                         firstSeen: now, lastSeen: now, count: 1),
+        ])
+        controller.handle(.character("p"))
+        var screen = settle(controller) { _, screen in screen.contains("pinned domains: 2") }
+        XCTAssertTrue(screen.contains("CLIENT") && screen.contains("any client") && screen.contains("10.0.0.2 t130409h1"), screen)
+        controller.handle(.character("j"))
+        controller.handle(.character("d"))
+        screen = settle(controller) { _, screen in screen.contains("pinned domains: 1") }
+        XCTAssertTrue(screen.contains("removed the pin for bank.test (10.0.0.2 t130409h1_"), screen)
+        XCTAssertEqual(try repository.pinnedDomains().map(\.clientText), ["any client"])
+    }
+
     func testHelpListsTheBindingsAndQuitAsksWhenTheProxyRuns() throws {
         let (controller, _) = try makeController(context: TUIContext(proxyRunning: true, version: "test"))
         controller.handle(.character("?"))

@@ -9,7 +9,8 @@ import Rules
 /// Decides what a CONNECT tunnel carries once the client's first bytes arrive, and sets the
 /// client connection up for it:
 ///
-/// - a TLS ClientHello for a host that is not pinned: present a certificate minted for its SNI
+/// - a TLS ClientHello for a host that is not pinned for this client (its address and
+///   ClientHello fingerprint, `ClientIdentity`): present a certificate minted for its SNI
 ///   (or the CONNECT host when there is none), then run the decrypted requests through the
 ///   same HTTP path as plain ones, sent to the origin over TLS;
 /// - an HTTP request line: proxy the tunnel's requests as plain HTTP to the CONNECT target;
@@ -42,6 +43,8 @@ final class InterceptedTunnel {
     /// Set when the ClientHello offers only versions below `--client-tls-min`: the handshake will
     /// be refused, and the flow says so instead of counting it towards pinning.
     private var clientVersionRefusal: String?
+    /// Who the client is, from its address and its ClientHello; set when the hello arrives.
+    private var client: ClientIdentity?
     private var speaker = FirstSpeaker()
     private var quietTimer = DeadlineTimer()
     private var deadlineTimer = DeadlineTimer()
@@ -122,10 +125,12 @@ final class InterceptedTunnel {
         case .tls(let hello):
             let serverName = hello.serverName
             let name = serverName ?? host
+            let client = ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ClientHelloFingerprint.of(hello))
+            self.client = client
             if isBuiltInPageHost {
                 mintAndIntercept(certificateHost: BuiltInPages.reservedHost, serverName: serverName)
-            } else if let pin = interception.pins?.pin(for: name) {
-                relay(note: "pinned \(pin.host): \(pin.reason)")
+            } else if let pin = interception.pins?.pin(for: name, client: client) {
+                relay(note: ClientTLSObserver.pinnedNote(pin))
             } else if !rules.sslProxying.decrypts(connectHost: HostName.normalized(host),
                                                   serverName: serverName.map { HostName.normalized($0) }) {
                 flow.appliedRules.append("ssl_proxying")
@@ -167,8 +172,10 @@ final class InterceptedTunnel {
             try pipeline.addHandler(wire)
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
-                state: state, host: certificateHost, pins: isBuiltInPageHost ? nil : interception.pins,
-                sink: services.sink, flow: flow, wire: wire, versionRefusal: clientVersionRefusal))
+                state: state, host: certificateHost, pins: interception.pins,
+                client: client ?? ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ""),
+                failuresPin: !isBuiltInPageHost, sink: services.sink, flow: flow, wire: wire,
+                versionRefusal: clientVersionRefusal))
             installHTTP(scheme: "https", tls: state)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")

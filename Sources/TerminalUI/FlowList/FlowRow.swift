@@ -61,7 +61,8 @@ public struct FlowRow: Sendable, Hashable {
         case .http: size = flow.status == nil ? "" : Self.humanSize(flow.responseBody.size)
         }
         duration = flow.durationMilliseconds.map(Self.humanDuration) ?? ""
-        pinned = flow.note?.hasPrefix("pinned:") ?? false
+        // "pinned HOST for CLIENT: …" (ClientTLSObserver.pinnedNote); "not pinned: …" is not.
+        pinned = flow.note?.hasPrefix("pinned") ?? false
         marked = flow.marked
         ruleApplied = !flow.appliedRules.isEmpty
         error = flow.error

@@ -96,6 +96,11 @@ final class FlowRowTests: XCTestCase {
         XCTAssertTrue(pinnedRow.marked)
         XCTAssertEqual(pinnedRow.host, "push.test:5223")
         XCTAssertEqual(pinnedRow.path, pinned.note)
+        pinned.note = "pinned bank.test for 127.0.0.1 t133110h2_e8f1e7e78f70_375ca2c5e164: client sent unknown_ca after "
+            + "our certificate (TLS 1.3); to undo: `p` in the TUI, or `proxyapp pins remove bank.test`"
+        XCTAssertTrue(FlowRow(pinned, timeZone: utc).pinned, "the note the engine writes")
+        pinned.note = "not pinned: 127.0.0.1 made 10 new pins in the last minute (--pin-rate)"
+        XCTAssertFalse(FlowRow(pinned, timeZone: utc).pinned)
 
         var noted = tunnel
         noted.note = "passed through by rule"
