@@ -95,6 +95,10 @@ extension FlowRecord: FetchableRecord {
             throw CaptureStoreError.malformedRow("unknown flow kind \(kindText)")
         }
         let finishedAt: Int64? = try row.decode(forColumn: Columns.finishedAt)
+        let error: String? = try row.decode(forColumn: Columns.error)
+        // Captures made before failed tunnels were stored without a status kept the CONNECT's 200:
+        // read as a failed exchange, as stored now (`FilterSQLCondition` says the same in SQL).
+        let status: Int? = kind == .tunnel && error != nil ? nil : try row.decode(forColumn: Columns.status)
         let timings = FlowTimings(
             dns: try row.decode(forColumn: Columns.dnsMs),
             connect: try row.decode(forColumn: Columns.connectMs),
@@ -126,12 +130,12 @@ extension FlowRecord: FetchableRecord {
             requestHeaders: try HeaderFieldsJSON.decode(
                 try row.decode(forColumn: Columns.requestHeaders)),
             requestBody: requestBody,
-            status: try row.decode(forColumn: Columns.status),
+            status: status,
             reason: try row.decode(forColumn: Columns.reason),
             responseHeaders: try HeaderFieldsJSON.decode(
                 try row.decode(forColumn: Columns.responseHeaders)),
             responseBody: responseBody,
-            error: try row.decode(forColumn: Columns.error),
+            error: error,
             bytesUp: try row.decode(forColumn: Columns.bytesUp),
             bytesDown: try row.decode(forColumn: Columns.bytesDown),
             marked: try row.decode(forColumn: Columns.marked),

@@ -61,6 +61,7 @@ struct ExportCommand: ParsableCommand {
         if harPath?.isEmpty == true {
             throw ValidationError("--har needs a file name, or '-' for stdout.")
         }
+        _ = try filter.map { try FilterArgument.parse($0) }
     }
 
     func run() throws {

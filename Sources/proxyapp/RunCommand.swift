@@ -22,8 +22,10 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Start the proxy (the default command).")
 
-    @Option(help: "Address to listen on, HOST:PORT. Anything but loopback lets others use the proxy.")
-    var listen: ListenAddress = ListenAddress(argument: "127.0.0.1:8080")!
+    @Option(help: ArgumentHelp("Address to listen on: HOST:PORT, HOST (port 8080), :PORT or PORT (loopback). "
+                               + "Anything but loopback lets others use the proxy.", valueName: "address"),
+            transform: ListenAddress.parse)
+    var listen: ListenAddress = .default
 
     @OptionGroup var data: DataDirectoryOptions
 
@@ -160,9 +162,10 @@ struct RunCommand: AsyncParsableCommand {
             try? await group.shutdownGracefully()
             throw CLIError(ListenFailure.message(listen: "\(listen)", error: error))
         }
-        let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
+        let bound = ListenAddress(host: listen.host, port: address.port ?? listen.port)
         marker.update(listen: bound.description)
-        var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
+        // curl reads only the lower-case names (and https_proxy for HTTPS): those are the ones to show.
+        var banner = "ProxyApp listening on http://\(bound)  (export http_proxy=http://\(bound) https_proxy=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
         if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"

@@ -144,8 +144,9 @@ final class ExportImportCommandTests: XCTestCase {
             XCTAssertTrue(ExportCommand.message(for: error).contains("--since"), ExportCommand.message(for: error))
         }
         let directory = try makeDataDirectory()
-        XCTAssertThrowsError(try ExportCommand.parse(["--data-dir", directory.path, "--har", "x.har", "--filter", "~q ("]).run()) { error in
-            XCTAssertTrue("\(error)".hasPrefix("bad --filter expression"), "\(error)")
+        XCTAssertThrowsError(try ExportCommand.parse(["--data-dir", directory.path, "--har", "x.har", "--filter", "~q ("])) { error in
+            XCTAssertTrue(ExportCommand.message(for: error).hasPrefix("bad --filter expression"), ExportCommand.message(for: error))
+            XCTAssertEqual(ExportCommand.exitCode(for: error), .validationFailure, "a usage error, as every bad flag")
         }
     }
 

@@ -100,8 +100,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
         wire.handshakeFinished()
         if let versionRefusal {
             var flow = failureFlow
-            flow.finishedAt = Date()
-            flow.error = "TLS handshake with the client failed: its TLS version is below --client-tls-min"
+            flow.finishFailedTunnel(because: "TLS handshake with the client failed: its TLS version is below --client-tls-min")
             flow.note = versionRefusal
             sink.record(flow)
             return
@@ -125,8 +124,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
                     : " (not a pin signal: \(wire.evidence.summary))")
         }
         var flow = failureFlow
-        flow.finishedAt = Date()
-        flow.error = "TLS handshake with the client failed: \(reason)"
+        flow.finishFailedTunnel(because: "TLS handshake with the client failed: \(reason)")
         let update = failuresPin
             ? pins?.record(outcome, host: host, client: client, tlsVersion: wire.evidence.certificateSent?.rawValue) : nil
         flow.note = Self.note(for: update)

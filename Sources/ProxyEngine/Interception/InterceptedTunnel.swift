@@ -34,7 +34,7 @@ final class InterceptedTunnel {
     private let host: String
     private let port: Int
     /// The CONNECT's flow (status 200 already): recorded for relayed tunnels and failed
-    /// handshakes; decrypted exchanges are flows of their own.
+    /// handshakes (then without a status: `finishFailedTunnel`); decrypted exchanges are flows of their own.
     private var flow: Flow
     private var sniffer: FirstBytesSniffer?
     private var clientGone = false
@@ -188,7 +188,7 @@ final class InterceptedTunnel {
             try ClientPipelineSetup.configure(channel, services: services, tunnel: origin)
             sniffer?.handOver()
         } catch {
-            fail("cannot set up the connection: \(error)")
+            fail("cannot set up the connection: \(SystemErrorText.describe(error))")
         }
     }
 
@@ -241,7 +241,7 @@ final class InterceptedTunnel {
     }
 
     private func connectFailure(_ error: any Error) -> String {
-        (error as? ProxyFailure ?? .connectFailed(host: host, port: port, reason: "\(error)")).message
+        (error as? ProxyFailure ?? .connectFailed(host: host, port: port, reason: SystemErrorText.describe(error, peer: .server))).message
     }
 
     /// The client stayed silent: connect to the origin and listen, in case it speaks first.
@@ -348,8 +348,7 @@ final class InterceptedTunnel {
         clientGone = true
         stopWaiting()
         closeEarlyOrigin()
-        flow.finishedAt = Date()
-        flow.error = reason
+        flow.finishFailedTunnel(because: reason)
         services.sink.record(flow)
         channel.close(promise: nil)
     }
@@ -359,8 +358,7 @@ final class InterceptedTunnel {
         clientGone = true
         stopWaiting()
         closeEarlyOrigin()
-        flow.finishedAt = Date()
-        flow.error = "the client closed the tunnel before it was set up"
+        flow.finishFailedTunnel(because: "the client closed the tunnel before it was set up")
         services.sink.record(flow)
     }
 }

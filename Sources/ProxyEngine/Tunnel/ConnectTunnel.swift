@@ -90,7 +90,7 @@ final class ConnectTunnel {
                     self.flow.timings.connect = timings.connect
                     self.establishIfReady()
                 case .failure(let error):
-                    self.refuse(error as? ProxyFailure ?? .connectFailed(host: self.host, port: self.port, reason: "\(error)"))
+                    self.refuse(error as? ProxyFailure ?? .connectFailed(host: self.host, port: self.port, reason: SystemErrorText.describe(error, peer: .server)))
                 }
             }
     }
