@@ -40,7 +40,9 @@ let package = Package(
         // Flows, headers, timings: value types with no I/O and no NIO.
         .target(name: "ProxyModel", swiftSettings: hotPathSettings),
         // Protocol decisions without I/O: request targets, hop-by-hop rules, failure mapping.
-        .target(name: "ProxyCore", dependencies: ["ProxyModel"], swiftSettings: hotPathSettings),
+        // swift-crypto for the SHA-256 of the ClientHello fingerprint (ClientHelloFingerprint).
+        .target(name: "ProxyCore", dependencies: ["ProxyModel", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: hotPathSettings),
         // SQLite's C API (Debian's libsqlite3-dev), for binding the capture insert directly.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The C decompressors behind BodyCodec (Debian's -dev packages; scripts/lib/deps.sh).

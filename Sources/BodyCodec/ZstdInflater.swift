@@ -1,6 +1,9 @@
 import CZstd
 
 /// zstd through its streaming decoder, checking the output limit as it grows.
+///
+/// zstd frames usually carry no checksum, so flipped bytes inside one can decode to other bytes
+/// undetected: a body that decodes is not proof it arrived intact.
 enum ZstdInflater {
     static func inflate(_ input: [UInt8], limit: Int) throws(DecodingError) -> [UInt8] {
         guard let stream = ZSTD_createDStream() else { throw .corrupt("zstd", "decoder could not start") }

@@ -77,7 +77,7 @@ struct ExportBatch {
     /// Adds `flow`; true when the batch is full and should be written.
     mutating func add(_ flow: Flow) -> Bool {
         flows.append(flow)
-        bodyBytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count
+        bodyBytes += flow.capturedBodyBytes
         return flows.count >= Self.maximumFlows || bodyBytes >= Self.maximumBodyBytes
     }
 

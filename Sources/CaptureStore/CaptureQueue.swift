@@ -57,6 +57,14 @@ struct CaptureQueue {
         if bodyBytes > 0 && queuedBodyBytes + bodyBytes > maxBodyBytes {
             Self.stripBody(&flow.requestBody)
             Self.stripBody(&flow.responseBody)
+            if var body = flow.forwardedRequest?.body {
+                Self.stripBody(&body)
+                flow.forwardedRequest?.body = body
+            }
+            if var body = flow.originResponse?.body {
+                Self.stripBody(&body)
+                flow.originResponse?.body = body
+            }
             flowsStripped += 1
             bodyBytesDropped += bodyBytes
             outcome = .queuedWithoutBodies(droppedBytes: bodyBytes)
@@ -97,7 +105,7 @@ struct CaptureQueue {
     }
 
     private static func bodyBytes(of flow: Flow) -> Int {
-        flow.requestBody.bytes.count + flow.responseBody.bytes.count
+        flow.capturedBodyBytes
     }
 
     private static func stripBody(_ body: inout CapturedBody) {

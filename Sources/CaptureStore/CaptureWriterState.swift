@@ -239,7 +239,7 @@ final class CaptureWriterState: @unchecked Sendable {
             }
             let ids = try repository.insert(batch)
             for flow in batch {
-                bytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count + 512
+                bytes += flow.capturedBodyBytes + 512
             }
             if failing {
                 logger.notice("capture database writes work again", metadata: [

@@ -28,6 +28,10 @@ struct FilterSQLCondition {
     var isExact: Bool
 
     static let everything = FilterSQLCondition(sql: "1", arguments: [], isExact: true)
+
+    /// Older captures stored a failed tunnel with its CONNECT's 200; `FlowRecord` reads it without
+    /// a status, and `~c`/`~s` must agree.
+    private static let notAFailedTunnel = "(kind IS NOT '\(FlowKind.tunnel.rawValue)' OR error IS NULL)"
     private static let unknown = FilterSQLCondition(sql: "1", arguments: [], isExact: false)
 
     init(sql: String, arguments: [DatabaseValue] = [], isExact: Bool = true) {
@@ -83,11 +87,11 @@ struct FilterSQLCondition {
         case .rule(let regex):
             self = Self(sql: "\(RegexSQLFunction.rulesName)(?, rules)", arguments: [regex.pattern.databaseValue])
         case .statusCode(let code):
-            self = Self(sql: "status IS ?", arguments: [code.databaseValue])
+            self = Self(sql: "(status IS ? AND \(Self.notAFailedTunnel))", arguments: [code.databaseValue])
         case .requestWithoutResponse:
             self = Self(sql: "(status IS NULL AND kind = ?)", arguments: [FlowKind.http.rawValue.databaseValue])
         case .hasResponse:
-            self = Self(sql: "status IS NOT NULL")
+            self = Self(sql: "(status IS NOT NULL AND \(Self.notAFailedTunnel))")
         case .hasError:
             self = Self(sql: "error IS NOT NULL")
         case .marked:

@@ -93,27 +93,36 @@ struct FlowInsertStatement {
         }
         bind(text: flow.serverAddress, at: next())
         bind(text: AppliedRulesJSON.encode(flow.appliedRules), at: next())
-        let requestBodyIndex = next()
-        let responseBodyIndex = next()
+        bind(text: ForwardedMessageJSON.encode(flow.forwardedRequest), at: next())
+        bind(text: ForwardedMessageJSON.encode(flow.originResponse), at: next())
+        let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 
         // Bodies are bound without a copy (SQLITE_STATIC: a captured body can be 16 MiB), so the
-        // statement runs while their bytes are guaranteed to stay where they are.
+        // statement runs while their bytes are guaranteed to stay where they are. The origin
+        // side's are empty (NULL) unless a rule changed a body.
+        let forwardedBody = ForwardedMessageJSON.bodyBytes(flow.forwardedRequest?.body)
+        let originBody = ForwardedMessageJSON.bodyBytes(flow.originResponse?.body)
         let result = flow.requestBody.bytes.withUnsafeBytes { requestBody in
             flow.responseBody.bytes.withUnsafeBytes { responseBody in
-                bind(blob: requestBody, at: requestBodyIndex)
-                bind(blob: responseBody, at: responseBodyIndex)
-                var code = sqlite3_step(handle)
-                sqlite3_reset(handle)
-                sqlite3_clear_bindings(handle)
-                let rowID = sqlite3_last_insert_rowid(connection)
-                if code == SQLITE_DONE {
-                    code = writeLargeBlob(requestBody, column: "request_body", rowID: rowID)
+                forwardedBody.withUnsafeBytes { forwardedBody in
+                    originBody.withUnsafeBytes { originBody in
+                        let bodies = [(requestBody, "request_body"), (responseBody, "response_body"),
+                                      (forwardedBody, "forwarded_request_body"), (originBody, "origin_response_body")]
+                        for (body, index) in zip(bodies, [bodyIndexes.0, bodyIndexes.1, bodyIndexes.2, bodyIndexes.3]) {
+                            bind(blob: body.0, at: index)
+                        }
+                        var code = sqlite3_step(handle)
+                        sqlite3_reset(handle)
+                        sqlite3_clear_bindings(handle)
+                        let rowID = sqlite3_last_insert_rowid(connection)
+                        if code == SQLITE_DONE { code = SQLITE_OK }
+                        for (body, column) in bodies where code == SQLITE_OK || code == SQLITE_DONE {
+                            code = writeLargeBlob(body, column: column, rowID: rowID)
+                        }
+                        return (code, rowID)
+                    }
                 }
-                if code == SQLITE_DONE || code == SQLITE_OK {
-                    code = writeLargeBlob(responseBody, column: "response_body", rowID: rowID)
-                }
-                return (code, rowID)
             }
         }
         guard result.0 == SQLITE_DONE || result.0 == SQLITE_OK else {

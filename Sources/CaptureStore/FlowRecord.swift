@@ -63,6 +63,11 @@ extension FlowRecord {
         static let serverAddress = Column("server_address")
         // v4-applied-rules
         static let appliedRules = Column("rules")
+        // v7-forwarded-messages
+        static let forwardedRequest = Column("forwarded_request")
+        static let originResponse = Column("origin_response")
+        static let forwardedRequestBody = Column("forwarded_request_body")
+        static let originResponseBody = Column("origin_response_body")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -90,6 +95,10 @@ extension FlowRecord: FetchableRecord {
             throw CaptureStoreError.malformedRow("unknown flow kind \(kindText)")
         }
         let finishedAt: Int64? = try row.decode(forColumn: Columns.finishedAt)
+        let error: String? = try row.decode(forColumn: Columns.error)
+        // Captures made before failed tunnels were stored without a status kept the CONNECT's 200:
+        // read as a failed exchange, as stored now (`FilterSQLCondition` says the same in SQL).
+        let status: Int? = kind == .tunnel && error != nil ? nil : try row.decode(forColumn: Columns.status)
         let timings = FlowTimings(
             dns: try row.decode(forColumn: Columns.dnsMs),
             connect: try row.decode(forColumn: Columns.connectMs),
@@ -121,19 +130,37 @@ extension FlowRecord: FetchableRecord {
             requestHeaders: try HeaderFieldsJSON.decode(
                 try row.decode(forColumn: Columns.requestHeaders)),
             requestBody: requestBody,
-            status: try row.decode(forColumn: Columns.status),
+            status: status,
             reason: try row.decode(forColumn: Columns.reason),
             responseHeaders: try HeaderFieldsJSON.decode(
                 try row.decode(forColumn: Columns.responseHeaders)),
             responseBody: responseBody,
-            error: try row.decode(forColumn: Columns.error),
+            error: error,
             bytesUp: try row.decode(forColumn: Columns.bytesUp),
             bytesDown: try row.decode(forColumn: Columns.bytesDown),
             marked: try row.decode(forColumn: Columns.marked),
             tls: try Self.tlsDetails(row),
             note: try row.decode(forColumn: Columns.note),
             serverAddress: try row.decode(forColumn: Columns.serverAddress),
-            appliedRules: Self.appliedRules(row))
+            appliedRules: Self.appliedRules(row),
+            forwardedRequest: ForwardedMessageJSON.request(
+                Self.text(row, Columns.forwardedRequest), body: Self.blob(row, Columns.forwardedRequestBody)),
+            originResponse: ForwardedMessageJSON.response(
+                Self.text(row, Columns.originResponse), body: Self.blob(row, Columns.originResponseBody)))
+    }
+
+    /// A TEXT column's value; nil for NULL, for a column the query did not select, and for any
+    /// other type (v7's columns must never make a flow unreadable).
+    private static func text(_ row: Row, _ column: Column) -> String? {
+        guard row.hasColumn(column.name) else { return nil }
+        let value: DatabaseValue = row[column.name]
+        return String.fromDatabaseValue(value)
+    }
+
+    private static func blob(_ row: Row, _ column: Column) -> Data? {
+        guard row.hasColumn(column.name) else { return nil }
+        let value: DatabaseValue = row[column.name]
+        return Data.fromDatabaseValue(value)
     }
 
     /// The `rules` column's names; `[]` for NULL and for a value that is not a JSON array of
@@ -179,7 +206,8 @@ extension FlowRecord: TableRecord {
         Columns.requestHeaders, Columns.responseHeaders, Columns.note, Columns.tlsClientVersion,
         Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
-        Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.requestBody,
-        Columns.responseBody,
+        Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.forwardedRequest,
+        Columns.originResponse, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
+        Columns.originResponseBody,
     ]
 }

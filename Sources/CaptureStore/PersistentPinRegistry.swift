@@ -7,7 +7,7 @@ import ProxyModel
 /// The `PinRegistry` the proxy runs with: the auto-pin policy in memory, its pins kept in the
 /// capture database so they survive a restart.
 ///
-/// The engine calls `pin(for:)` and `record(_:host:)` on event loops: they only take a short
+/// The engine calls `pin(for:client:)` and `record(_:host:client:tlsVersion:)` on event loops: they only take a short
 /// lock around the in-memory `AutoPinPolicy` and return. Every pin that changes is saved on the
 /// registry's own serial queue (changes made while a save is pending are coalesced into it), and
 /// every pin the policy evicts to stay within `--max-pins` is deleted there; a database error is
@@ -35,10 +35,10 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     private let lock = NSLock()
     /// Guarded by `lock`.
     private var policy: AutoPinPolicy
-    /// Pins changed in memory and not saved yet, by host. Guarded by `lock`.
-    private var unsaved: [String: PinnedDomain] = [:]
-    /// Hosts evicted in memory and not deleted from the table yet. Guarded by `lock`.
-    private var unsavedRemovals: Set<String> = []
+    /// Pins changed in memory and not saved yet, by host and client. Guarded by `lock`.
+    private var unsaved: [PinnedDomain.Key: PinnedDomain] = [:]
+    /// Pins evicted in memory and not deleted from the table yet. Guarded by `lock`.
+    private var unsavedRemovals: Set<PinnedDomain.Key> = []
     /// True while a save is queued and has not yet taken `unsaved`. Guarded by `lock`.
     private var saveQueued = false
     /// True from a failed database access until one succeeds. Touched only on `queue`.
@@ -73,7 +73,7 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
         let dropped = policy.load(stored.pins.filter { !$0.isExpired(ttl: ttl, now: loadedAt) })
         knownChangeCount = dropped.isEmpty
             ? stored.changeCount
-            : try repository.applyPinChanges(saving: [], removing: dropped.map(\.host)).after
+            : try repository.applyPinChanges(saving: [], removing: dropped.map(\.key)).after
         if let refreshInterval {
             startRefreshing(every: refreshInterval)
         }
@@ -85,24 +85,30 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
 
     // MARK: - The engine's calls (event loops: memory only)
 
-    public func pin(for host: String) -> PinnedDomain? {
+    public func pin(for host: String, client: ClientIdentity) -> PinnedDomain? {
         let now = now()
-        return lock.withLock { policy.pin(for: host, now: now) }
+        return lock.withLock { policy.pin(for: host, client: client, now: now) }
+    }
+
+    /// Every live pin for `host`, whatever the client (a scan: for tests and tools, not the engine).
+    public func pins(for host: String) -> [PinnedDomain] {
+        let now = now()
+        return lock.withLock { policy.pins(for: host, now: now) }
     }
 
     @discardableResult
-    public func record(_ outcome: HandshakeOutcome, host: String, client: String) -> PinUpdate {
+    public func record(_ outcome: HandshakeOutcome, host: String, client: ClientIdentity, tlsVersion: String?) -> PinUpdate {
         let now = now()
         let (update, mustQueueSave): (PinUpdate, Bool) = lock.withLock {
-            let change = policy.record(outcome, host: host, client: client, now: now)
+            let change = policy.record(outcome, host: host, client: client, tlsVersion: tlsVersion, now: now)
             guard change.changedPin != nil || !change.evicted.isEmpty else { return (change.update, false) }
             if let pin = change.changedPin {
-                unsaved[pin.host] = pin
-                unsavedRemovals.remove(pin.host)
+                unsaved[pin.key] = pin
+                unsavedRemovals.remove(pin.key)
             }
             for pin in change.evicted {
-                unsaved[pin.host] = nil
-                unsavedRemovals.insert(pin.host)
+                unsaved[pin.key] = nil
+                unsavedRemovals.insert(pin.key)
             }
             defer { saveQueued = true }
             return (change.update, !saveQueued)
@@ -142,7 +148,7 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     // MARK: - On `queue`
 
     private func saveUnsaved() {
-        let (pins, removals): ([PinnedDomain], [String]) = lock.withLock {
+        let (pins, removals): ([PinnedDomain], [PinnedDomain.Key]) = lock.withLock {
             saveQueued = false
             defer {
                 unsaved = [:]
@@ -159,11 +165,11 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
             reportFailure("cannot save pinned hosts", error)
             lock.withLock {
                 // Keep them for the next save, unless a newer change of the host is already waiting.
-                for pin in pins where unsaved[pin.host] == nil && !unsavedRemovals.contains(pin.host) {
-                    unsaved[pin.host] = pin
+                for pin in pins where unsaved[pin.key] == nil && !unsavedRemovals.contains(pin.key) {
+                    unsaved[pin.key] = pin
                 }
-                for host in removals where unsaved[host] == nil {
-                    unsavedRemovals.insert(host)
+                for key in removals where unsaved[key] == nil {
+                    unsavedRemovals.insert(key)
                 }
             }
         }
@@ -193,15 +199,15 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
         }
         let now = now()
         let mustSave: Bool = lock.withLock {
-            var pins: [String: PinnedDomain] = [:]
-            for pin in stored.pins where !pin.isExpired(ttl: ttl, now: now) && !unsavedRemovals.contains(pin.host) {
-                pins[pin.host] = pin
+            var pins: [PinnedDomain.Key: PinnedDomain] = [:]
+            for pin in stored.pins where !pin.isExpired(ttl: ttl, now: now) && !unsavedRemovals.contains(pin.key) {
+                pins[pin.key] = pin
             }
             pins.merge(unsaved) { _, newer in newer }
             // More than the limit in the table (written by another process): drop the oldest there too.
             for pin in policy.load(Array(pins.values)) {
-                unsaved[pin.host] = nil
-                unsavedRemovals.insert(pin.host)
+                unsaved[pin.key] = nil
+                unsavedRemovals.insert(pin.key)
             }
             return !(unsaved.isEmpty && unsavedRemovals.isEmpty) && !saveQueued
         }

@@ -14,6 +14,8 @@ enum TrafficMigrations {
         migrator.registerMigration("v3-server-address", migrate: addServerAddress)
         migrator.registerMigration("v4-applied-rules", migrate: addAppliedRules)
         migrator.registerMigration("v5-pin-changes", migrate: addPinChangeCounter)
+        migrator.registerMigration("v6-pins-per-client", migrate: pinPerClient)
+        migrator.registerMigration("v7-forwarded-messages", migrate: addForwardedMessages)
         return migrator
     }()
 
@@ -138,5 +140,20 @@ enum TrafficMigrations {
             CREATE TRIGGER pinned_domains_delete AFTER DELETE ON pinned_domains
                 BEGIN UPDATE pin_changes SET version = version + 1; END;
             """)
+    }
+
+    /// v7: a flow's origin side, only where a rule changed it (NULL otherwise, so other flows
+    /// cost nothing): `forwarded_request` (TEXT, the request as forwarded to the origin) and
+    /// `origin_response` (TEXT, the response as the origin sent it), each a header JSON array
+    /// with pseudo-fields first (`ForwardedMessageJSON`), and their bodies when the rule changed
+    /// them (`forwarded_request_body`, `origin_response_body`: BLOBs, raw and capped as the
+    /// other bodies; NULL when the body was not changed or empty).
+    private static func addForwardedMessages(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "forwarded_request", .text)
+            t.add(column: "origin_response", .text)
+            t.add(column: "forwarded_request_body", .blob)
+            t.add(column: "origin_response_body", .blob)
+        }
     }
 }

@@ -73,7 +73,7 @@ public final class FlowImport {
     /// Queues `flow`; stores the chunk when it is full.
     public func add(_ flow: Flow) throws {
         pending.append(flow)
-        pendingBodyBytes += flow.requestBody.bytes.count + flow.responseBody.bytes.count
+        pendingBodyBytes += flow.capturedBodyBytes
         if pending.count >= chunkSize || pendingBodyBytes >= chunkBodyBytes { try store() }
     }
 

@@ -32,16 +32,18 @@ extension TrafficRepository {
         }
     }
 
-    /// Every column, with NULL in place of the two body BLOBs (FlowRecord reads NULL as empty).
-    static let listingColumns = columns(replacing: [
+    /// Every column, with NULL in place of the body BLOBs (FlowRecord reads NULL as empty).
+    static let listingColumns = columns(replacing: withoutBodies)
+
+    private static let withoutBodies = [
         FlowRecord.Columns.requestBody.name: "NULL", FlowRecord.Columns.responseBody.name: "NULL",
-    ])
+        FlowRecord.Columns.forwardedRequestBody.name: "NULL", FlowRecord.Columns.originResponseBody.name: "NULL",
+    ]
 
     /// The listing columns with empty header lists too: for filters that read neither.
-    static let listingColumnsWithoutHeaders = columns(replacing: [
-        FlowRecord.Columns.requestBody.name: "NULL", FlowRecord.Columns.responseBody.name: "NULL",
+    static let listingColumnsWithoutHeaders = columns(replacing: withoutBodies.merging([
         FlowRecord.Columns.requestHeaders.name: "'[]'", FlowRecord.Columns.responseHeaders.name: "'[]'",
-    ])
+    ]) { $1 })
 
     private static func columns(replacing replaced: [String: String]) -> String {
         let names = [FlowRecord.Columns.id.name] + FlowRecord.insertColumns.map(\.name)

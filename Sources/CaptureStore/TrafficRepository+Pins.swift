@@ -3,22 +3,25 @@ import GRDB
 import ProxyCore
 import ProxyModel
 
-/// The pinned hosts (`pinned_domains`): the hosts the proxy passes through untouched because
-/// their clients refuse our certificates. Written by `PersistentPinRegistry` in the background
-/// and by `proxyapp pins`; like every repository method, these block on I/O.
+/// The pinned hosts (`pinned_domains`): per host and client, the hosts the proxy passes through
+/// untouched because that client refuses our certificates. Written by `PersistentPinRegistry`
+/// in the background and by `proxyapp pins`; like every repository method, these block on I/O.
 extension TrafficRepository {
-    /// Every stored pin, expired ones included, ordered by host.
+    /// Every stored pin, expired ones included, ordered by host, then client.
     public func pinnedDomains() throws -> [PinnedDomain] {
-        try database.pool.read { db in
-            try PinnedDomainRecord.order(PinnedDomainRecord.Columns.host).fetchAll(db).map(\.pin)
-        }
+        try database.pool.read(Self.orderedPins)
+    }
+
+    private static func orderedPins(_ db: Database) throws -> [PinnedDomain] {
+        typealias Columns = PinnedDomainRecord.Columns
+        return try PinnedDomainRecord.order(Columns.host, Columns.clientAddress, Columns.clientFingerprint).fetchAll(db)
+            .map(\.pin)
     }
 
     /// Every stored pin and the change count they belong to, read together.
     public func pinnedDomainsAndChangeCount() throws -> (pins: [PinnedDomain], changeCount: Int64) {
         try database.pool.read { db in
-            (try PinnedDomainRecord.order(PinnedDomainRecord.Columns.host).fetchAll(db).map(\.pin),
-             try Self.pinChangeCount(db))
+            (try Self.orderedPins(db), try Self.pinChangeCount(db))
         }
     }
 
@@ -32,11 +35,11 @@ extension TrafficRepository {
         try Int64.fetchOne(db, sql: "SELECT version FROM pin_changes WHERE id = 1") ?? 0
     }
 
-    /// Stores `pins` and removes the pins of `removing` in one transaction. Returns the change
+    /// Stores `pins` and removes the pins keyed `removing` in one transaction. Returns the change
     /// count before and after: when `before` is what the caller last saw, no one else changed
     /// the table in between.
     @discardableResult
-    public func applyPinChanges(saving pins: [PinnedDomain], removing hosts: [String]) throws
+    public func applyPinChanges(saving pins: [PinnedDomain], removing keys: [PinnedDomain.Key]) throws
         -> (before: Int64, after: Int64) {
         try database.pool.write { db in
             let before = try Self.pinChangeCount(db)
@@ -44,19 +47,21 @@ extension TrafficRepository {
             for pin in pins {
                 try statement.execute(arguments: PinnedDomainRecord(pin: pin).arguments)
             }
-            if !hosts.isEmpty {
-                _ = try PinnedDomainRecord.deleteAll(db, keys: hosts.map { HostName.normalized($0) })
+            let delete = try db.cachedStatement(sql: Self.deletePinSQL)
+            for key in keys {
+                let values = PinnedDomainRecord.keyValues(key)
+                try delete.execute(arguments: [HostName.normalized(values.host), values.address, values.fingerprint])
             }
             return (before, try Self.pinChangeCount(db))
         }
     }
 
-    /// Stores `pin`, replacing the stored pin for its host if there is one.
+    /// Stores `pin`, replacing the stored pin for its host and client if there is one.
     public func savePin(_ pin: PinnedDomain) throws {
         try savePins([pin])
     }
 
-    /// Stores `pins` in one transaction, each replacing the stored pin for its host.
+    /// Stores `pins` in one transaction, each replacing the stored pin for its host and client.
     public func savePins(_ pins: [PinnedDomain]) throws {
         guard !pins.isEmpty else { return }
         try applyPinChanges(saving: pins, removing: [])
@@ -68,12 +73,29 @@ extension TrafficRepository {
         return "INSERT OR REPLACE INTO pinned_domains (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
     }()
 
-    /// Removes the pin for `host` (compared case-insensitively). Returns false when it was not pinned.
+    private static let deletePinSQL =
+        "DELETE FROM pinned_domains WHERE host = ? AND client_address = ? AND client_fingerprint = ?"
+
+    /// Removes the pins of `host` (compared case-insensitively) for every client, or only those
+    /// of clients connecting from `clientAddress` (an IP; a port, `ip:port` or `[v6]:port`, is
+    /// ignored). Returns how many were removed.
     @discardableResult
-    public func removePin(host: String) throws -> Bool {
+    public func removePins(host: String, clientAddress: String? = nil) throws -> Int {
         try database.pool.write { db in
-            try PinnedDomainRecord.deleteOne(db, key: HostName.normalized(host))
+            var request = PinnedDomainRecord.filter(PinnedDomainRecord.Columns.host == HostName.normalized(host))
+            if let clientAddress {
+                request = request.filter(
+                    PinnedDomainRecord.Columns.clientAddress == ClientIdentity.addressWithoutPort(clientAddress))
+            }
+            return try request.deleteAll(db)
         }
+    }
+
+    /// Removes the one pin keyed `key`. Returns false when there was none.
+    @discardableResult
+    public func removePin(_ key: PinnedDomain.Key) throws -> Bool {
+        let counts = try applyPinChanges(saving: [], removing: [key])
+        return counts.after != counts.before  // the delete trigger counts removed rows only
     }
 
     /// Removes every pin and returns how many there were.

@@ -16,9 +16,13 @@ public struct FilterSyntaxError: Error, Equatable, Sendable, CustomStringConvert
         self.text = text
     }
 
-    /// One line: `<message> at position N`.
+    /// 1-based column of the problem, the convention of every message about it (CLI and TUI),
+    /// as editors count.
+    public var column: Int { position + 1 }
+
+    /// One line: `<message> at column N`.
     public var description: String {
-        "\(message) at position \(position)"
+        "\(message) at column \(column)"
     }
 
     /// Two lines: the text, then a `^` under the offending character.

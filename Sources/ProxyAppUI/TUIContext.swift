@@ -1,4 +1,5 @@
 import Foundation
+import TerminalUI
 
 /// What the TUI knows about the process it runs in: given once by the command that starts it.
 ///
@@ -12,6 +13,9 @@ public struct TUIContext: Sendable {
     /// The rules state for the header, asked on every frame (`off`, `3 active`, and whether the
     /// last reload failed); empty when this process runs no proxy.
     public var rules: @Sendable () -> String
+    /// What the `i` screen and the empty list say (listener, CA, rules, files); asked when drawn,
+    /// so the rules are current. Must not block: no disk, no database.
+    public var info: @Sendable () -> ProxyInfo
     public var proxyRunning: Bool
     /// The capture is opened read-only: marking, deleting and clearing are refused with a reason.
     public var readOnly: Bool
@@ -23,13 +27,15 @@ public struct TUIContext: Sendable {
     public var version: String
     public var timeZone: TimeZone
 
-    public init(listenAddress: String = "", caURL: String = "", rules: @escaping @Sendable () -> String = { "off" }, proxyRunning: Bool = false,
+    public init(listenAddress: String = "", caURL: String = "", rules: @escaping @Sendable () -> String = { "off" },
+                info: @escaping @Sendable () -> ProxyInfo = { ProxyInfo() }, proxyRunning: Bool = false,
                 readOnly: Bool = false, pinTTL: TimeInterval = 7 * 86_400,
                 outputDirectory: String = FileManager.default.currentDirectoryPath, version: String,
                 timeZone: TimeZone = .current) {
         self.listenAddress = listenAddress
         self.caURL = caURL
         self.rules = rules
+        self.info = info
         self.proxyRunning = proxyRunning
         self.readOnly = readOnly
         self.pinTTL = pinTTL

@@ -21,7 +21,11 @@ extension TUIController {
             worker.post(.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: nil, responseBody: nil, timeZone: timeZone)))
             let request = BodyDocument(body: flow.requestBody, headers: flow.requestHeaders)
             let response = BodyDocument(body: flow.responseBody, headers: flow.responseHeaders)
-            return [.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: request, responseBody: response, timeZone: timeZone))]
+            // The origin side's bodies, only where a rule changed them.
+            let forwarded = flow.forwardedRequest.flatMap { sent in sent.body.map { BodyDocument(body: $0, headers: sent.headers) } }
+            let origin = flow.originResponse.flatMap { got in got.body.map { BodyDocument(body: $0, headers: got.headers) } }
+            return [.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: request, responseBody: response, timeZone: timeZone,
+                                                               forwardedRequestBody: forwarded, originResponseBody: origin))]
         }
     }
 
@@ -40,6 +44,9 @@ extension TUIController {
         case .detail(let detailAction):
             // Until the flow (with its bodies) is loaded, keys wait in order: none is dropped.
             if let content = session.content, session.queued.isEmpty {
+                if detailAction == .toggleOriginSide, !content.flow.hasOriginSide {
+                    message = StatusMessage(.info, "no rule changed this request or its response: there is one view only")
+                }
                 session.state.apply(detailAction, content: content, size: size)
             } else {
                 session.queued.append(detailAction)

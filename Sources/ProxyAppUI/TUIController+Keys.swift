@@ -30,6 +30,7 @@ extension TUIController {
         case .detail(let session): handleDetail(session, key)
         case .help(let lines, let scroll, let returnTo): handleHelp(lines, scroll, returnTo, key)
         case .pins(let pins): handlePins(pins, key)
+        case .page(let kind, let state): handlePage(kind, state, key)
         }
     }
 
@@ -93,6 +94,8 @@ extension TUIController {
             }
             overlay = .copyMenu(id: id)
         case .showPins: loadPins()
+        case .showInfo: screen = .page(.info, TextPageState())
+        case .showEventLog: showEventLog()
         case .openDetail: openDetail()
         default: performDetailAction(action)
         }
@@ -148,12 +151,13 @@ extension TUIController {
         case .character("j"), .down, .mouseWheelDown: pins.move(by: 1)
         case .character("k"), .up, .mouseWheelUp: pins.move(by: -1)
         case .character("d"), .delete:
-            guard let host = pins.selected?.host, refuseIfReadOnly("remove a pin") else { break }
+            guard let pin = pins.selected, refuseIfReadOnly("remove a pin") else { break }
             let repository = repository
             worker.perform("cannot remove the pin") {
-                let removed = try repository.removePin(host: host)
-                let text = removed ? "removed the pin for \(host): its next connections are decrypted again"
-                    : "\(host) was no longer pinned"
+                let removed = try repository.removePin(pin.key)
+                let text = removed
+                    ? "removed the pin for \(pin.host) (\(pin.clientText)): its next connections are decrypted again"
+                    : "\(pin.host) was no longer pinned for \(pin.clientText)"
                 return [.pins(try repository.pinnedDomains()), .message(StatusMessage(.info, text))]
             }
         case .character("q"), .escape, .character("p"), .backspace:

@@ -90,7 +90,7 @@ extension TUIController {
         var editor = editor
         editor.moveCursor(to: error.position)
         let kept = kind == .filter ? (filter.map { " (filter in force: \($0.text))" } ?? "") : ""
-        overlay = .prompt(kind, editor, error: "\(error.message) at column \(error.position + 1)\(kept); Esc cancels")
+        overlay = .prompt(kind, editor, error: "\(error.message) at column \(error.column)\(kept); Esc cancels")
     }
 
     private func setFilter(_ newFilter: FlowFilter?) {

@@ -18,7 +18,12 @@ public final class TUIController {
         case detail(DetailSession)
         case help(lines: [String], scroll: Int, returnTo: ReturnScreen)
         case pins(PinsViewState)
+        /// The `i` info screen or the `E` event log.
+        case page(TextPageKind, TextPageState)
     }
+
+    /// The read-only text screens.
+    enum TextPageKind { case info, eventLog }
 
     /// Where the help screen goes back to.
     enum ReturnScreen {
@@ -68,6 +73,8 @@ public final class TUIController {
     let feed: FlowListFeed
     let context: TUIContext
     let worker = TUIWorker()
+    /// The log file's tail for the `E` screen, read off this thread while the screen is up.
+    private(set) lazy var eventLog = EventLogFeed(path: context.info().logPath)
 
     var screen: Screen = .list
     var overlay: Overlay?
@@ -147,6 +154,7 @@ public final class TUIController {
             replayKeysAwaiting()
         }
         for event in worker.drain() { apply(event) }
+        if case .page(.eventLog, _) = screen { eventLog.refresh() }
         if snapshot.error != nil { lastRequest = nil }  // a failed read: ask again next turn
         var stale = false
         if let window = snapshot.window, window.generation == seenGeneration {
@@ -206,14 +214,17 @@ public final class TUIController {
         var grid: ScreenGrid
         switch screen {
         case .list:
+            let welcome = list.totalRows == 0 && filter == nil && !snapshot.scanning ? InfoPage.welcome(context.info()) : []
             grid = FlowListRenderer.render(list, header: header, size: size, message: feedError ?? message ?? scanMessage,
-                                           highlighted: search == nil ? [] : searchHighlight.matches)
+                                           welcome: welcome, highlighted: search == nil ? [] : searchHighlight.matches)
         case .detail(let session):
             grid = renderDetail(session)
         case .help(let lines, let scroll, _):
             grid = HelpRenderer.render(lines: lines, scroll: scroll, size: size)
         case .pins(let pins):
             grid = PinsRenderer.render(pins, ttl: context.pinTTL, timeZone: context.timeZone, size: size, message: message)
+        case .page(let kind, let state):
+            grid = renderPage(kind, state)
         }
         switch overlay {
         case .prompt(let kind, let editor, let error)?:

@@ -1,25 +1,35 @@
 import Foundation
 import ProxyModel
 
-/// Decides which hosts to stop intercepting, from the outcomes of TLS handshakes with clients.
+/// Decides which hosts to stop intercepting for which client, from the outcomes of TLS
+/// handshakes with clients.
 ///
 /// A client that pins its server's certificate (or trusts only its own roots) refuses every
-/// certificate we mint for that host; intercepting it again and again just breaks the app. The
-/// rules, kept here without I/O, locks or clocks (the caller passes `now`) so they are tested
-/// alone:
-/// - an explicit rejection (`.rejected`) pins the host at once;
-/// - an ambiguous EOF during the handshake pins only after `ambiguousFailuresToPin` of them
-///   within `ambiguousWindow` seconds with no completed handshake for the host in between (a
-///   client that simply went away looks the same once);
-/// - `.completed` clears the host's ambiguous history; `.notAPinSignal` changes nothing;
+/// certificate we mint for that host; intercepting it again and again just breaks the app. But a
+/// client that refuses our certificate may simply not trust the CA *yet* (the user's first
+/// `curl` before installing it): pinning then would trap the user. So the rules, kept here
+/// without I/O, locks or clocks (the caller passes `now`) so they are tested alone:
+/// - a client (`ClientIdentity`: address + ClientHello fingerprint) is *trusted* once it has
+///   completed a handshake with us, on any host (`TrustedClients`, bounded);
+/// - pins are per client and host: a refusal pins the host for that client only;
+/// - an explicit rejection (`.rejected`) by a trusted client pins at once; an ambiguous EOF pins
+///   only after `ambiguousFailuresToPin` of them from the client within `ambiguousWindow` seconds
+///   with no completed handshake for the host in between (a client that simply went away looks
+///   the same once);
+/// - a refusal by a client that is not trusted pins nothing: `.untrustedClient`, for the flow's
+///   note to tell the user to install the CA;
+/// - `.completed` clears the client's ambiguous history for the host; `.notAPinSignal` changes
+///   nothing;
 /// - a pin expires `ttl` seconds after its last failure, and is then dropped: the host is
-///   intercepted again, and pinned again if it still refuses;
+///   intercepted again for the client, and pinned again if it still refuses;
 /// - another failure of a pinned host updates the pin's `lastSeen` and `count` (a renewal);
-/// - bounds, because a client chooses what it rejects and pins apply to every client: at most
-///   `limits.maximumPins` pins are held (a new one evicts the pin seen longest ago), and one
-///   client address makes at most `limits.newPinsPerClientPerMinute` new pins a minute
-///   (`PinRateLimit`); an outcome over the rate is `.refused`, and the host stays intercepted.
-///   At most `limits.maximumPins` hosts have an ambiguous-failure history at once.
+/// - bounds, because a client chooses what it rejects (and can change its fingerprint at will):
+///   at most `limits.maximumPins` pins are held (a new one evicts the pin seen longest ago), and
+///   one client address makes at most `limits.newPinsPerClientPerMinute` new pins a minute
+///   (`PinRateLimit`, by address whatever the fingerprint); an outcome over the rate is
+///   `.refused`, and the host stays intercepted. At most `limits.maximumPins` (client, host)
+///   pairs have an ambiguous-failure history at once.
+/// Pins with no client (stored before pins were per client) apply to every client.
 /// Hosts compare as `HostName.normalized` forms (case, a trailing dot, IDN and IPv6 spellings
 /// do not matter), the same form every host pattern matches against.
 public struct AutoPinPolicy: Sendable {
@@ -29,10 +39,13 @@ public struct AutoPinPolicy: Sendable {
         public var maximumPins: Int
         /// New pins one client address may make in any minute.
         public var newPinsPerClientPerMinute: Int
+        /// Trusted clients remembered at most (`TrustedClients`).
+        public var trustedClients: Int
 
-        public init(maximumPins: Int = 1000, newPinsPerClientPerMinute: Int = 10) {
+        public init(maximumPins: Int = 1000, newPinsPerClientPerMinute: Int = 10, trustedClients: Int = 4096) {
             self.maximumPins = maximumPins
             self.newPinsPerClientPerMinute = newPinsPerClientPerMinute
+            self.trustedClients = trustedClients
         }
     }
 
@@ -51,7 +64,7 @@ public struct AutoPinPolicy: Sendable {
         public var changedPin: PinnedDomain? {
             switch update {
             case .pinned(let pin), .renewed(let pin): return pin
-            case .unchanged, .refused: return nil
+            case .unchanged, .refused, .untrustedClient: return nil
             }
         }
     }
@@ -64,11 +77,14 @@ public struct AutoPinPolicy: Sendable {
     public let ambiguousWindow: TimeInterval
     public let limits: Limits
 
-    private var pins: [String: PinnedDomain] = [:]
+    private typealias Key = PinnedDomain.Key
+
+    private var pins: [Key: PinnedDomain] = [:]
     private var rate: PinRateLimit
-    /// Times of the recent ambiguous EOFs of hosts that are not pinned.
-    private var ambiguousFailures: [String: [Date]] = [:]
-    /// `ambiguousFailures` is swept of stale hosts when it grows past this (amortised).
+    private var trusted: TrustedClients
+    /// Times of the recent ambiguous EOFs of (client, host) pairs that are not pinned.
+    private var ambiguousFailures: [Key: [Date]] = [:]
+    /// `ambiguousFailures` is swept of stale pairs when it grows past this (amortised).
     private var ambiguousSweepThreshold = Self.minimumSweepThreshold
     private static let minimumSweepThreshold = 1024
 
@@ -82,79 +98,105 @@ public struct AutoPinPolicy: Sendable {
         self.ambiguousWindow = ambiguousWindow
         self.limits = limits
         self.rate = PinRateLimit(perMinute: limits.newPinsPerClientPerMinute)
+        self.trusted = TrustedClients(capacity: max(2, limits.trustedClients))
     }
 
-    /// Replaces every pin held with `pins` (from storage). Of two pins for one host the one
-    /// seen last wins. Expired pins may be passed: they never apply. Past `maximumPins` the
-    /// ones seen longest ago are dropped and returned, for the caller to delete.
+    /// Replaces every pin held with `pins` (from storage). Of two pins for one host and client
+    /// the one seen last wins. Expired pins may be passed: they never apply. Past `maximumPins`
+    /// the ones seen longest ago are dropped and returned, for the caller to delete. The
+    /// clients of the pins are trusted: they refused our certificate while trusted.
     @discardableResult
     public mutating func load(_ pins: [PinnedDomain]) -> [PinnedDomain] {
         self.pins = [:]
         for pin in pins {
-            let key = Self.key(pin.host)
-            if let held = self.pins[key], held.lastSeen >= pin.lastSeen { continue }
             var stored = pin
-            stored.host = key
-            self.pins[key] = stored
+            stored.host = Self.normalized(pin.host)
+            if let held = self.pins[stored.key], held.lastSeen >= pin.lastSeen { continue }
+            self.pins[stored.key] = stored
+            if let client = pin.client { trusted.insert(client) }
         }
         guard self.pins.count > limits.maximumPins else { return [] }
-        let dropped = self.pins.values.sorted { ($0.lastSeen, $0.host) < ($1.lastSeen, $1.host) }
-            .prefix(self.pins.count - limits.maximumPins)
-        for pin in dropped { self.pins[pin.host] = nil }
+        let dropped = self.pins.values.sorted(by: Self.seenEarlier).prefix(self.pins.count - limits.maximumPins)
+        for pin in dropped { self.pins[pin.key] = nil }
         return Array(dropped)
     }
 
     /// How many pins are held (expired ones until they are touched included).
     public var count: Int { pins.count }
 
-    /// The pin that applies to `host` at `now`; nil when none does (never pinned, or expired).
-    public func pin(for host: String, now: Date) -> PinnedDomain? {
-        guard let pin = pins[Self.key(host)], !pin.isExpired(ttl: ttl, now: now) else { return nil }
-        return pin
+    /// Whether `client` has completed a handshake with the proxy (as far as the bounded memory goes).
+    public func isTrusted(_ client: ClientIdentity) -> Bool {
+        trusted.contains(client)
     }
 
-    /// Applies one handshake outcome for `host`, seen from the client at `client` (an address,
-    /// see `PinRateLimit.clientKey`), at `now`. Returns what changed, for the caller to persist.
-    public mutating func record(_ outcome: HandshakeOutcome, host: String, client: String, now: Date) -> Change {
-        let key = Self.key(host)
+    /// The pin that applies to `client` going to `host` at `now`: its own, else one for every
+    /// client; nil when none does (never pinned, or expired).
+    public func pin(for host: String, client: ClientIdentity, now: Date) -> PinnedDomain? {
+        let host = Self.normalized(host)
+        for key in [Key(host: host, client: client), Key(host: host, client: nil)] {
+            if let pin = pins[key], !pin.isExpired(ttl: ttl, now: now) { return pin }
+        }
+        return nil
+    }
+
+    /// Every live pin for `host`, whatever the client, by client.
+    public func pins(for host: String, now: Date) -> [PinnedDomain] {
+        let host = Self.normalized(host)
+        return pins.values.filter { $0.host == host && !$0.isExpired(ttl: ttl, now: now) }.sorted {
+            $0.clientText < $1.clientText
+        }
+    }
+
+    /// Applies one handshake outcome for `client` going to `host`, at `now`; `tlsVersion` is kept
+    /// on the pin as evidence. Returns what changed, for the caller to persist.
+    public mutating func record(_ outcome: HandshakeOutcome, host: String, client: ClientIdentity,
+                                tlsVersion: String? = nil, now: Date) -> Change {
+        let key = Key(host: Self.normalized(host), client: client)
         if let held = pins[key], held.isExpired(ttl: ttl, now: now) {
             pins[key] = nil
         }
         switch outcome {
         case .completed:
+            trusted.insert(client)
             ambiguousFailures[key] = nil
             return Change(update: .unchanged)
         case .notAPinSignal:
             return Change(update: .unchanged)
-        case .rejected(let reason, let evidence):
+        case .rejected(let reason, let evidence, let alert):
             ambiguousFailures[key] = nil
             if var pin = pins[key] {
                 pin.reason = reason
                 pin.evidence = evidence
-                pin.lastSeen = now
-                pin.count += 1
-                pins[key] = pin
-                return Change(update: .renewed(pin))
+                pin.alert = alert
+                pin.tlsVersion = tlsVersion ?? pin.tlsVersion
+                return renew(&pin, now: now)
             }
-            return add(PinnedDomain(host: key, reason: reason, evidence: evidence, firstSeen: now, lastSeen: now,
-                                    count: 1), client: client, now: now)
+            guard trusted.contains(client) else { return Change(update: .untrustedClient) }
+            return add(PinnedDomain(host: key.host, reason: reason, evidence: evidence, firstSeen: now, lastSeen: now,
+                                    count: 1, client: client, alert: alert, tlsVersion: tlsVersion), now: now)
         case .ambiguousEOF(let evidence):
             if var pin = pins[key] {
-                pin.lastSeen = now
-                pin.count += 1
-                pins[key] = pin
-                return Change(update: .renewed(pin))
+                return renew(&pin, now: now)
             }
-            return recordAmbiguousFailure(host: key, evidence: evidence, client: client, now: now)
+            guard trusted.contains(client) else { return Change(update: .untrustedClient) }
+            return recordAmbiguousFailure(key, evidence: evidence, tlsVersion: tlsVersion, now: now)
         }
     }
 
-    /// Adds a new pin if `client` is within its rate, evicting the pin seen longest ago when the
-    /// table is full.
-    private mutating func add(_ pin: PinnedDomain, client: String, now: Date) -> Change {
-        guard rate.admit(client: client, now: now) else {
+    private mutating func renew(_ pin: inout PinnedDomain, now: Date) -> Change {
+        pin.lastSeen = now
+        pin.count += 1
+        pins[pin.key] = pin
+        return Change(update: .renewed(pin))
+    }
+
+    /// Adds a new pin if its client's address is within its rate, evicting the pin seen longest
+    /// ago when the table is full.
+    private mutating func add(_ pin: PinnedDomain, now: Date) -> Change {
+        let address = pin.client?.address ?? ""
+        guard rate.admit(client: address, now: now) else {
             return Change(update: .refused(
-                "not pinned: \(PinRateLimit.clientKey(client)) made \(limits.newPinsPerClientPerMinute) new pins in the "
+                "not pinned: \(PinRateLimit.clientKey(address)) made \(limits.newPinsPerClientPerMinute) new pins in the "
                     + "last minute (--pin-rate)"))
         }
         var evicted: [PinnedDomain] = []
@@ -162,39 +204,39 @@ public struct AutoPinPolicy: Sendable {
             // The expired go first; then the pin seen longest ago. A scan: new pins are rare
             // (rate-limited) and the table is bounded.
             let expired = pins.values.filter { $0.isExpired(ttl: ttl, now: now) }
-            let victims = expired.isEmpty
-                ? pins.values.min { ($0.lastSeen, $0.host) < ($1.lastSeen, $1.host) }.map { [$0] } ?? []
-                : expired
-            for victim in victims { pins[victim.host] = nil }
+            let victims = expired.isEmpty ? pins.values.min(by: Self.seenEarlier).map { [$0] } ?? [] : expired
+            for victim in victims { pins[victim.key] = nil }
             evicted = victims
         }
-        pins[pin.host] = pin
+        pins[pin.key] = pin
         return Change(update: .pinned(pin), evicted: evicted)
     }
 
-    /// Forgets the pin and the failure history of `host`. Returns the pin removed, if any.
+    /// Forgets the pins of `host` for every client, and their failure histories. Returns the
+    /// pins removed.
     @discardableResult
-    public mutating func remove(host: String) -> PinnedDomain? {
-        let key = Self.key(host)
-        ambiguousFailures[key] = nil
-        return pins.removeValue(forKey: key)
+    public mutating func remove(host: String) -> [PinnedDomain] {
+        let host = Self.normalized(host)
+        ambiguousFailures = ambiguousFailures.filter { $0.key.host != host }
+        let removed = pins.values.filter { $0.host == host }
+        for pin in removed { pins[pin.key] = nil }
+        return removed
     }
 
-    /// Forgets every pin and every failure history.
+    /// Forgets every pin and every failure history (not which clients are trusted).
     public mutating func removeAll() {
         pins = [:]
         ambiguousFailures = [:]
         ambiguousSweepThreshold = Self.minimumSweepThreshold
     }
 
-    /// Counts an ambiguous EOF of an unpinned host; pins it when it is one too many.
-    private mutating func recordAmbiguousFailure(host key: String, evidence: String, client: String,
-                                                 now: Date) -> Change {
+    /// Counts an ambiguous EOF of an unpinned (client, host); pins when it is one too many.
+    private mutating func recordAmbiguousFailure(_ key: Key, evidence: String, tlsVersion: String?, now: Date) -> Change {
         var times = (ambiguousFailures[key] ?? []).filter { isRecent($0, now: now) }
         times.append(now)
         guard times.count >= ambiguousFailuresToPin else {
             sweepStaleAmbiguousFailures(now: now)
-            // Bounded: a host with no history yet is not tracked while the table is full of recent ones.
+            // Bounded: a pair with no history yet is not tracked while the table is full of recent ones.
             if ambiguousFailures[key] != nil || ambiguousFailures.count < limits.maximumPins {
                 ambiguousFailures[key] = times
             }
@@ -202,10 +244,11 @@ public struct AutoPinPolicy: Sendable {
         }
         ambiguousFailures[key] = nil
         return add(PinnedDomain(
-            host: key,
+            host: key.host,
             reason: "client closed the connection after our certificate, during the TLS handshake, \(times.count) "
                 + "times within \(Int(ambiguousWindow)) s",
-            evidence: evidence, firstSeen: times.min() ?? now, lastSeen: now, count: times.count), client: client, now: now)
+            evidence: evidence, firstSeen: times.min() ?? now, lastSeen: now, count: times.count, client: key.client,
+            tlsVersion: tlsVersion), now: now)
     }
 
     /// True when a failure at `time` still counts at `now` (within the window, ends included).
@@ -213,7 +256,7 @@ public struct AutoPinPolicy: Sendable {
         now.timeIntervalSince(time) <= ambiguousWindow
     }
 
-    /// Drops the histories with no recent failure once there are many, so hosts that failed once
+    /// Drops the histories with no recent failure once there are many, so pairs that failed once
     /// and never came back do not accumulate. Amortised: the next sweep waits until the table has
     /// doubled.
     private mutating func sweepStaleAmbiguousFailures(now: Date) {
@@ -222,13 +265,23 @@ public struct AutoPinPolicy: Sendable {
         ambiguousSweepThreshold = max(Self.minimumSweepThreshold, ambiguousFailures.count * 2)
     }
 
-    /// How many hosts have an ambiguous-failure history held (for tests of the sweep).
+    /// How many (client, host) pairs have an ambiguous-failure history held (for tests of the sweep).
     var hostsWithAmbiguousFailures: Int {
         ambiguousFailures.count
     }
 
+    /// How many clients are remembered as trusted (for tests of the bound).
+    var trustedClientCount: Int {
+        trusted.count
+    }
+
+    /// The order pins are evicted in: seen longest ago first, then by host and client.
+    private static func seenEarlier(_ lhs: PinnedDomain, _ rhs: PinnedDomain) -> Bool {
+        (lhs.lastSeen, lhs.host, lhs.clientText) < (rhs.lastSeen, rhs.host, rhs.clientText)
+    }
+
     /// Pins are keyed like `PinnedDomain.host`: lowercased.
-    private static func key(_ host: String) -> String {
+    private static func normalized(_ host: String) -> String {
         HostName.normalized(host)
     }
 }

@@ -1,5 +1,6 @@
 /// Reads the body of a reassembled ClientHello handshake message (RFC 8446 §4.1.2) into a
-/// `TLSClientHello`: the fixed fields are checked and skipped, three extensions are read.
+/// `TLSClientHello`: the fixed fields are checked, the cipher suites and extension types kept
+/// (for `ClientHelloFingerprint`), four extensions are read.
 ///
 /// Returns nil for any structure a TLS server would refuse with `decode_error`; the caller
 /// turns that into `.notTLS`.
@@ -10,6 +11,7 @@ enum ClientHelloBodyParser {
     static let serverNameExtension: UInt16 = 0
     static let alpnExtension: UInt16 = 16
     static let supportedVersionsExtension: UInt16 = 43
+    static let signatureAlgorithmsExtension: UInt16 = 13
     static let hostNameType: UInt8 = 0
 
     static func parse(_ body: ArraySlice<UInt8>) -> TLSClientHello? {
@@ -25,7 +27,8 @@ enum ClientHelloBodyParser {
               let compressionMethods = reader.readVector8(), compressionMethods.count >= 1
         else { throw Malformed() }
         var hello = TLSClientHello(
-            serverName: nil, alpnProtocols: [], legacyVersion: legacyVersion, supportedVersions: []
+            serverName: nil, alpnProtocols: [], legacyVersion: legacyVersion, supportedVersions: [],
+            cipherSuites: uint16s(cipherSuites)
         )
         if reader.isEmpty { return hello }  // no extensions at all: legal before TLS 1.3
         guard var extensions = reader.readVector16(), reader.isEmpty else { throw Malformed() }
@@ -34,6 +37,7 @@ enum ClientHelloBodyParser {
             guard let type = extensions.readUInt16(), let data = extensions.readVector16(),
                   seen.insert(type).inserted
             else { throw Malformed() }
+            hello.extensionTypes.append(type)
             switch type {
             case serverNameExtension:
                 hello.serverName = try parseServerName(data)
@@ -41,6 +45,8 @@ enum ClientHelloBodyParser {
                 hello.alpnProtocols = try parseALPN(data)
             case supportedVersionsExtension:
                 hello.supportedVersions = try parseSupportedVersions(data)
+            case signatureAlgorithmsExtension:
+                hello.signatureAlgorithms = signatureAlgorithms(data)
             default:
                 continue
             }
@@ -80,13 +86,28 @@ enum ClientHelloBodyParser {
     /// `supported_versions` in a ClientHello (RFC 8446 §4.2.1): 1 to 127 two-byte versions.
     private static func parseSupportedVersions(_ extensionData: TLSByteReader) throws(Malformed) -> [UInt16] {
         var data = extensionData
-        guard var list = data.readVector8(), data.isEmpty, !list.isEmpty, list.count % 2 == 0 else {
+        guard let list = data.readVector8(), data.isEmpty, !list.isEmpty, list.count % 2 == 0 else {
             throw Malformed()
         }
-        var versions: [UInt16] = []
-        while let version = list.readUInt16() {
-            versions.append(version)
+        return uint16s(list)
+    }
+
+    /// `signature_algorithms` (RFC 8446 §4.2.3): two-byte schemes in a two-byte-length vector.
+    /// Empty when malformed: only the fingerprint reads it, and the TLS library refuses such a hello.
+    private static func signatureAlgorithms(_ extensionData: TLSByteReader) -> [UInt16] {
+        var data = extensionData
+        guard let list = data.readVector16(), data.isEmpty, list.count % 2 == 0 else { return [] }
+        return uint16s(list)
+    }
+
+    /// The two-byte values of `vector` (an even number of bytes; a last odd byte is ignored).
+    private static func uint16s(_ vector: TLSByteReader) -> [UInt16] {
+        var list = vector
+        var values: [UInt16] = []
+        values.reserveCapacity(list.count / 2)
+        while let value = list.readUInt16() {
+            values.append(value)
         }
-        return versions
+        return values
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 
 #if canImport(Glibc)
 import Glibc
@@ -10,9 +11,9 @@ import Darwin
 
 /// How many new pins one client address may make per minute.
 ///
-/// Pins apply to every client of the proxy, and a client decides what it rejects: without a
-/// limit one client could pin thousands of hosts (and so switch interception off for them, for
-/// everyone) in seconds. Only new pins count; a renewed pin does not. Clients are keyed by
+/// A client decides what it rejects: without a limit one client could pin thousands of hosts in
+/// seconds (pins are per client, but a client can change its fingerprint at will, and every pin
+/// takes room under `--max-pins`). Only new pins count; a renewed pin does not. Clients are keyed by
 /// address without the port; IPv6 clients by their /64, which one machine usually owns whole.
 /// Pure and clock-free (the caller passes `now`), like `AutoPinPolicy`, which owns it.
 struct PinRateLimit: Sendable {
@@ -60,21 +61,16 @@ struct PinRateLimit: Sendable {
     /// (`10.0.0.7:5000` → `10.0.0.7`), an IPv6 address as its /64 (`[2001:db8::1]:5000` →
     /// `2001:db8::/64`). Text that is no address is its own key.
     static func clientKey(_ address: String) -> String {
-        var host = Substring(address)
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            host = host[host.index(after: host.startIndex)..<close]
-        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.lastIndex(of: ":") {
-            host = host[..<colon]
-        }
-        guard host.contains(":") else { return String(host) }
+        let host = ClientIdentity.addressWithoutPort(address)
+        guard host.contains(":") else { return host }
         var address = in6_addr()
-        let zoneless = host.split(separator: "%", maxSplits: 1).first.map(String.init) ?? String(host)
-        guard inet_pton(AF_INET6, zoneless, &address) == 1 else { return String(host) }
+        let zoneless = host.split(separator: "%", maxSplits: 1).first.map(String.init) ?? host
+        guard inet_pton(AF_INET6, zoneless, &address) == 1 else { return host }
         withUnsafeMutableBytes(of: &address) { bytes in
             for index in 8..<16 { bytes[index] = 0 }
         }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return String(host) }
+        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return host }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/64"
     }
 }

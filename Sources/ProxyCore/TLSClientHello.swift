@@ -14,12 +14,23 @@ public struct TLSClientHello: Sendable, Hashable {
     public var legacyVersion: UInt16
     /// The `supported_versions` extension as sent (GREASE values included); empty when absent.
     public var supportedVersions: [UInt16]
+    /// The cipher suites offered, in the client's order (GREASE values included).
+    public var cipherSuites: [UInt16]
+    /// The extension types, in the client's order (GREASE values included).
+    public var extensionTypes: [UInt16]
+    /// The `signature_algorithms` extension (RFC 8446 §4.2.3) in the client's order; empty when
+    /// absent or malformed (the TLS library behind us judges it).
+    public var signatureAlgorithms: [UInt16]
 
-    public init(serverName: String?, alpnProtocols: [String], legacyVersion: UInt16, supportedVersions: [UInt16]) {
+    public init(serverName: String?, alpnProtocols: [String], legacyVersion: UInt16, supportedVersions: [UInt16],
+                cipherSuites: [UInt16] = [], extensionTypes: [UInt16] = [], signatureAlgorithms: [UInt16] = []) {
         self.serverName = serverName
         self.alpnProtocols = alpnProtocols
         self.legacyVersion = legacyVersion
         self.supportedVersions = supportedVersions
+        self.cipherSuites = cipherSuites
+        self.extensionTypes = extensionTypes
+        self.signatureAlgorithms = signatureAlgorithms
     }
 
     /// True when the client offers TLS 1.3 (0x0304 in `supported_versions`).

@@ -61,6 +61,12 @@ public struct Flow: Sendable, Hashable {
     /// they acted: a block, a map-local or map-remote, a DNS override, a rewrite, or an
     /// `ssl_proxying` exclusion. Empty when no rule touched it.
     public var appliedRules: [String]
+    /// The request as forwarded to the origin, when a rule changed it; nil otherwise (the
+    /// request fields above are always the client's).
+    public var forwardedRequest: ForwardedRequest?
+    /// The response as the origin sent it, when a rule changed it; nil otherwise (the response
+    /// fields above are always what the client got).
+    public var originResponse: OriginResponse?
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
@@ -70,7 +76,8 @@ public struct Flow: Sendable, Hashable {
         requestBody: CapturedBody = .empty, status: Int? = nil, reason: String? = nil,
         responseHeaders: [HeaderField] = [], responseBody: CapturedBody = .empty, error: String? = nil,
         bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
-        note: String? = nil, serverAddress: String? = nil, appliedRules: [String] = []
+        note: String? = nil, serverAddress: String? = nil, appliedRules: [String] = [],
+        forwardedRequest: ForwardedRequest? = nil, originResponse: OriginResponse? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -98,6 +105,8 @@ public struct Flow: Sendable, Hashable {
         self.note = note
         self.serverAddress = serverAddress
         self.appliedRules = appliedRules
+        self.forwardedRequest = forwardedRequest
+        self.originResponse = originResponse
     }
 
     /// Total duration in milliseconds, when the flow has finished.

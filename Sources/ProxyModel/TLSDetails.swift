@@ -10,7 +10,8 @@ import Foundation
 public struct TLSDetails: Sendable, Hashable {
     /// Protocol version negotiated with the client, e.g. `TLSv1.3`.
     public var clientVersion: String?
-    /// Cipher suite negotiated with the client, e.g. `TLS_AES_128_GCM_SHA256`.
+    /// Cipher suite negotiated with the client, e.g. `TLS_AES_128_GCM_SHA256`. The engine leaves
+    /// both ciphers nil (NIOSSL exposes no negotiated cipher); imported flows may carry them.
     public var clientCipher: String?
     /// Application protocol negotiated with the client (ALPN), e.g. `http/1.1`.
     public var alpn: String?

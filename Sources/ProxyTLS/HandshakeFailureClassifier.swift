@@ -58,6 +58,12 @@ public enum HandshakeFailureClassifier {
         certificateAlerts.first { $0.code == code }?.alert
     }
 
+    /// The certificate alert a `.rejected` reason of `classify` names (`unknown_ca` out of
+    /// "client sent unknown_ca after our certificate (TLS 1.3)"), for the pin's evidence.
+    public static func certificateAlert(in reason: String) -> String? {
+        certificateAlerts.first { reason.hasPrefix("client sent \($0.alert) ") }?.alert
+    }
+
     /// What an error says on its own, before the wire is consulted.
     private enum ErrorSignal {
         /// A certificate alert NIOSSL read (and decrypted, on TLS 1.3).

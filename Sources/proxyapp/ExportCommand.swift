@@ -44,6 +44,9 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Replace credentials, cookies and secret-looking header, query and form values with REDACTED.")
     var redact = false
 
+    @Flag(help: ArgumentHelp("With --curl or --raw: the request as forwarded to the origin and the response as the origin sent it, where a rule changed them (without it: as the client sent and got them)."))
+    var forwarded = false
+
     func validate() throws {
         let chosen = [harPath != nil, curlID != nil, rawID != nil].filter { $0 }.count
         guard chosen == 1 else {
@@ -52,9 +55,13 @@ struct ExportCommand: ParsableCommand {
         if harPath == nil, filter != nil || since != nil || marked {
             throw ValidationError("--filter, --since and --marked select flows for --har; --curl and --raw take one flow ID.")
         }
+        if forwarded && harPath != nil {
+            throw ValidationError("--forwarded applies to --curl and --raw; a HAR file holds both views (the forwarded one under _forwarded).")
+        }
         if harPath?.isEmpty == true {
             throw ValidationError("--har needs a file name, or '-' for stdout.")
         }
+        _ = try filter.map { try FilterArgument.parse($0) }
     }
 
     func run() throws {
@@ -63,13 +70,13 @@ struct ExportCommand: ParsableCommand {
         if let harPath {
             try exportHAR(query, from: repository, to: harPath)
         } else if let curlID {
-            let flow = try storedFlow(curlID, in: repository)
+            let flow = try chosenSide(of: storedFlow(curlID, in: repository))
             guard CurlCommand.isReproducible(flow) else {
                 throw CLIError("flow #\(curlID) is a CONNECT tunnel: there is no HTTP request to repeat with curl. Use --raw \(curlID) to see it.")
             }
             print(CurlCommand.render(redact ? FlowRedactor.redact(flow) : flow))
         } else if let rawID {
-            let flow = try storedFlow(rawID, in: repository)
+            let flow = try chosenSide(of: storedFlow(rawID, in: repository))
             let bytes = try Self.rawOutput(RawExchange.render(redact ? FlowRedactor.redact(flow) : flow), id: rawID,
                                            stdoutIsTerminal: isatty(STDOUT_FILENO) == 1)
             let output = FileOutput.standardOutput()
@@ -96,6 +103,15 @@ struct ExportCommand: ParsableCommand {
             throw CLIError("no flow #\(id) in \(data.databasePath). `proxyapp flows` lists the stored flows and their ids.")
         }
         return flow
+    }
+
+    /// The client's view, or with `--forwarded` the origin's (saying so when no rule changed the flow).
+    private func chosenSide(of flow: Flow) -> Flow {
+        guard forwarded else { return flow }
+        if !flow.hasOriginSide {
+            FileHandle.standardError.write(Data("flow #\(flow.id ?? 0): no rule changed this request or its response; showing it as the client sent it\n".utf8))
+        }
+        return flow.originSide
     }
 
     private func exportHAR(_ query: FlowQuery, from repository: TrafficRepository, to path: String) throws {

@@ -24,6 +24,7 @@ struct FlowsCommand: ParsableCommand {
 
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1.") }
+        _ = try filter.map { try FilterArgument.parse($0) }
     }
 
     func run() throws {

@@ -70,6 +70,9 @@ struct HTTPSOptions: ParsableArguments {
         var rootCertificate: RootCertificateDownload
         var pins: PersistentPinRegistry
         var banner: String
+        /// The CA's PEM file, and whether this start created it (the TUI's `i` screen says so).
+        var certificatePath: String
+        var createdNow: Bool
     }
 
     /// Loads or creates the root CA under `<data-dir>/ca` and builds everything else; nil with
@@ -114,7 +117,8 @@ struct HTTPSOptions: ParsableArguments {
             banner += "warning: --insecure-upstream: origins' certificates are not verified.\n"
         }
         banner += Self.legacyVersionWarnings(client: clientMinimum, upstream: upstreamMinimum)
-        return Setup(interception: interception, rootCertificate: root, pins: pins, banner: banner)
+        return Setup(interception: interception, rootCertificate: root, pins: pins, banner: banner,
+                     certificatePath: store.certificatePEMPath, createdNow: created)
     }
 
     /// One warning line per leg allowed below TLS 1.2.

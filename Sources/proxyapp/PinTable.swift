@@ -1,9 +1,9 @@
 import Foundation
 import ProxyModel
 
-/// Renders the pinned hosts as the table `proxyapp pins list` prints: columns as wide as their
-/// longest value, the (long) reason last so lines stay readable when they wrap. Hosts and
-/// reasons come from client handshakes: shown escaped (`TerminalText`).
+/// Renders the pins as the table `proxyapp pins list` prints, one row per host and client:
+/// columns as wide as their longest value, the (long) reason last so lines stay readable when
+/// they wrap. Hosts and reasons come from client handshakes: shown escaped (`TerminalText`).
 enum PinTable {
     /// The whole table with a header, or a one-line notice when nothing is pinned; each line
     /// ends with a newline.
@@ -13,8 +13,8 @@ enum PinTable {
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         formatter.timeZone = timeZone
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        let rows = [["HOST", "COUNT", "FIRST SEEN", "LAST SEEN", "EXPIRES", "REASON"]] + pins.map { pin in
-            [TerminalText.escaped(pin.host), String(pin.count), formatter.string(from: pin.firstSeen), formatter.string(from: pin.lastSeen),
+        let rows = [["HOST", "CLIENT", "COUNT", "FIRST SEEN", "LAST SEEN", "EXPIRES", "REASON"]] + pins.map { pin in
+            [TerminalText.escaped(pin.host), TerminalText.escaped(pin.clientText), String(pin.count), formatter.string(from: pin.firstSeen), formatter.string(from: pin.lastSeen),
              pin.isExpired(ttl: ttl, now: now) ? "expired" : formatter.string(from: pin.expiry(ttl: ttl)),
              TerminalText.escaped(pin.reason)]
         }

@@ -3,17 +3,21 @@ import CaptureStore
 import Foundation
 import ProxyCore
 
-/// `proxyapp pins`: the hosts the proxy passes through untouched because their clients refuse
-/// our certificates (certificate pinning). Lists them, or unpins so they are intercepted again.
+/// `proxyapp pins`: the hosts the proxy passes through untouched for the clients that refuse our
+/// certificates for them (certificate pinning). Lists them, or unpins so they are intercepted again.
 struct PinsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pins",
         abstract: "List or remove the hosts passed through untouched because their clients refuse the proxy's certificates.",
         discussion: """
-            A client that rejects the proxy's certificate for a host (an app that pins its \
-            certificate, or trusts only its own roots) gets that host pinned: its connections are \
-            relayed without interception, so the app keeps working. A pin expires --pin-ttl after \
-            the host's last failure. A running proxy notices removals within a few seconds.
+            A client that has completed a handshake with the proxy before (so it trusts the CA) \
+            and then rejects the proxy's certificate for a host (an app that pins its \
+            certificate) gets that host pinned for itself: its connections there are relayed \
+            without interception, so the app keeps working, while other clients are still \
+            intercepted. A client is its address and a fingerprint of its TLS ClientHello. A \
+            client that never completed a handshake pins nothing: it does not trust the CA yet. \
+            A pin expires --pin-ttl after its last failure. A running proxy notices removals \
+            within a few seconds.
             """,
         subcommands: [List.self, Remove.self, Clear.self],
         defaultSubcommand: List.self
@@ -41,27 +45,39 @@ extension PinsCommand {
         }
     }
 
-    /// `proxyapp pins remove HOST`: unpins one host.
+    /// `proxyapp pins remove HOST [--client ADDRESS]`: unpins one host, for every client or for
+    /// the clients at one address.
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unpin a host: the proxy intercepts it again.")
+        static let configuration = CommandConfiguration(
+            abstract: "Unpin a host for every client (or those at --client): the proxy intercepts it again.")
 
         @OptionGroup var data: DataDirectoryOptions
 
         @Argument(help: "The host to unpin, as `proxyapp pins list` shows it (any case).")
         var host: String
 
+        @Option(name: .customLong("client"),
+                help: "Only the pins of clients at this address (the first word of CLIENT in `proxyapp pins list`).")
+        var clientAddress: String?
+
         func validate() throws {
             guard !host.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw ValidationError("HOST must not be empty.")
+            }
+            if let clientAddress, clientAddress.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("--client must name an address, such as 127.0.0.1.")
             }
         }
 
         func run() throws {
             let repository = try data.openExistingCapture(forWriting: true)
-            guard try repository.removePin(host: host) else {
-                throw CLIError("\(host) is not pinned. `proxyapp pins list` shows the pinned hosts.")
+            let removed = try repository.removePins(host: host, clientAddress: clientAddress)
+            let whose = clientAddress.map { " for clients at \($0)" } ?? ""
+            guard removed > 0 else {
+                throw CLIError("\(host) is not pinned\(whose). `proxyapp pins list` shows the pinned hosts.")
             }
-            print("Unpinned \(HostName.normalized(host)): the proxy intercepts it again.")
+            print("Unpinned \(HostName.normalized(host))\(whose) (\(removed) pin\(removed == 1 ? "" : "s")): "
+                  + "the proxy intercepts it again.")
         }
     }
 
@@ -73,7 +89,7 @@ extension PinsCommand {
 
         func run() throws {
             let removed = try data.openExistingCapture(forWriting: true).removeAllPins()
-            print(removed == 0 ? "No host was pinned." : "Unpinned \(removed) host\(removed == 1 ? "" : "s").")
+            print(removed == 0 ? "No host was pinned." : "Removed \(removed) pin\(removed == 1 ? "" : "s").")
         }
     }
 }

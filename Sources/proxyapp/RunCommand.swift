@@ -10,6 +10,7 @@ import ProxyEngine
 import ProxyAppUI
 import ProxyModel
 import Rules
+import TerminalUI
 
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
 /// `<data-dir>/traffic.sqlite` until SIGINT or SIGTERM.
@@ -21,8 +22,10 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Start the proxy (the default command).")
 
-    @Option(help: "Address to listen on, HOST:PORT. Anything but loopback lets others use the proxy.")
-    var listen: ListenAddress = ListenAddress(argument: "127.0.0.1:8080")!
+    @Option(help: ArgumentHelp("Address to listen on: HOST:PORT, HOST (port 8080), :PORT or PORT (loopback). "
+                               + "Anything but loopback lets others use the proxy.", valueName: "address"),
+            transform: ListenAddress.parse)
+    var listen: ListenAddress = .default
 
     @OptionGroup var data: DataDirectoryOptions
 
@@ -140,7 +143,10 @@ struct RunCommand: AsyncParsableCommand {
         let blockingPool = BlockingPool(numberOfThreads: 4)
         let liveRules = LiveRules(initialRules.rules)
         let rulesWatcher = RulesFileWatcher(path: rulesOptions.path(data: data), live: liveRules,
-                                            initialText: initialRules.text) { line in Console.write(TerminalText.escaped(line, keepingLineBreaks: true) + "\n") }
+                                            initialText: initialRules.text) { line in
+            // With the TUI these lines go to the log file, which the `E` screen shows: stamp them.
+            Console.write((withTUI ? LogTime.now() + " " : "") + TerminalText.escaped(line, keepingLineBreaks: true) + "\n")
+        }
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
             resolver: resolver, interception: https?.interception,
@@ -156,15 +162,18 @@ struct RunCommand: AsyncParsableCommand {
             try? await group.shutdownGracefully()
             throw CLIError(ListenFailure.message(listen: "\(listen)", error: error))
         }
-        let bound = ListenAddress(argument: "\(listen.host.contains(":") ? "[\(listen.host)]" : listen.host):\(address.port ?? listen.port)")!
+        let bound = ListenAddress(host: listen.host, port: address.port ?? listen.port)
         marker.update(listen: bound.description)
-        var banner = "ProxyApp listening on http://\(bound)  (use it as HTTP_PROXY=http://\(bound))\n"
+        // curl reads only the lower-case names (and https_proxy for HTTPS): those are the ones to show.
+        var banner = "ProxyApp listening on http://\(bound)  (export http_proxy=http://\(bound) https_proxy=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
         if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
-        banner += initialRules.banner
-        banner += descriptors.bannerLine.map { $0 + "\n" } ?? ""
+        // The rules line is written when the banner is printed: after the TUI quits, it says the
+        // rules as they are then, not as they were at start.
+        let bannerHead = banner
+        banner = descriptors.bannerLine.map { $0 + "\n" } ?? ""
         banner += server.budget.bannerLines
         if !listen.isLoopback {
             banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
@@ -175,17 +184,31 @@ struct RunCommand: AsyncParsableCommand {
         if !quiet && !withTUI {
             banner += FlowTable.header + "\n"
         }
+        let rulesPath = rulesOptions.path(data: data)
+        let bannerNow = { [banner] in
+            bannerHead + TerminalText.escaped(RulesStateText.line(liveRules.status, path: rulesPath)) + "\n" + banner
+        }
         let signals = SignalWaiter.install()
-        Console.write(banner)
+        if !withTUI { Console.write(bannerNow()) }  // the TUI's alternate screen would hide it: printed after
         rulesWatcher.start()
 
         if withTUI {
+            let logPath = directory.appendingPathComponent("proxyapp.log").path
+            let info = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
+                                 capturePath: data.databasePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
+                                 caCreatedNow: https?.createdNow ?? false)
             let context = TUIContext(
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
-                rules: { liveRules.status.summary }, proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
-            let logPath = directory.appendingPathComponent("proxyapp.log").path
+                rules: { liveRules.status.summary },
+                info: {
+                    var current = info
+                    current.rules = [RulesStateText.line(liveRules.status, path: rulesPath)]
+                    return current
+                },
+                proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
             let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
             signals.stopping()
+            Console.write(bannerNow())
             Console.write("Stopping (\(reason))…\n")
         } else {
             let signalNumber = await signals.wait()

@@ -76,6 +76,26 @@ final class CaptureQueueTests: XCTestCase {
         XCTAssertEqual(queue.count, 1)
     }
 
+    /// The origin side's bodies (a rule changed the flow) count against the budget and are
+    /// stripped with the others: a rewrite cannot double what the queue holds unseen.
+    func testOriginSideBodiesCountAndAreStripped() {
+        var flow = Samples.flow(0, bodyBytes: 40)
+        flow.forwardedRequest = ForwardedRequest(method: "GET", scheme: "http", host: "b.test", port: 80, path: "/",
+                                                 headers: [], body: CapturedBody(bytes: Data(count: 30), size: 30))
+        flow.originResponse = OriginResponse(status: 200, reason: nil, headers: [],
+                                             body: CapturedBody(bytes: Data(count: 50), size: 50))
+        XCTAssertEqual(flow.capturedBodyBytes, 120)
+        var queue = CaptureQueue(maxFlows: 3, maxBodyBytes: 100)
+        XCTAssertEqual(queue.enqueue(flow), .queuedWithoutBodies(droppedBytes: 120))
+        let stored = queue.dequeueBatch(maxCount: 1)[0]
+        XCTAssertEqual(stored.capturedBodyBytes, 0)
+        XCTAssertEqual(stored.forwardedRequest?.body, CapturedBody(bytes: Data(), size: 30, truncated: true))
+        XCTAssertEqual(stored.originResponse?.body, CapturedBody(bytes: Data(), size: 50, truncated: true))
+        var fits = CaptureQueue(maxFlows: 3, maxBodyBytes: 120)
+        XCTAssertEqual(fits.enqueue(flow), .queued)
+        XCTAssertEqual(fits.queuedBodyBytes, 120)
+    }
+
     /// At the flow limit new flows are dropped whole and counted; older queued flows are kept,
     /// and room frees up as batches leave.
     func testFlowsAreDroppedAtTheFlowLimit() {

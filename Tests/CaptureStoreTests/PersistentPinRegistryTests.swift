@@ -156,7 +156,7 @@ final class PersistentPinRegistryTests: XCTestCase {
         registry.flush()
 
         let cli = TrafficRepository(database: try TrafficDatabase(path: path))
-        XCTAssertTrue(try cli.removePin(host: "removed.example"))
+        XCTAssertEqual(try cli.removePins(host: "removed.example"), 1)
         try cli.savePin(PinnedDomain(host: "added.example", reason: "r", evidence: "e", firstSeen: clock.now,
                                      lastSeen: clock.now, count: 1))
         XCTAssertNotNil(registry.pin(for: "removed.example"))
@@ -183,7 +183,7 @@ final class PersistentPinRegistryTests: XCTestCase {
         XCTAssertEqual(registry.tableReadCount, 1, "our own saves and idle refreshes read no table")
 
         let cli = TrafficRepository(database: try TrafficDatabase(path: path))
-        XCTAssertTrue(try cli.removePin(host: "own.example"))
+        XCTAssertEqual(try cli.removePins(host: "own.example"), 1)
         registry.refresh()
         XCTAssertEqual(registry.tableReadCount, 2, "a change made elsewhere is read once")
         XCTAssertNil(registry.pin(for: "own.example"))
@@ -271,5 +271,67 @@ private final class WriteLockHolder: Sendable {
     func release() {
         released.signal()
         _ = finished.wait(timeout: .now() + 30)
+    }
+}
+
+extension PersistentPinRegistryTests {
+    /// A pin keeps its client, alert and TLS version across a restart, and its client is
+    /// trusted again at once: after a restart, a pinning app that only talks to pinned hosts
+    /// (no completed handshake) pins another host it refuses. A client that never completed a
+    /// handshake pins nothing, before or after.
+    func testPinsKeepTheirClientAndItsTrustAcrossARestart() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.path("capture.sqlite")
+        let now = Date(timeIntervalSince1970: 1_763_760_000)
+        let app = ClientIdentity(address: "10.0.0.2", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")
+        let stranger = ClientIdentity(address: "10.0.0.3", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")
+        let rejection = HandshakeOutcome.rejected(reason: "client sent unknown_ca after our certificate (TLS 1.3)",
+                                                  evidence: "e", alert: "unknown_ca")
+        do {
+            let registry = try PersistentPinRegistry(
+                repository: TrafficRepository(database: try TrafficDatabase(path: path)), ttl: 86_400,
+                logger: Logger(label: "test.pins"), refreshInterval: nil, now: { now })
+            registry.record(.completed, host: "a.example", client: app, tlsVersion: "TLS 1.3")
+            guard case .pinned = registry.record(rejection, host: "bank.example", client: app, tlsVersion: "TLS 1.3") else {
+                return XCTFail("a trusted client pins")
+            }
+            XCTAssertEqual(registry.record(rejection, host: "bank.example", client: stranger, tlsVersion: "TLS 1.3"),
+                           .untrustedClient)
+            registry.flush()
+        }
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        let stored = try XCTUnwrap(try repository.pinnedDomains().first)
+        XCTAssertEqual(try repository.pinnedDomains().count, 1)
+        XCTAssertEqual(stored.client, app)
+        XCTAssertEqual(stored.alert, "unknown_ca")
+        XCTAssertEqual(stored.tlsVersion, "TLS 1.3")
+
+        let restarted = try PersistentPinRegistry(repository: repository, ttl: 86_400, logger: Logger(label: "test.pins"),
+                                                  refreshInterval: nil, now: { now })
+        XCTAssertEqual(restarted.pin(for: "bank.example", client: app), stored)
+        XCTAssertNil(restarted.pin(for: "bank.example", client: stranger))
+        guard case .pinned = restarted.record(rejection, host: "pay.example", client: app, tlsVersion: "TLS 1.3") else {
+            return XCTFail("the client of a stored pin is trusted after a restart")
+        }
+        XCTAssertEqual(restarted.record(rejection, host: "pay.example", client: stranger, tlsVersion: "TLS 1.3"),
+                       .untrustedClient)
+    }
+}
+
+/// The tests above predate client identities: one client (its address and one fingerprint),
+/// which completed a handshake (on another host) before each outcome.
+private extension PersistentPinRegistry {
+    static func identity(_ client: String) -> ClientIdentity {
+        ClientIdentity(connectedFrom: client, fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")
+    }
+
+    @discardableResult
+    func record(_ outcome: HandshakeOutcome, host: String, client: String) -> PinUpdate {
+        record(.completed, host: "trusted.invalid", client: Self.identity(client), tlsVersion: "TLS 1.3")
+        return record(outcome, host: host, client: Self.identity(client), tlsVersion: "TLS 1.3")
+    }
+
+    func pin(for host: String) -> PinnedDomain? {
+        pin(for: host, client: Self.identity("127.0.0.1:1"))
     }
 }

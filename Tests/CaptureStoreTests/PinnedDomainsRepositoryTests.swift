@@ -34,14 +34,40 @@ final class PinnedDomainsRepositoryTests: XCTestCase {
         XCTAssertEqual(try repository.pinnedDomains(), [updated, pin("c.example")])
     }
 
-    /// `removePin` matches the host whatever its case and says whether there was a pin.
+    /// `removePins(host:)` matches the host whatever its case and counts what it removed.
     func testRemovePin() throws {
         let repository = try makeRepository()
         try repository.savePins([pin("a.example"), pin("b.example")])
-        XCTAssertTrue(try repository.removePin(host: "A.Example"))
-        XCTAssertFalse(try repository.removePin(host: "a.example"))
-        XCTAssertFalse(try repository.removePin(host: "never.example"))
+        XCTAssertEqual(try repository.removePins(host: "A.Example"), 1)
+        XCTAssertEqual(try repository.removePins(host: "a.example"), 0)
+        XCTAssertEqual(try repository.removePins(host: "never.example"), 0)
         XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["b.example"])
+    }
+
+    /// One row per host and client: the client, alert and version come back; `removePins(host:)`
+    /// removes the host for every client, `clientAddress:` narrows it, `removePin(key)` removes one.
+    func testPinsPerClient() throws {
+        let repository = try makeRepository()
+        let curl = ClientIdentity(address: "127.0.0.1", fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")
+        let app = ClientIdentity(address: "10.0.0.2", fingerprint: "t130310h2_cccccccccccc_dddddddddddd")
+        var forCurl = pin("a.example")
+        forCurl.client = curl
+        forCurl.alert = "unknown_ca"
+        forCurl.tlsVersion = "TLS 1.3"
+        var forApp = pin("a.example", count: 3)
+        forApp.client = app
+        let forEveryone = pin("a.example")
+        var other = pin("b.example")
+        other.client = app
+        try repository.savePins([forCurl, forApp, forEveryone, other])
+        XCTAssertEqual(try repository.pinnedDomains(), [forEveryone, forApp, forCurl, other])
+        XCTAssertEqual(try repository.removePins(host: "a.example", clientAddress: "10.0.0.2:4711"), 1, "the port is ignored")
+        XCTAssertTrue(try repository.removePin(forCurl.key))
+        XCTAssertFalse(try repository.removePin(forCurl.key))
+        XCTAssertEqual(try repository.pinnedDomains(), [forEveryone, other])
+        try repository.savePins([forCurl, forApp])
+        XCTAssertEqual(try repository.removePins(host: "A.EXAMPLE"), 3)
+        XCTAssertEqual(try repository.pinnedDomains(), [other])
     }
 
     /// `removeAllPins` counts what it removed.

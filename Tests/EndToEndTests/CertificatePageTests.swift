@@ -97,7 +97,7 @@ final class CertificatePageTests: XCTestCase {
                                                                         "https://proxyapp.cert/"])
             XCTAssertNotEqual(rejected.exitCode, 0)
             _ = try await fixture.proxy.waitForFlows(count: 1)
-            XCTAssertNil(fixture.pins?.pin(for: "proxyapp.cert"))
+            XCTAssertNil(fixture.pins?.pins(for: "proxyapp.cert").first)
             let trusted = try await Curl.fetch(viaProxy: fixture.proxy.port, "https://proxyapp.cert/",
                                                ["--cacert", fixture.tls.proxyCAFile.path])
             XCTAssertEqual(trusted.status, 200)

@@ -87,7 +87,7 @@ final class HTTPSInterceptionTests: XCTestCase {
             XCTAssertEqual(flow.serverAddress, "127.0.0.1", "the origin address of a decrypted exchange")
             XCTAssertTrue(flow.tls?.upstreamIssuer?.contains("Test Origin CA") ?? false, "\(String(describing: flow.tls))")
             XCTAssertGreaterThanOrEqual(flow.timings.tls, 0)
-            XCTAssertNil(setup.pins.pin(for: "localhost"), "a completed handshake must never pin")
+            XCTAssertNil(setup.pins.pins(for: "localhost").first, "a completed handshake must never pin")
         }
     }
 
@@ -157,9 +157,10 @@ final class HTTPSInterceptionTests: XCTestCase {
 
     // MARK: auto-pin
 
-    /// A client that does not trust the proxy's CA fails its handshake; that pins the host, and
-    /// its next connection passes through untouched (curl then verifies the origin's own
-    /// certificate) and is recorded as a pinned tunnel.
+    /// A client that trusted the proxy's CA once (a completed handshake) and then refuses it for
+    /// a host fails its handshake; that pins the host for it, and its next connection passes
+    /// through untouched (curl then verifies the origin's own certificate) and is recorded as a
+    /// pinned tunnel.
     func testRejectingClientPinsHostOverTLS12() async throws {
         try await assertRejectionPins(tlsArguments: ["--tlsv1.2", "--tls-max", "1.2"])
     }
@@ -172,14 +173,20 @@ final class HTTPSInterceptionTests: XCTestCase {
     private func assertRejectionPins(tlsArguments: [String]) async throws {
         try await withHTTPS { setup in
             let url = "https://localhost:\(setup.origin.port)/echo"
+            // The same curl trusts the proxy's CA first: its ClientHello, and so its identity, is
+            // the same whatever --cacert names.
+            let trusted = try await Curl.fetch(viaProxy: setup.proxy.port, url,
+                                               tlsArguments + ["--cacert", setup.tls.proxyCAFile.path])
+            XCTAssertEqual(trusted.status, 200, trusted.result.summary)
+            _ = try await setup.proxy.waitForFlows(count: 1)
             // Trusts only the origin's CA: the proxy's leaf is rejected.
             let rejected = try await Curl.viaProxy(
                 setup.proxy.port, tlsArguments + ["--cacert", setup.tls.originCAFile.path, "-o", "/dev/null", url])
             XCTAssertNotEqual(rejected.exitCode, 0, "curl must refuse the proxy's certificate")
-            let failed = try await setup.proxy.waitForFlows(count: 1).last
+            let failed = try await setup.proxy.waitForFlows(count: 2).last
             XCTAssertTrue(failed?.error?.contains("TLS handshake with the client failed") ?? false,
                           "\(String(describing: failed?.error))")
-            guard let pin = setup.pins.pin(for: "localhost") else {
+            guard let pin = setup.pins.pins(for: "localhost").first else {
                 return XCTFail("the host was not pinned after an explicit rejection; flow: \(String(describing: failed))")
             }
             XCTAssertFalse(pin.reason.isEmpty)
@@ -188,7 +195,7 @@ final class HTTPSInterceptionTests: XCTestCase {
                 viaProxy: setup.proxy.port, url, tlsArguments + ["--cacert", setup.tls.originCAFile.path])
             XCTAssertEqual(passed.result.exitCode, 0, passed.result.summary)
             XCTAssertEqual(passed.status, 200)
-            let flows = try await setup.proxy.waitForFlows(count: 2)
+            let flows = try await setup.proxy.waitForFlows(count: 3)
             guard let tunnel = flows.last else { return XCTFail("no flow for the pinned tunnel") }
             XCTAssertEqual(tunnel.kind, .tunnel)
             XCTAssertTrue(tunnel.note?.contains("pinned") ?? false, "\(String(describing: tunnel.note))")

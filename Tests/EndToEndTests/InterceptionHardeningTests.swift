@@ -29,8 +29,8 @@ final class InterceptionHardeningTests: XCTestCase {
                 XCTAssertTrue(flow.error?.hasPrefix("TLS handshake with the client failed: the client sent bytes that are no valid "
                                                     + "TLS record (") ?? false, "\(String(describing: flow.error))")
             }
-            XCTAssertNil(pins.pin(for: "www.paypal.com"))
-            XCTAssertNil(pins.pin(for: "bank.example"))
+            XCTAssertNil(pins.pins(for: "www.paypal.com").first)
+            XCTAssertNil(pins.pins(for: "bank.example").first)
             pins.flush()
             XCTAssertEqual(try fixture.proxy.repository.pinnedDomains(), [])
         }
@@ -43,21 +43,26 @@ final class InterceptionHardeningTests: XCTestCase {
                                                          connectTarget: "127.0.0.1:9")
             XCTAssertEqual(attack.exitCode, 0, attack.errors)
             _ = try await fixture.proxy.waitForFlows(count: 1)
-            XCTAssertNil(fixture.pins?.pin(for: "a.example"))
+            XCTAssertNil(fixture.pins?.pins(for: "a.example").first)
         }
     }
 
     /// A real rejection (the alert after our flight, as an OpenSSL client on TLS 1.3 sends it)
-    /// pins the SNI's host, and the CONNECT flow, whose host is 127.0.0.1, names it and why.
+    /// from a client that trusted us before pins the SNI's host for it, and the CONNECT flow,
+    /// whose host is 127.0.0.1, names it, the client, why, and how to undo it.
     func testRealRejectionPinsAndTheFlowNamesTheHost() async throws {
         try await InterceptingFixture.run(pinLimits: .init()) { fixture in
+            try await Self.trustTheProxy(fixture)
             let client = try await ScriptedTLSClient.run(.alertAfterFlight, port: fixture.proxy.port,
                                                          serverName: "www.paypal.com", connectTarget: "127.0.0.1:9")
             XCTAssertEqual(client.exitCode, 0, client.errors)
-            let flow = try await fixture.proxy.waitForFlows(count: 1).last
+            let flow = try await fixture.proxy.waitForFlows(count: 2).last
             XCTAssertEqual(flow?.host, "127.0.0.1")
-            XCTAssertEqual(flow?.note, "pinned www.paypal.com: client sent unknown_ca after our certificate (TLS 1.3)")
-            let pin = try XCTUnwrap(fixture.pins?.pin(for: "www.paypal.com"))
+            let pinned = try XCTUnwrap(fixture.pins?.pins(for: "www.paypal.com").first?.client)
+            XCTAssertEqual(pinned.address, "127.0.0.1")
+            XCTAssertEqual(flow?.note, "pinned www.paypal.com for \(pinned): client sent unknown_ca after our certificate "
+                           + "(TLS 1.3); to undo: `p` in the TUI, or `proxyapp pins remove www.paypal.com`")
+            let pin = try XCTUnwrap(fixture.pins?.pins(for: "www.paypal.com").first)
             XCTAssertTrue(pin.evidence.contains("after it the client sent fatal unknown_ca alert (unencrypted)"), pin.evidence)
         }
     }
@@ -67,21 +72,32 @@ final class InterceptionHardeningTests: XCTestCase {
     func testPinsFromOneClientAreBounded() async throws {
         try await InterceptingFixture.run(pinLimits: .init(maximumPins: 3, newPinsPerClientPerMinute: 2)) { fixture in
             let pins = try XCTUnwrap(fixture.pins)
+            try await Self.trustTheProxy(fixture)
             let hosts = (0..<5).map { "h\($0).example" }
             for host in hosts {
                 let client = try await ScriptedTLSClient.run(.alertAfterFlight, port: fixture.proxy.port, serverName: host,
                                                              connectTarget: "127.0.0.1:9")
                 XCTAssertEqual(client.exitCode, 0, client.errors)
             }
-            let flows = try await fixture.proxy.waitForFlows(count: 5)
+            let flows = try await fixture.proxy.waitForFlows(count: 6)
             XCTAssertEqual(flows.compactMap(\.note).filter { $0.hasPrefix("pinned ") }.count, 2)
             XCTAssertEqual(flows.compactMap(\.note).filter {
                 $0 == "not pinned: 127.0.0.1 made 2 new pins in the last minute (--pin-rate)"
             }.count, 3)
-            XCTAssertEqual(hosts.filter { pins.pin(for: $0) != nil }, ["h0.example", "h1.example"])
+            XCTAssertEqual(hosts.filter { !pins.pins(for: $0).isEmpty }, ["h0.example", "h1.example"])
             pins.flush()
             XCTAssertLessThanOrEqual(try fixture.proxy.repository.pinnedDomains().count, 3)
         }
+    }
+
+    /// The scripted client completes a handshake through the proxy (trusting its CA), with the
+    /// ClientHello its other modes send: from then on it is a client that trusts the proxy.
+    static func trustTheProxy(_ fixture: InterceptingFixture, sourceAddress: String = "") async throws {
+        let client = try await ScriptedTLSClient.run(
+            .handshake, port: fixture.proxy.port, serverName: "localhost", connectTarget: "localhost:\(fixture.tlsOrigin.port)",
+            caFile: fixture.tls.proxyCAFile.path, sourceAddress: sourceAddress)
+        XCTAssertEqual(client.exitCode, 0, client.errors)
+        XCTAssertEqual(client.line, "HTTP/1.1 200 OK", "the handshake with the proxy completed")
     }
 
     // MARK: who speaks first

@@ -34,7 +34,7 @@ final class RulesReloadTests: XCTestCase {
             // A broken edit keeps the block rule in force and says why.
             try Data("rules:\n  - match: { host: 127.0.0.1 }\n    blok: {}\n".utf8).write(to: rulesFile)
             watcher.checkNow()
-            XCTAssertEqual(fixture.rules.status.summary, "1 active, reload failed (see log)")
+            XCTAssertEqual(fixture.rules.status.summary, "1 active, reload failed (E: log)")
             XCTAssertEqual(fixture.rules.status.lastError,
                            "\(rulesFile.path):3:5: rule 1: unknown key 'blok' in a rule (did you mean 'block'?)")
             let stillBlocked = try await Curl.fetch(viaProxy: fixture.proxy.port, fixture.origin.url("/status/200"))

@@ -156,7 +156,7 @@ final class FilterParserTests: XCTestCase {
     func testCaretDiagramCountsCharacters() throws {
         let error = try XCTUnwrap(syntaxError("~d bücher ~zz"))
         XCTAssertEqual(error.position, 10)
-        XCTAssertEqual(error.description, "unknown operator ~zz at position 10")
+        XCTAssertEqual(error.description, "unknown operator ~zz at column 11")
         XCTAssertEqual(error.caretDiagram, "~d bücher ~zz\n          ^")
     }
 

@@ -219,6 +219,28 @@ final class TUIControllerTests: TUIControllerTestCase {
         XCTAssertTrue(controller.render().text.contains("No flows yet"))
     }
 
+    /// Pins are per client: the view names each pin's client, and `d` removes the selected pin
+    /// only, not the host's pins for other clients.
+    func testPinsViewShowsClientsAndRemovesOnlyTheSelectedPin() throws {
+        let (controller, repository) = try makeController([])
+        let now = Date()
+        let app = ClientIdentity(address: "10.0.0.2", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")
+        try repository.savePins([
+            PinnedDomain(host: "bank.test", reason: "client sent unknown_ca after our certificate (TLS 1.3)", evidence: "",
+                         firstSeen: now, lastSeen: now, count: 1, client: app),
+            PinnedDomain(host: "bank.test", reason: "client sent unknown_ca after our certificate (TLS 1.3)", evidence: "",
+                         firstSeen: now, lastSeen: now, count: 1),
+        ])
+        controller.handle(.character("p"))
+        var screen = settle(controller) { _, screen in screen.contains("pinned domains: 2") }
+        XCTAssertTrue(screen.contains("CLIENT") && screen.contains("any client") && screen.contains("10.0.0.2 t130409h1"), screen)
+        controller.handle(.character("j"))
+        controller.handle(.character("d"))
+        screen = settle(controller) { _, screen in screen.contains("pinned domains: 1") }
+        XCTAssertTrue(screen.contains("removed the pin for bank.test (10.0.0.2 t130409h1_"), screen)
+        XCTAssertEqual(try repository.pinnedDomains().map(\.clientText), ["any client"])
+    }
+
     func testHelpListsTheBindingsAndQuitAsksWhenTheProxyRuns() throws {
         let (controller, _) = try makeController(context: TUIContext(proxyRunning: true, version: "test"))
         controller.handle(.character("?"))
@@ -277,6 +299,41 @@ final class TUIControllerTests: TUIControllerTestCase {
         controller.handle(.character("3"))
         screen = settle(controller) { _, screen in screen.contains("Started") }
         XCTAssertTrue(screen.contains("Rules         Block ads, staging"), screen)
+    }
+
+    /// A flow a rule changed at 80×24: `f` switches the Request tab to the request as forwarded
+    /// (read back from the capture, body included) and back; on a flow no rule changed `f` says so.
+    func testOriginSideKeyAtEightyByTwentyFour() throws {
+        var flows = Self.tenFlows
+        flows[9].appliedRules = ["staging"]
+        flows[9].forwardedRequest = ForwardedRequest(
+            method: "POST", scheme: "http", host: "staging.test", port: 8080, path: "/post/9",
+            headers: [HeaderField(name: "X-Env", value: "staging")],
+            body: CapturedBody(bytes: Data("rewritten body".utf8), size: 14))
+        let (controller, _) = try makeController(flows, size: ScreenSize(width: 80, height: 24))
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.enter)  // the newest flow, last in the list: /post/9
+        settle(controller) { _, screen in screen.contains("b.test/post/9") && !screen.contains("METHOD") }
+        controller.handle(.character("1"))
+        var screen = settle(controller) { _, screen in screen.contains("Request as sent by the client") }
+        XCTAssertTrue(screen.contains(" Request (client)   Response (client) "), screen)
+        controller.handle(.character("f"))
+        screen = settle(controller) { _, screen in screen.contains("rewritten body") }
+        XCTAssertTrue(screen.contains(" Request (forwarded)   Response (origin) "), screen)
+        XCTAssertTrue(screen.contains("URL http://staging.test:8080/post/9"), screen)
+        XCTAssertTrue(screen.contains("X-Env: staging"), screen)
+        controller.handle(.character("f"))
+        screen = settle(controller) { _, screen in screen.contains("Request as sent by the client") }
+        XCTAssertFalse(screen.contains("rewritten body"), screen)
+
+        controller.handle(.character("q"))
+        controller.handle(.up)
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("a.test/get/8") && !screen.contains("METHOD") }
+        controller.handle(.character("f"))
+        screen = controller.render().text
+        XCTAssertTrue(screen.contains("no rule changed this request"), screen)
+        XCTAssertTrue(screen.contains(" Request   Response   Timing/TLS"), screen)
     }
 
     // MARK: found in review

@@ -25,7 +25,7 @@ final class AutoPinPolicyTests: XCTestCase {
         let expected = PinnedDomain(
             host: "api.example.com", reason: "client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)",
             evidence: "handshakeFailed(sslError([Error: 268436502 error:10000416:SSL routines:OPENSSL_internal:TLSV1_ALERT_UNKNOWN_CA]))",
-            firstSeen: at(0), lastSeen: at(0), count: 1)
+            firstSeen: at(0), lastSeen: at(0), count: 1, client: AutoPinPolicy.identity("127.0.0.1:1"))
         XCTAssertEqual(created, expected)
         XCTAssertEqual(policy.pin(for: "api.example.com", now: at(1)), expected)
         XCTAssertNil(policy.pin(for: "other.example.com", now: at(1)))
@@ -197,8 +197,8 @@ final class AutoPinPolicyTests: XCTestCase {
         XCTAssertNotNil(policy.record(unknownCA, host: "b.test", now: at(0)))
         XCTAssertNil(policy.record(eof, host: "c.test", now: at(0)))
         XCTAssertNil(policy.record(eof, host: "c.test", now: at(1)))
-        XCTAssertEqual(policy.remove(host: "A.test")?.host, "a.test")
-        XCTAssertNil(policy.remove(host: "a.test"))
+        XCTAssertEqual(policy.remove(host: "A.test").map(\.host), ["a.test"])
+        XCTAssertEqual(policy.remove(host: "a.test"), [])
         XCTAssertNil(policy.pin(for: "a.test", now: at(2)))
         XCTAssertNotNil(policy.pin(for: "b.test", now: at(2)))
         policy.remove(host: "c.test")
@@ -336,9 +336,24 @@ final class AutoPinPolicyTests: XCTestCase {
     }
 }
 
-/// The tests above predate client addresses: one client, the pin changed.
+/// The tests above predate client identities: a client is an address whose one fingerprint has
+/// completed a handshake (on another host) just before each outcome, and a pin is looked up for
+/// any client.
 private extension AutoPinPolicy {
+    static func identity(_ client: String) -> ClientIdentity {
+        ClientIdentity(connectedFrom: client, fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")
+    }
+
     mutating func record(_ outcome: HandshakeOutcome, host: String, now: Date) -> PinnedDomain? {
         record(outcome, host: host, client: "127.0.0.1:1", now: now).changedPin
+    }
+
+    mutating func record(_ outcome: HandshakeOutcome, host: String, client: String, now: Date) -> Change {
+        _ = record(.completed, host: "trusted.invalid", client: Self.identity(client), now: now)
+        return record(outcome, host: host, client: Self.identity(client), now: now)
+    }
+
+    func pin(for host: String, now: Date) -> PinnedDomain? {
+        pins(for: host, now: now).first
     }
 }

@@ -57,6 +57,11 @@ final class TLSClientHelloFuzzTests: XCTestCase {
         if case .clientHello(let hello) = result, let name = hello.serverName, !isLowercaseDNSName(name) {
             XCTFail("iteration \(iteration): server name '\(name)' is not a DNS name")
         }
+        // Every hello the parser accepts has a well-formed fingerprint (hostile ones included).
+        if case .clientHello(let hello) = result,
+           !ClientHelloFingerprintTests.isWellFormed(ClientHelloFingerprint.of(hello)) {
+            XCTFail("iteration \(iteration): fingerprint '\(ClientHelloFingerprint.of(hello))'")
+        }
         // Fed in pieces, the incremental reader gives the same answer as the whole input.
         var reader = TLSClientHelloReader()
         var cut = 0

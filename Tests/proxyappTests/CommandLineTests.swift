@@ -7,19 +7,49 @@ import XCTest
 
 /// The CLI's own inputs: addresses, sizes, limits, and the message each bad one gets.
 final class CommandLineTests: XCTestCase {
+    /// `--listen`: HOST:PORT, a host name alone (port 8080), `:PORT` and `PORT` (loopback).
     func testListenAddressForms() throws {
-        let v4 = try XCTUnwrap(ListenAddress(argument: "127.0.0.1:9090"))
+        let v4 = try ListenAddress.parse("127.0.0.1:9090")
         XCTAssertEqual([v4.host, String(v4.port)], ["127.0.0.1", "9090"])
         XCTAssertTrue(v4.isLoopback)
-        let v6 = try XCTUnwrap(ListenAddress(argument: "[::1]:8080"))
+        let v6 = try ListenAddress.parse("[::1]:8080")
         XCTAssertEqual(v6.host, "::1")
         XCTAssertEqual(v6.description, "[::1]:8080")
-        let bare = try XCTUnwrap(ListenAddress(argument: "7000"))
-        XCTAssertEqual(bare.description, "127.0.0.1:7000")
-        XCTAssertFalse(try XCTUnwrap(ListenAddress(argument: "0.0.0.0:8080")).isLoopback)
-        for bad in ["nonsense", ":8080", "127.0.0.1:", "127.0.0.1:70000", "[::1", "[::1]8080", "host:port"] {
-            XCTAssertNil(ListenAddress(argument: bad), bad)
+        XCTAssertTrue(v6.isLoopback)
+        XCTAssertFalse(try ListenAddress.parse("0.0.0.0:8080").isLoopback)
+        let forms = ["7000": "127.0.0.1:7000", ":9090": "127.0.0.1:9090", "localhost": "localhost:8080",
+                     "LocalHost:0": "LocalHost:0", "my-box.lan:8081": "my-box.lan:8081", "0.0.0.0": "0.0.0.0:8080",
+                     "[::1]": "[::1]:8080", "[fe80::1]:1": "[fe80::1]:1", "0": "127.0.0.1:0"]
+        for (argument, expected) in forms {
+            XCTAssertEqual(try ListenAddress.parse(argument).description, expected, argument)
         }
+        XCTAssertTrue(try ListenAddress.parse("localhost").isLoopback)
+        XCTAssertTrue(try ListenAddress.parse("LOCALHOST:1").isLoopback)
+        XCTAssertFalse(try ListenAddress.parse("my-box.lan").isLoopback)
+        XCTAssertEqual(try RunCommand.parse(["--listen", "localhost"]).listen.description, "localhost:8080")
+        XCTAssertEqual(try RunCommand.parse([]).listen.description, "127.0.0.1:8080")
+    }
+
+    /// Every refused `--listen` says what is wrong and the forms that work, exit 64 (a usage error).
+    func testListenAddressRefusalsSayWhy() {
+        let refusals = [
+            "": "no address given", ":": "no port after ':'", "127.0.0.1:": "no port after ':'",
+            "127.0.0.1:70000": "'70000' is not a port number from 0 to 65535",
+            "host:port": "'port' is not a port number", "h:+80": "'+80' is not a port number",
+            "h:99999999999999999999999": "is not a port number", "[::1": "'[' without its ']'",
+            "[::1]8080": "expected ':' and a port after ']'", "[nonsense]:80": "'nonsense' in brackets is not an IPv6 address",
+            "[127.0.0.1]:80": "in brackets is not an IPv6 address", "::1": "an IPv6 address needs brackets: [::1]:8080",
+            "under score!": "'under score!' is not a host name or an IP address", "127.1:80": "'127.1' is not a host name",
+            "*.example:80": "is not a host name", "a..b": "'a..b' is not a host name",
+        ]
+        for (argument, reason) in refusals {
+            assertRejected(["--listen", argument], mentioning: reason)
+            assertRejected(["--listen", argument], mentioning: "Write HOST:PORT, HOST, :PORT or PORT")
+            XCTAssertThrowsError(try RunCommand.parse(["--listen", argument])) { error in
+                XCTAssertEqual(RunCommand.exitCode(for: error), .validationFailure, argument)
+            }
+        }
+        assertRejected(["--listen", String(repeating: "a", count: 300)], mentioning: "is not a host name or an IP address")
     }
 
     func testByteCounts() {
@@ -37,7 +67,7 @@ final class CommandLineTests: XCTestCase {
         assertRejected(["--max-body-size", "1g"], mentioning: "--max-body-size must be at most 512MiB")
         assertRejected(["--idle-timeout", "0"], mentioning: "--idle-timeout must be a positive number")
         assertRejected(["--dns-timeout", "0"], mentioning: "--dns-timeout must be a positive number")
-        assertRejected(["--listen", "nonsense"], mentioning: "--listen")
+        assertRejected(["--listen", "non sense"], mentioning: "--listen")
         XCTAssertNoThrow(try RunCommand.parse(["--listen", "127.0.0.1:0", "--max-body-size", "512MiB"]))
     }
 

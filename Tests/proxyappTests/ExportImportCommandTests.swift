@@ -137,12 +137,16 @@ final class ExportImportCommandTests: XCTestCase {
                 XCTAssertFalse(ExportCommand.message(for: error).isEmpty)
             }
         }
+        XCTAssertThrowsError(try ExportCommand.parse(["--har", "a.har", "--forwarded"])) { error in
+            XCTAssertTrue(ExportCommand.message(for: error).contains("_forwarded"), ExportCommand.message(for: error))
+        }
         XCTAssertThrowsError(try ExportCommand.parse(["--har", "a.har", "--since", "yesterday"])) { error in
             XCTAssertTrue(ExportCommand.message(for: error).contains("--since"), ExportCommand.message(for: error))
         }
         let directory = try makeDataDirectory()
-        XCTAssertThrowsError(try ExportCommand.parse(["--data-dir", directory.path, "--har", "x.har", "--filter", "~q ("]).run()) { error in
-            XCTAssertTrue("\(error)".hasPrefix("bad --filter expression"), "\(error)")
+        XCTAssertThrowsError(try ExportCommand.parse(["--data-dir", directory.path, "--har", "x.har", "--filter", "~q ("])) { error in
+            XCTAssertTrue(ExportCommand.message(for: error).hasPrefix("bad --filter expression"), ExportCommand.message(for: error))
+            XCTAssertEqual(ExportCommand.exitCode(for: error), .validationFailure, "a usage error, as every bad flag")
         }
     }
 

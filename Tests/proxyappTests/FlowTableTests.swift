@@ -16,6 +16,17 @@ final class FlowTableTests: XCTestCase {
         XCTAssertTrue(FlowTable.line(for: plain).hasSuffix(" /index.html"), FlowTable.line(for: plain))
     }
 
+    /// A tunnel whose TLS handshake failed reads `ERR` and its reason, as in the terminal UI, not
+    /// the CONNECT's 200 (issue 14).
+    func testFailedTunnelReadsERR() throws {
+        // As the engine records it (and as an older capture's 200 reads back): no status, an error.
+        let tunnel = Flow(id: 4, kind: .tunnel, method: "CONNECT", scheme: "https", host: "a.test", port: 443, path: "",
+                          error: "TLS handshake with the client failed: the client sent unknown_ca")
+        let line = FlowTable.line(for: tunnel)
+        XCTAssertTrue(line.contains(" CONNECT ERR    a.test "), line)
+        XCTAssertTrue(line.hasSuffix(" (tunnel)  ! TLS handshake with the client failed: the client sent unknown_ca"), line)
+    }
+
     /// A flow's note follows the path in brackets, before the error; without one nothing is added.
     func testNoteIsShownAfterThePath() {
         var tunnel = Flow(id: 9, kind: .tunnel, method: "CONNECT", scheme: "https", host: "pinned.example", port: 443,

@@ -9,20 +9,28 @@ import XCTest
 /// `proxyapp flows --filter`: a bad expression is a clear error, and the listing keeps the
 /// latest matching flows.
 final class FlowsCommandTests: XCTestCase {
-    /// The error names the option, the problem and its position, draws a caret under it and
-    /// points at the README, before any database is needed.
+    /// The error names the option, the problem and its column (from 1), draws a caret under it
+    /// and points at the README, before any database is needed; it is a usage error (exit 64)
+    /// like any bad flag, for `flows` and `export` alike.
     func testBadFilterShowsTheCaretAndTheReadme() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
-        let command = try FlowsCommand.parse(["--data-dir", directory.path, "--filter", "~d a & ~x b"])
-        XCTAssertThrowsError(try command.run()) { error in
-            XCTAssertTrue(error is CLIError, "\(type(of: error))")
-            let lines = "\(error)".split(separator: "\n", omittingEmptySubsequences: false)
-            XCTAssertEqual(lines.first, "bad --filter expression: unknown operator ~x at position 7")
+        XCTAssertThrowsError(try FlowsCommand.parse(["--data-dir", directory.path, "--filter", "~d a & ~x b"])) { error in
+            XCTAssertEqual(FlowsCommand.exitCode(for: error), .validationFailure)
+            let lines = FlowsCommand.message(for: error).split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertEqual(lines.first, "bad --filter expression: unknown operator ~x at column 8")
             XCTAssertEqual(Array(lines.dropFirst().prefix(2)), ["  ~d a & ~x b", "         ^"])
             XCTAssertTrue(lines.last?.contains("\"Filter expressions\" in README.md") == true, "\(error)")
         }
-        XCTAssertThrowsError(try FlowsCommand.parse(["--data-dir", directory.path, "--filter", "~c abc"]).run()) {
-            XCTAssertTrue("\($0)".contains("~c needs a status code (a number), not 'abc' at position 3"), "\($0)")
+        XCTAssertThrowsError(try FlowsCommand.parse(["--data-dir", directory.path, "--filter", "~c abc"])) {
+            XCTAssertTrue("\($0)".contains("~c needs a status code (a number), not 'abc' at column 4"), "\($0)")
+        }
+        XCTAssertThrowsError(try ExportCommand.parse(["--har", "-", "--filter", "(~d a"])) { error in
+            XCTAssertEqual(ExportCommand.exitCode(for: error), .validationFailure)
+            XCTAssertTrue(ExportCommand.message(for: error).hasPrefix("bad --filter expression: expected ')' at column 6"),
+                          ExportCommand.message(for: error))
+        }
+        XCTAssertThrowsError(try FlowsCommand.parse(["--filter", "~x \u{1b}[31m"])) { error in
+            XCTAssertFalse(FlowsCommand.message(for: error).contains("\u{1b}"), "the expression is shown escaped")
         }
     }
 

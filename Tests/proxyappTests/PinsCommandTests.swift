@@ -31,20 +31,23 @@ final class PinsCommandTests: XCTestCase {
                      lastSeen: firstSeen.addingTimeInterval(seconds), count: count)
     }
 
-    /// The table lines up its columns, shows the expiry `ttl` after the last failure (or
-    /// "expired") and puts the reason last.
+    /// The table lines up its columns, names each pin's client (address and fingerprint, or
+    /// "any client" for pins made before pins were per client), shows the expiry `ttl` after the
+    /// last failure (or "expired") and puts the reason last.
     func testPinTable() {
+        var perClient = pin("api.example.com", count: 12)
+        perClient.client = ClientIdentity(address: "127.0.0.1", fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")
         let pins = [
-            pin("api.example.com", count: 12),
+            perClient,
             pin("node.test", reason: "client closed the connection during the TLS handshake 3 times within 60 s",
                 lastSeenAfter: 60, count: 3),
         ]
         let now = firstSeen.addingTimeInterval(7_000)
         let text = PinTable.render(pins, ttl: 3_600, now: now, timeZone: TimeZone(identifier: "UTC")!)
         XCTAssertEqual(text, """
-            HOST             COUNT  FIRST SEEN        LAST SEEN         EXPIRES           REASON
-            api.example.com  12     2025-11-21 21:20  2025-11-21 22:20  2025-11-21 23:20  client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)
-            node.test        3      2025-11-21 21:20  2025-11-21 21:21  expired           client closed the connection during the TLS handshake 3 times within 60 s
+            HOST             CLIENT                                         COUNT  FIRST SEEN        LAST SEEN         EXPIRES           REASON
+            api.example.com  127.0.0.1 t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb  12     2025-11-21 21:20  2025-11-21 22:20  2025-11-21 23:20  client rejected the certificate (TLSV1_ALERT_UNKNOWN_CA)
+            node.test        any client                                     3      2025-11-21 21:20  2025-11-21 21:21  expired           client closed the connection during the TLS handshake 3 times within 60 s
 
             """)
         XCTAssertEqual(PinTable.render([], ttl: 3_600, now: now), "No pinned hosts.\n")
@@ -67,6 +70,25 @@ final class PinsCommandTests: XCTestCase {
     func testRemoveUnpinsOneHost() throws {
         let capture = try makeCapture(pins: [pin("a.example"), pin("b.example")])
         try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "A.Example"]).run()
+        XCTAssertEqual(try capture.repository.pinnedDomains().map(\.host), ["b.example"])
+    }
+
+    /// `pins remove HOST` removes the host's pins for every client; `--client ADDRESS` only those
+    /// of clients at that address, and says so when there are none.
+    func testRemoveIsPerHostAndOptionallyPerClient() throws {
+        var app = pin("a.example")
+        app.client = ClientIdentity(address: "10.0.0.2", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")
+        var curl = pin("a.example")
+        curl.client = ClientIdentity(address: "127.0.0.1", fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")
+        let capture = try makeCapture(pins: [app, curl, pin("a.example"), pin("b.example")])
+        try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "a.example", "--client", "10.0.0.2"]).run()
+        XCTAssertEqual(try capture.repository.pinnedDomains(), [pin("a.example"), curl, pin("b.example")])
+        let again = try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "a.example", "--client", "10.0.0.2"])
+        XCTAssertThrowsError(try again.run()) { error in
+            XCTAssertTrue("\(error)".contains("a.example is not pinned for clients at 10.0.0.2"), "\(error)")
+        }
+        XCTAssertThrowsError(try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "a.example", "--client", " "]))
+        try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "A.EXAMPLE"]).run()
         XCTAssertEqual(try capture.repository.pinnedDomains().map(\.host), ["b.example"])
     }
 

@@ -63,9 +63,24 @@ final class RulesCommandTests: XCTestCase {
                 XCTAssertEqual("\(error)", "3 problems in \(bad.path); the proxy would not use this file.")
             }
         }
-        XCTAssertThrowsError(try RulesCommand.Check.parse([data.appendingPathComponent("none.yml").path]).run()) { error in
-            XCTAssertEqual("\(error)", "1 problem in \(data.appendingPathComponent("none.yml").path); the proxy would not use this file.")
+        let none = data.appendingPathComponent("none.yml").path
+        XCTAssertThrowsError(try RulesCommand.Check.parse([none]).run()) { error in
+            XCTAssertEqual("\(error)", "no file at \(none) to check.")
         }
+        XCTAssertThrowsError(try RulesCommand.Check.parse(["--rules", none]).run()) { error in
+            XCTAssertEqual("\(error)", "no rules file at \(none): `proxyapp run --rules \(none)` would refuse to start. "
+                           + "Create it (README: Rules), or drop --rules.")
+        }
+    }
+
+    /// `rules check` with no rules file in the data directory is no error (exit 0): the proxy
+    /// runs without rules, and it says so.
+    func testCheckWithoutTheDefaultFileIsNotAnError() throws {
+        let data = try makeDataDirectory()
+        XCTAssertNoThrow(try RulesCommand.Check.parse(["--data-dir", data.path]).run())
+        let path = data.appendingPathComponent("rules.yml").path
+        XCTAssertEqual(try RulesCommand.Check.noFile(at: path, named: nil),
+                       "No rules file at \(path): the proxy runs without rules. Create it to add rules (README: Rules).")
     }
 
     /// `rules list` without a rules file says there are no rules and how to add some.

@@ -4,10 +4,12 @@
 #
 #   ensure_debian_packages PKG...   install the packages that are missing (apt-get, root or sudo)
 #   ensure_swift                    make `swift` callable (adds /opt/swift/usr/bin to PATH if needed)
-#   ensure_proxyapp_release         build .build/release/proxyapp (incremental; run from the repo root)
+#   ensure_proxyapp_release         build .build/release/proxyapp (incremental; run from the repo root;
+#                                   nothing at all when no input changed since the last build)
 #   ensure_release_product NAME     build .build/release/NAME, another product of the package, the same way
 #
-# A warm call (everything present) asks dpkg once and never touches apt, so it costs milliseconds.
+# A warm call (everything present) asks dpkg once and never touches apt, so it costs milliseconds;
+# a warm ensure_proxyapp_release with unchanged sources asks neither dpkg nor swift.
 # Run directly, it installs its arguments: scripts/lib/deps.sh wrk nginx
 
 # System libraries the Swift package links (sqlite3 for GRDB, brotli/zlib/zstd for body decoding,
@@ -115,15 +117,41 @@ ensure_proxyapp_release() {
 }
 
 # The same for any product of the package (scripts/bench builds its load generator this way).
+# A warm call skips the package check and `swift build` (which alone costs ~10 s of planning)
+# when release_product_is_fresh says nothing the build reads changed since its last success.
 ensure_release_product() {  # NAME
+  release_product_is_fresh "$1" && return 0
   # shellcheck disable=SC2086  # the package list is meant to split into words
   ensure_debian_packages $PROXYAPP_BUILD_PACKAGES || return 1
   ensure_swift || return 1
   [[ -x .build/release/$1 ]] || deps_note "building $1 (release); the first build takes several minutes"
+  # Stamped with the time the build started: a file saved during the build is newer, so the
+  # next call builds again.
+  local stamp=.build/release/.$1.stamp
+  mkdir -p .build/release
+  : >"$stamp.pending"
   if ! swift build "${PROXYAPP_RELEASE_FLAGS[@]}" --product "$1" --quiet; then
+    rm -f "$stamp.pending"
     deps_error "swift build ${PROXYAPP_RELEASE_FLAGS[*]} --product $1 failed"
     return 1
   fi
+  mv -f "$stamp.pending" "$stamp"
+}
+
+# What the release build reads, besides the toolchain: a change to any of these (a file saved,
+# added or removed: its directory's time changes too) makes the next run build.
+PROXYAPP_BUILD_INPUTS=(Sources Package.swift Package.resolved scripts/lib/deps.sh)
+
+# True when .build/release/NAME exists and no build input is newer than the stamp of its last
+# successful build. One `find` over the inputs: a few milliseconds. Call from the repo root.
+release_product_is_fresh() {  # NAME
+  local stamp=.build/release/.$1.stamp
+  [[ -x .build/release/$1 && -f $stamp ]] || return 1
+  local inputs=() input
+  for input in "${PROXYAPP_BUILD_INPUTS[@]}"; do
+    [[ -e $input ]] && inputs+=("$input")
+  done
+  [[ -z $(find "${inputs[@]}" -newer "$stamp" -print -quit 2>/dev/null) ]]
 }
 
 # Executed rather than sourced: install the packages named on the command line.

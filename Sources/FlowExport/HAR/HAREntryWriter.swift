@@ -5,6 +5,10 @@ import ProxyModel
 /// and our `_`-prefixed extras here; the request and response objects in the two extensions.
 ///
 /// It holds nothing between entries: an export's memory is one flow and its decoded bodies.
+///
+/// A tunnel is a CONNECT entry whose url is `https://host:port` (as Charles exports them), so
+/// its byte counts and notes are not lost. Fields HAR 1.2 lacks are `_`-prefixed: cookie
+/// `SameSite` is `_sameSite`, a `postData` in base64 says so in `_encoding`.
 struct HAREntryWriter {
     let json: JSONEmitter
     let pageID: String
@@ -84,6 +88,27 @@ struct HAREntryWriter {
         if let tls = flow.tls, !tls.isEmpty {
             json.key("_tls"); writeTLS(tls)
         }
+        if flow.hasOriginSide {
+            json.key("_forwarded"); writeOriginSide(flow)
+        }
+    }
+
+    /// `_forwarded`: the request as forwarded to the origin and/or the response as the origin
+    /// sent it, each only when a rule changed it, as complete HAR request and response objects
+    /// (a body no rule changed is written again, so each object stands alone). The entry's own
+    /// request and response stay the client's.
+    private func writeOriginSide(_ flow: Flow) {
+        let side = flow.originSide
+        json.beginObject()
+        if flow.forwardedRequest != nil {
+            json.key("request")
+            writeRequest(side, body: HARBodyContent(body: side.requestBody, headers: side.requestHeaders, side: "request"))
+        }
+        if flow.originResponse != nil {
+            json.key("response")
+            writeResponse(side, body: HARBodyContent(body: side.responseBody, headers: side.responseHeaders, side: "response"))
+        }
+        json.endObject()
     }
 
     private func writeTLS(_ tls: TLSDetails) {

@@ -29,7 +29,21 @@ public enum FlowRedactor {
         flow.requestHeaders = flow.requestHeaders.map(redactHeader)
         flow.responseHeaders = flow.responseHeaders.map(redactHeader)
         redactFormBody(of: &flow)
+        if flow.hasOriginSide { redactOriginSide(of: &flow) }
         return flow
+    }
+
+    /// The same rules on the request as forwarded and the response as the origin sent it (a
+    /// rewrite may have added a secret the client never sent).
+    private static func redactOriginSide(of flow: inout Flow) {
+        let side = redact(flow.originSide)
+        if var request = flow.forwardedRequest {
+            request.path = side.path
+            request.headers = side.requestHeaders
+            if request.body != nil { request.body = side.requestBody }
+            flow.forwardedRequest = request
+        }
+        flow.originResponse?.headers = side.responseHeaders
     }
 
     static func redactHeader(_ header: HeaderField) -> HeaderField {

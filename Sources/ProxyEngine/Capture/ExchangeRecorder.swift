@@ -54,6 +54,25 @@ struct ExchangeRecorder {
         if let note { flow.note = flow.note.map { "\($0); \(note)" } ?? note }
     }
 
+    /// A rule changed the request: what went to the origin (`body` nil: the client's body, unchanged).
+    mutating func forwarded(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, body: [UInt8]?) {
+        flow.forwardedRequest = ForwardedRequest(
+            method: head.method.rawValue, scheme: scheme, host: host, port: port, path: head.uri,
+            headers: Self.fields(head.headers), body: body.map { Self.captured($0, cap: cap) })
+    }
+
+    /// A rule changed the response: what the origin sent (`body` nil: the client got it unchanged).
+    mutating func originResponse(_ head: HTTPResponseHead, body: HeldBody?) {
+        flow.originResponse = OriginResponse(
+            status: Int(head.status.code), reason: head.status.reasonPhrase, headers: Self.fields(head.headers),
+            body: body.map { CapturedBody(bytes: Data($0.prefix(cap)), size: Int64($0.size), truncated: $0.size > cap) })
+    }
+
+    /// The first `cap` bytes of a whole body, with its full size.
+    private static func captured(_ bytes: [UInt8], cap: Int) -> CapturedBody {
+        CapturedBody(bytes: Data(bytes.prefix(cap)), size: Int64(bytes.count), truncated: bytes.count > cap)
+    }
+
     mutating func upstreamConnected(_ timings: UpstreamConnectTimings, tls: UpstreamTLSSession? = nil,
                                     serverAddress: String? = nil) {
         flow.serverAddress = serverAddress

@@ -31,6 +31,8 @@ extension ForwardExchange {
                 var buffer = ByteBuffer()
                 buffer.writeBytes(result.body)
                 self.requestTrailers = nil
+                self.upstreamHead.headers = headers
+                self.recordForwardedRequest(after: result)
                 self.releaseRequest(parts: result.body.isEmpty ? [] : [buffer], headers: headers)
             }
     }
@@ -61,9 +63,10 @@ extension ForwardExchange {
         for part in held.parts { relayResponseBody(part) }
     }
 
-    func sendRewrittenResponse(head: HTTPResponseHead, result: ExchangeRewriter.RewrittenBody) {
+    func sendRewrittenResponse(head: HTTPResponseHead, result: ExchangeRewriter.RewrittenBody, original: HeldBody) {
         heldResponse = nil
         if let note = result.note { recorder.applied(rule: nil, note: note) }
+        recordOriginResponse(after: result, original: original)
         var head = head
         ExchangeRewriter.fit(&head.headers, to: result)
         recorder.responseHead(head)

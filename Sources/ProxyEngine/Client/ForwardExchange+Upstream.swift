@@ -50,7 +50,7 @@ extension ForwardExchange {
                     }
                     self.attach(channel: channel, handler: handler, timings: timings)
                 case .failure(let error):
-                    self.fail(error as? ProxyFailure ?? .connectFailed(host: self.key.host, port: self.key.port, reason: "\(error)"))
+                    self.fail(error as? ProxyFailure ?? .connectFailed(host: self.key.host, port: self.key.port, reason: SystemErrorText.describe(error, peer: .server)))
                 }
             }
     }

@@ -68,6 +68,12 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     var finished = false
     /// The client left while a held response was being rewritten off the loop.
     var clientGoneWhileRewriting = false
+    /// A rule changed the request's URL or headers: the flow keeps the request as forwarded.
+    let requestChanged: Bool
+    /// The origin's response head, kept while a rewrite may change the response (origin side).
+    var originHead: HTTPResponseHead?
+    /// A rewrite changed the response's status or headers.
+    var responseHeadEdited = false
 
     init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, request: ClientRequest,
          target: UpstreamTarget, recorder: ExchangeRecorder, upstreamTLS: UpstreamTLSTarget?) {
@@ -96,8 +102,11 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             ExchangeRewriter(rule: $0, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))
         }
         self.workCancellation = target.rewrite == nil ? nil : WorkCancellation()
+        var headersEdited = false
         if let rewriter {
+            let before = ExchangeRecorder.fields(headers)
             rewriter.editRequestHeaders(&headers)
+            headersEdited = ExchangeRecorder.fields(headers) != before
             if rewriter.holdsRequestBody && !upgrade {
                 heldRequest = HeldBody(limit: rewriter.limit)
                 // The body is sent only once it is whole: nothing for the origin to continue.
@@ -112,6 +121,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         }
         self.upstreamHead = HTTPRequestHead(version: .http1_1, method: head.method, uri: target.pathAndQuery,
                                             headers: headers)
+        self.requestChanged = headersEdited || Self.routedElsewhere(request, target)
+        if requestChanged { recordForwardedRequest(body: nil) }
     }
 
     // MARK: from the client
@@ -246,6 +257,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
             if clientHead.status.code == status.code && clientHead.status.reasonPhrase == head.status.reasonPhrase {
                 clientHead.status = status  // the origin's phrase, unless a rewrite set a status
             }
+            if rewriter != nil, !switchingProtocols {
+                keepOriginHead(HTTPResponseHead(version: head.version, status: status, headers: head.headers))
+            }
             if let rewriter, !switchingProtocols, rewriter.holdsResponseBody(clientHead, isHeadRequest: isHeadRequest) {
                 heldResponse = (clientHead, HeldBody(limit: rewriter.limit))
                 return
@@ -333,7 +347,8 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
                                      on: client.eventLoop)
                 .assumeIsolated()
                 .whenComplete { outcome in
-                    self.sendRewrittenResponse(head: head, result: ExchangeRewriter.result(of: outcome, held: held, side: "response"))
+                    self.sendRewrittenResponse(head: head, result: ExchangeRewriter.result(of: outcome, held: held, side: "response"),
+                                               original: held)
                 }
             return
         }
@@ -379,7 +394,9 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
         closeClientAfterResponse = decided.close
         var clientHead = decided.head
         if let rewriter, !switchingProtocols {
+            let before = (clientHead.status.code, ExchangeRecorder.fields(clientHead.headers))
             rewriter.editResponseHead(&clientHead)
+            responseHeadEdited = clientHead.status.code != before.0 || ExchangeRecorder.fields(clientHead.headers) != before.1
         }
         return clientHead
     }

@@ -21,8 +21,9 @@ final class ClientTLSState {
 /// `NIOSSLServerHandler`: a completed handshake fills in the connection's TLS details, and a
 /// failed one is classified for auto-pinning (the client may pin, or not trust the CA) from the
 /// error and what `HandshakeWireRecorder` (in front of the TLS handler) saw cross the wire,
-/// recorded as a flow naming the pinned host and why, and closes the connection. It leaves
-/// once the handshake completes, and takes the recorder with it.
+/// recorded as a flow naming the pinned host and why (or, for a client that never completed a
+/// handshake with us, telling the user to install the CA), and closes the connection. It
+/// leaves once the handshake completes, and takes the recorder with it.
 ///
 /// A client refused for its TLS version (`versionRefusal`, decided from its ClientHello) fails
 /// for the proxy's own policy: never a pinning signal, and the flow's note names the version
@@ -34,6 +35,11 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     /// The host the certificate was minted for (SNI, else the CONNECT target).
     private let host: String
     private let pins: (any PinRegistry)?
+    /// Who the client is (address + ClientHello fingerprint): pins are per client.
+    private let client: ClientIdentity
+    /// False for the proxy's own pages: a completed handshake there shows trust, but a failure
+    /// never pins them.
+    private let failuresPin: Bool
     private let sink: any FlowSink
     private let wire: HandshakeWireRecorder
     /// The CONNECT's flow, finished and recorded when the handshake fails.
@@ -42,11 +48,13 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
     /// Why this client's TLS version will be refused, when it will (see `TLSVersionRefusal`).
     private let versionRefusal: String?
 
-    init(state: ClientTLSState, host: String, pins: (any PinRegistry)?, sink: any FlowSink, flow: Flow,
-         wire: HandshakeWireRecorder, versionRefusal: String? = nil) {
+    init(state: ClientTLSState, host: String, pins: (any PinRegistry)?, client: ClientIdentity, failuresPin: Bool = true,
+         sink: any FlowSink, flow: Flow, wire: HandshakeWireRecorder, versionRefusal: String? = nil) {
         self.state = state
         self.host = host
         self.pins = pins
+        self.client = client
+        self.failuresPin = failuresPin
         self.sink = sink
         self.failureFlow = flow
         self.wire = wire
@@ -59,7 +67,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
             state.details.clientVersion = UpstreamTLSSession.versionText(tls?.tlsVersion)
             state.details.alpn = negotiated
-            pins?.record(.completed, host: host, client: failureFlow.clientAddress)
+            pins?.record(.completed, host: host, client: client, tlsVersion: state.details.clientVersion)
             wire.handshakeFinished()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
@@ -92,8 +100,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
         wire.handshakeFinished()
         if let versionRefusal {
             var flow = failureFlow
-            flow.finishedAt = Date()
-            flow.error = "TLS handshake with the client failed: its TLS version is below --client-tls-min"
+            flow.finishFailedTunnel(because: "TLS handshake with the client failed: its TLS version is below --client-tls-min")
             flow.note = versionRefusal
             sink.record(flow)
             return
@@ -102,7 +109,7 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
         let reason: String
         switch classification {
         case .rejected(let why, let evidence):
-            outcome = .rejected(reason: why, evidence: evidence)
+            outcome = .rejected(reason: why, evidence: evidence, alert: HandshakeFailureClassifier.certificateAlert(in: why))
             reason = why
         case .ambiguousEOF(let evidence):
             outcome = .ambiguousEOF(evidence: evidence)
@@ -117,20 +124,33 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
                     : " (not a pin signal: \(wire.evidence.summary))")
         }
         var flow = failureFlow
-        flow.finishedAt = Date()
-        flow.error = "TLS handshake with the client failed: \(reason)"
-        flow.note = Self.note(for: pins?.record(outcome, host: host, client: flow.clientAddress))
+        flow.finishFailedTunnel(because: "TLS handshake with the client failed: \(reason)")
+        let update = failuresPin
+            ? pins?.record(outcome, host: host, client: client, tlsVersion: wire.evidence.certificateSent?.rawValue) : nil
+        flow.note = Self.note(for: update)
         sink.record(flow)
     }
 
-    /// The flow's note for what the outcome did to the pins: the pinned host and the evidence.
+    /// What a client that refused our certificate before ever completing a handshake is told.
+    static let untrustedClientNote =
+        "this client does not trust the ProxyApp CA yet: install it from http://\(BuiltInPages.reservedHost)/"
+
+    /// The flow's note for what the outcome did to the pins: the pinned host, the client, the
+    /// evidence and how to undo it.
     static func note(for update: PinUpdate?) -> String? {
         switch update {
-        case .pinned(let pin)?: return "pinned \(pin.host): \(pin.reason)"
-        case .renewed(let pin)?: return "pinned \(pin.host) (renewed, \(pin.count) failures): \(pin.reason)"
+        case .pinned(let pin)?: return pinnedNote(pin)
+        case .renewed(let pin)?: return pinnedNote(pin, renewed: true)
         case .refused(let why)?: return why
+        case .untrustedClient?: return untrustedClientNote
         case .unchanged?, nil: return nil
         }
+    }
+
+    /// `pinned HOST for CLIENT: REASON; to undo: …`, the note of every flow a pin made or passed through.
+    static func pinnedNote(_ pin: PinnedDomain, renewed: Bool = false) -> String {
+        "pinned \(pin.host) for \(pin.clientText)\(renewed ? " (renewed, \(pin.count) failures)" : ""): \(pin.reason); "
+            + pin.undoHint
     }
 }
 

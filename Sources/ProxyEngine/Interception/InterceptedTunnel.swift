@@ -9,7 +9,8 @@ import Rules
 /// Decides what a CONNECT tunnel carries once the client's first bytes arrive, and sets the
 /// client connection up for it:
 ///
-/// - a TLS ClientHello for a host that is not pinned: present a certificate minted for its SNI
+/// - a TLS ClientHello for a host that is not pinned for this client (its address and
+///   ClientHello fingerprint, `ClientIdentity`): present a certificate minted for its SNI
 ///   (or the CONNECT host when there is none), then run the decrypted requests through the
 ///   same HTTP path as plain ones, sent to the origin over TLS;
 /// - an HTTP request line: proxy the tunnel's requests as plain HTTP to the CONNECT target;
@@ -20,7 +21,12 @@ import Rules
 /// Who speaks first is `FirstSpeaker`'s decision; this type carries it out (timers, the early
 /// origin connection, the handover). The upstream connection for decrypted requests is opened
 /// only when they need it, so they can use pooled TLS connections to the origin across client
-/// connections.
+/// connections; the price is that a CONNECT to a dead host is answered 200 and its failure comes
+/// as a 502 inside the tunnel (or a close, when relayed), recorded on the flow either way.
+///
+/// The certificate is chosen from our own ClientHello parse before NIOSSL sees the bytes, not
+/// with `sslContextCallback`: the callback cannot see the CONNECT host, which clients without SNI
+/// (IP targets) need. A server `NIOSSLContext` per connection costs microseconds.
 final class InterceptedTunnel {
     private let services: ProxyServices
     private let interception: TLSInterception
@@ -28,7 +34,7 @@ final class InterceptedTunnel {
     private let host: String
     private let port: Int
     /// The CONNECT's flow (status 200 already): recorded for relayed tunnels and failed
-    /// handshakes; decrypted exchanges are flows of their own.
+    /// handshakes (then without a status: `finishFailedTunnel`); decrypted exchanges are flows of their own.
     private var flow: Flow
     private var sniffer: FirstBytesSniffer?
     private var clientGone = false
@@ -37,6 +43,8 @@ final class InterceptedTunnel {
     /// Set when the ClientHello offers only versions below `--client-tls-min`: the handshake will
     /// be refused, and the flow says so instead of counting it towards pinning.
     private var clientVersionRefusal: String?
+    /// Who the client is, from its address and its ClientHello; set when the hello arrives.
+    private var client: ClientIdentity?
     private var speaker = FirstSpeaker()
     private var quietTimer = DeadlineTimer()
     private var deadlineTimer = DeadlineTimer()
@@ -117,10 +125,12 @@ final class InterceptedTunnel {
         case .tls(let hello):
             let serverName = hello.serverName
             let name = serverName ?? host
+            let client = ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ClientHelloFingerprint.of(hello))
+            self.client = client
             if isBuiltInPageHost {
                 mintAndIntercept(certificateHost: BuiltInPages.reservedHost, serverName: serverName)
-            } else if let pin = interception.pins?.pin(for: name) {
-                relay(note: "pinned \(pin.host): \(pin.reason)")
+            } else if let pin = interception.pins?.pin(for: name, client: client) {
+                relay(note: ClientTLSObserver.pinnedNote(pin))
             } else if !rules.sslProxying.decrypts(connectHost: HostName.normalized(host),
                                                   serverName: serverName.map { HostName.normalized($0) }) {
                 flow.appliedRules.append("ssl_proxying")
@@ -162,8 +172,10 @@ final class InterceptedTunnel {
             try pipeline.addHandler(wire)
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
-                state: state, host: certificateHost, pins: isBuiltInPageHost ? nil : interception.pins,
-                sink: services.sink, flow: flow, wire: wire, versionRefusal: clientVersionRefusal))
+                state: state, host: certificateHost, pins: interception.pins,
+                client: client ?? ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ""),
+                failuresPin: !isBuiltInPageHost, sink: services.sink, flow: flow, wire: wire,
+                versionRefusal: clientVersionRefusal))
             installHTTP(scheme: "https", tls: state)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")
@@ -176,7 +188,7 @@ final class InterceptedTunnel {
             try ClientPipelineSetup.configure(channel, services: services, tunnel: origin)
             sniffer?.handOver()
         } catch {
-            fail("cannot set up the connection: \(error)")
+            fail("cannot set up the connection: \(SystemErrorText.describe(error))")
         }
     }
 
@@ -229,7 +241,7 @@ final class InterceptedTunnel {
     }
 
     private func connectFailure(_ error: any Error) -> String {
-        (error as? ProxyFailure ?? .connectFailed(host: host, port: port, reason: "\(error)")).message
+        (error as? ProxyFailure ?? .connectFailed(host: host, port: port, reason: SystemErrorText.describe(error, peer: .server))).message
     }
 
     /// The client stayed silent: connect to the origin and listen, in case it speaks first.
@@ -336,8 +348,7 @@ final class InterceptedTunnel {
         clientGone = true
         stopWaiting()
         closeEarlyOrigin()
-        flow.finishedAt = Date()
-        flow.error = reason
+        flow.finishFailedTunnel(because: reason)
         services.sink.record(flow)
         channel.close(promise: nil)
     }
@@ -347,8 +358,7 @@ final class InterceptedTunnel {
         clientGone = true
         stopWaiting()
         closeEarlyOrigin()
-        flow.finishedAt = Date()
-        flow.error = "the client closed the tunnel before it was set up"
+        flow.finishFailedTunnel(because: "the client closed the tunnel before it was set up")
         services.sink.record(flow)
     }
 }

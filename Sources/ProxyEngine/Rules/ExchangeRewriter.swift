@@ -47,10 +47,14 @@ struct ExchangeRewriter {
         var body: [UInt8]
         var decoded: Bool
         var note: String?
+        /// The bytes differ from the held ones (compared where the rewrite ran, off the loop for
+        /// large bodies): the flow keeps both views only then.
+        var changed = false
     }
 
     /// How long one turn of a rewrite holds a pool thread before it queues again behind other
-    /// work (map-local reads, other clients' rewrites).
+    /// work (map-local reads, other clients' rewrites). Before turns, 20 bodies with a quadratic
+    /// pattern held all 4 pool threads for 25 s, map-local files and other rewrites waiting.
     static let slice: Duration = .milliseconds(10)
 
     /// Rewrites a held body with `replacements`; the future completes on `eventLoop`.
@@ -72,7 +76,7 @@ struct ExchangeRewriter {
         let result: @Sendable (BodyTextRewriter.Outcome) throws -> RewrittenBody = { outcome in
             try cancellation?.check()
             switch outcome {
-            case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil)
+            case .rewritten(let new): return RewrittenBody(body: new, decoded: true, note: nil, changed: new != bytes)
             case .unchanged: return RewrittenBody(body: bytes, decoded: false, note: nil)
             case .skipped(let reason): return RewrittenBody(body: bytes, decoded: false, note: "rewrite: \(side) body not rewritten: \(reason)")
             }

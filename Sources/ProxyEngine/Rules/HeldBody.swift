@@ -19,6 +19,16 @@ struct HeldBody {
         return size <= limit
     }
 
+    /// The first `count` bytes (a capture of the held body without copying all of it).
+    func prefix(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(count, size))
+        for part in parts where bytes.count < count {
+            part.withUnsafeReadableBytes { bytes.append(contentsOf: $0.prefix(count - bytes.count)) }
+        }
+        return bytes
+    }
+
     /// The parts as one contiguous byte array.
     var bytes: [UInt8] {
         var bytes: [UInt8] = []

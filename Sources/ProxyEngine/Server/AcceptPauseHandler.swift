@@ -81,7 +81,6 @@ final class AcceptPauseHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private static func describe(_ error: any Error) -> String {
-        guard let error = error as? IOError else { return "\(error)" }
-        return String(cString: strerror(error.errnoCode))
+        SystemErrorText.describe(error)
     }
 }

@@ -7,11 +7,16 @@ import Rules
 
 /// Carries out one CONNECT request.
 ///
-/// With HTTPS interception on (and the host not pinned) it answers `200 Connection established`
-/// at once and hands the connection to an `InterceptedTunnel`, which looks at the client's
-/// first bytes before deciding between decrypting, plain HTTP and a byte relay. Otherwise it
-/// opens the TCP connection to the target first (so a failure is still a 502), answers 200,
-/// turns both connections into a byte relay and records the tunnel as a flow when it closes.
+/// With HTTPS interception on it answers `200 Connection established` at once and hands the
+/// connection to an `InterceptedTunnel`, which looks at the client's first bytes before
+/// deciding between decrypting, plain HTTP and a byte relay (pins are per client, so a pinned
+/// host is known only from the ClientHello). Otherwise it opens the TCP connection to the
+/// target first (so a failure is still a 502), answers 200, turns both connections into a byte
+/// relay and records the tunnel as a flow when it closes.
+///
+/// Known gap of that eager path: bytes the client sent after the CONNECT are lost when its FIN
+/// arrives while the target is being dialled, since the FIN reaches the HTTP decoder (which then
+/// drops what it holds) before any handover; `InputClosedHold` guards only the handover itself.
 final class ConnectTunnel {
     private unowned let client: HTTPProxyHandler
     private let services: ProxyServices
@@ -55,8 +60,6 @@ final class ConnectTunnel {
                 self.interception = interception
                 establishIfReady()
                 return
-            } else if let pin = interception.pins?.pin(for: host) {
-                flow.note = "pinned \(pin.host): \(pin.reason)"
             } else if rules.sslProxying.exclude.matches(normalizedHost: normalizedHost) {
                 // Excluded by its host alone: relay at once, as without interception (a failure
                 // is still a 502 on the CONNECT). Everything else is decided after the
@@ -87,7 +90,7 @@ final class ConnectTunnel {
                     self.flow.timings.connect = timings.connect
                     self.establishIfReady()
                 case .failure(let error):
-                    self.refuse(error as? ProxyFailure ?? .connectFailed(host: self.host, port: self.port, reason: "\(error)"))
+                    self.refuse(error as? ProxyFailure ?? .connectFailed(host: self.host, port: self.port, reason: SystemErrorText.describe(error, peer: .server)))
                 }
             }
     }

@@ -104,7 +104,7 @@ final class GlueHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        meter?.noteError(error)
+        meter?.noteError(error, direction: direction)
         context.close(promise: nil)
     }
 

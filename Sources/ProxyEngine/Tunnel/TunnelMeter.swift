@@ -15,7 +15,8 @@ final class TunnelMeter {
 
     private(set) var bytesUp: Int64 = 0
     private(set) var bytesDown: Int64 = 0
-    private(set) var firstError: (any Error)?
+    /// The first error either side saw, and that side.
+    private(set) var firstError: (error: any Error, direction: Direction)?
     private var openSides = 2
     private var onFinished: ((TunnelMeter) -> Void)?
 
@@ -30,8 +31,8 @@ final class TunnelMeter {
         }
     }
 
-    func noteError(_ error: any Error) {
-        if firstError == nil { firstError = error }
+    func noteError(_ error: any Error, direction: Direction) {
+        if firstError == nil { firstError = (error, direction) }
     }
 
     func sideClosed() {
@@ -50,8 +51,11 @@ final class TunnelMeter {
             flow.bytesUp = meter.bytesUp
             flow.bytesDown = meter.bytesDown
             flow.finishedAt = Date()
-            if let error = meter.firstError {
-                flow.error = "tunnel closed with an error: \(error)"
+            if let (error, direction) = meter.firstError {
+                // The client's glue carries data up, the server's down.
+                let peer: SystemErrorText.Peer = direction == .up ? .client : .server
+                flow.finishFailedTunnel(because: "tunnel closed with an error: \(SystemErrorText.describe(error, peer: peer))",
+                                        at: flow.finishedAt ?? Date())
             }
             sink.record(flow)
         }

@@ -165,10 +165,8 @@ final class UpstreamConnector: Sendable {
             return .connectTimeout(host: host, port: port, seconds: connectTimeout.nanoseconds / 1_000_000_000)
         case let error as IOError where error.errnoCode == ECONNREFUSED:
             return .connectionRefused(host: host, port: port)
-        case let error as IOError:
-            return .connectFailed(host: host, port: port, reason: String(cString: strerror(error.errnoCode)))
         default:
-            return .connectFailed(host: host, port: port, reason: "\(error)")
+            return .connectFailed(host: host, port: port, reason: SystemErrorText.describe(error, peer: .server))
         }
     }
 

@@ -58,7 +58,7 @@ public struct LiveRulesStatus: Sendable, Equatable {
     /// For the TUI header: `off`, `3 active`, `3 active, reload failed`.
     public var summary: String {
         var text = enabledRules == 0 ? "off" : "\(enabledRules) active"
-        if lastError != nil { text += ", reload failed (see log)" }
+        if lastError != nil { text += ", reload failed (E: log)" }
         return text
     }
 }

@@ -11,12 +11,54 @@ public struct FlowDetailContent: Sendable {
     public var responseBody: BodyDocument?
     /// The zone the Timing tab writes times in.
     public var timeZone: TimeZone
+    /// The bodies of the origin's side where a rule changed them (`Flow.forwardedRequest`,
+    /// `Flow.originResponse`); nil while loading or when the body is the client's.
+    public var forwardedRequestBody: BodyDocument?
+    public var originResponseBody: BodyDocument?
+    /// Whether these pages show the origin's side (`originSide`).
+    private(set) var isOriginSide = false
 
-    public init(flow: Flow, requestBody: BodyDocument?, responseBody: BodyDocument?, timeZone: TimeZone = .current) {
+    public init(flow: Flow, requestBody: BodyDocument?, responseBody: BodyDocument?, timeZone: TimeZone = .current,
+                forwardedRequestBody: BodyDocument? = nil, originResponseBody: BodyDocument? = nil) {
         self.flow = flow
         self.requestBody = requestBody
         self.responseBody = responseBody
         self.timeZone = timeZone
+        self.forwardedRequestBody = forwardedRequestBody
+        self.originResponseBody = originResponseBody
+    }
+
+    /// The content as the origin saw the exchange: the request as forwarded and the response as
+    /// the origin sent it, each the client's where no rule changed it.
+    var originSide: FlowDetailContent {
+        var side = FlowDetailContent(
+            flow: flow.originSide,
+            requestBody: flow.forwardedRequest?.body == nil ? requestBody : forwardedRequestBody,
+            responseBody: flow.originResponse?.body == nil ? responseBody : originResponseBody, timeZone: timeZone)
+        side.isOriginSide = true
+        side.original = flow
+        return side
+    }
+
+    /// On the origin's side, the flow as stored (which messages a rule changed).
+    private(set) var original: Flow?
+
+    /// Which side a message tab shows, in words, for a flow with two sides; nil otherwise.
+    func sideTitle(_ tab: DetailTab) -> String? {
+        guard (original ?? flow).hasOriginSide else { return nil }
+        switch (tab, isOriginSide) {
+        case (.request, false): return "as sent by the client"
+        case (.request, true): return "as forwarded to the origin"
+        case (.response, false): return "as the client got it"
+        case (.response, true): return "as the origin sent it"
+        case (.timing, _): return nil
+        }
+    }
+
+    /// Whether a rule changed `tab`'s message (so its two sides differ).
+    func ruleChanged(_ tab: DetailTab) -> Bool {
+        let stored = original ?? flow
+        return tab == .request ? stored.forwardedRequest != nil : stored.originResponse != nil
     }
 
     /// The body document a tab shows; nil for the Timing tab or while loading.
@@ -78,7 +120,7 @@ struct DetailPage {
             self.mode = nil
         case .request, .response:
             let message = MessagePage(flow: content.flow, tab: tab, document: content.body(for: tab), mode: mode)
-            head = message.head
+            head = MessagePage.sideLines(content, tab: tab) + message.head
             body = message.body
             self.mode = message.mode
         }

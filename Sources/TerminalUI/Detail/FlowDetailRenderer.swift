@@ -21,7 +21,7 @@ public enum FlowDetailRenderer {
         guard size.height > 0, size.width > 0 else { return grid }
         ScreenChrome.drawTitleBar(titleBar(content.flow), into: &grid)
         guard size.height > 1 else { return grid }
-        drawTabs(current: state.tab, into: &grid)
+        drawTabs(current: state.tab, content: state.showsOriginSide ? content.originSide : content, into: &grid)
 
         let page = state.page(state.tab, content: content)
         let rows = contentRows(screenHeight: size.height)
@@ -65,7 +65,7 @@ public enum FlowDetailRenderer {
         return start.line
     }
 
-    /// `GET https://api.example.com/v1/users?page=2  200 OK  1.2 KiB  120 ms`.
+    /// `#12  GET https://api.example.com/v1/users?page=2  200 OK  1.2 KiB  120 ms`.
     static func titleBar(_ flow: Flow) -> String {
         var parts: [String]
         switch flow.kind {
@@ -84,14 +84,26 @@ public enum FlowDetailRenderer {
             }
         }
         if let duration = flow.durationMilliseconds { parts.append(FlowRow.humanDuration(duration)) }
+        if let id = flow.id { parts.insert("#\(id)", at: 0) }  // what `export --curl ID` and `--raw ID` take
         return " " + parts.joined(separator: "  ")
     }
 
-    private static func drawTabs(current: DetailTab, into grid: inout ScreenGrid) {
+    /// Tab titles; a flow a rule changed says which side each message tab shows.
+    private static func drawTabs(current: DetailTab, content: FlowDetailContent, into grid: inout ScreenGrid) {
         var column = 0
         for tab in DetailTab.allCases {
             let style = tab == current ? CellStyle(bold: true, reverse: true) : CellStyle(dim: true)
-            column += grid.put(" \(tab.title) ", row: 1, column: column, style: style) + 1
+            column += grid.put(" \(tabTitle(tab, content: content)) ", row: 1, column: column, style: style) + 1
+        }
+    }
+
+    /// `Request (client)`, `Request (forwarded)`, `Response (origin)`… for a flow with two sides.
+    static func tabTitle(_ tab: DetailTab, content: FlowDetailContent) -> String {
+        guard content.sideTitle(tab) != nil else { return tab.title }
+        switch (tab, content.isOriginSide) {
+        case (.request, true): return "Request (forwarded)"
+        case (.response, true): return "Response (origin)"
+        default: return "\(tab.title) (client)"
         }
     }
 }

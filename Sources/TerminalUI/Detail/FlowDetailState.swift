@@ -15,6 +15,9 @@ public struct FlowDetailState: Sendable, Equatable {
     /// Long lines (notes, errors, headers, text and JSON bodies; never hex) continue on the next
     /// rows instead of being cut at the screen's edge.
     public var wraps = true
+    /// Request and Response show the origin's side: the request as forwarded, the response as
+    /// the origin sent it (only ever true for a flow that has one).
+    public private(set) var showsOriginSide = false
 
     /// Columns one Left or Right moves.
     public static let horizontalStep = 8
@@ -69,6 +72,11 @@ public struct FlowDetailState: Sendable, Equatable {
                   let position = document.availableModes.firstIndex(of: current)
             else { break }
             chosenModes[tab] = document.availableModes[(position + 1) % document.availableModes.count]
+        case .toggleOriginSide:
+            // A flow no rule changed has one side only (the controller says so).
+            guard content.flow.hasOriginSide else { break }
+            showsOriginSide.toggle()
+            chosenModes = [:]
         }
         clamp(content: content, size: size)
     }
@@ -123,7 +131,7 @@ public struct FlowDetailState: Sendable, Equatable {
     }
 
     func page(_ tab: DetailTab, content: FlowDetailContent) -> DetailPage {
-        DetailPage(content: content, tab: tab, mode: chosenModes[tab])
+        DetailPage(content: showsOriginSide ? content.originSide : content, tab: tab, mode: chosenModes[tab])
     }
 
     private static func tab(after tab: DetailTab, by step: Int) -> DetailTab {

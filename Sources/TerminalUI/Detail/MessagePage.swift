@@ -58,6 +58,19 @@ struct MessagePage {
         self.mode = mode
     }
 
+    /// For a flow a rule changed: which side the tab shows and how to see the other.
+    static func sideLines(_ content: FlowDetailContent, tab: DetailTab) -> [DetailLine] {
+        guard let title = content.sideTitle(tab) else { return [] }
+        let other = content.isOriginSide ? "f: as the client saw it" : "f: as the origin saw it"
+        let unchanged = content.ruleChanged(tab) ? "" : " (no rule changed it)"
+        var lines = [DetailLine([.init(text: "\(tab.title) \(title)\(unchanged)", style: CellStyle(foreground: .yellow, bold: true)),
+                                 .init(text: "  \(other)", style: dimStyle)])]
+        if tab == .request && content.isOriginSide {  // the title bar names the client's URL
+            lines.append(DetailLine([.init(text: "URL", style: nameStyle), .init(text: " " + content.flow.url, style: .plain)]))
+        }
+        return lines + [.blank]
+    }
+
     /// `── title ────…` across the screen.
     static func rule(_ title: String) -> DetailLine {
         DetailLine([.init(text: "── ", style: ruleStyle), .init(text: title, style: CellStyle(bold: true)),

@@ -1,9 +1,11 @@
 /// Where each column of the flow list sits for a given screen width.
 ///
-/// Fixed widths for everything but HOST (up to 18, or 30 on wide screens, never more than half
-/// of what is left) and PATH, which takes the rest; below 100 columns TYPE and DURATION are
-/// dropped. Every cell is written with its column's width as the limit, so a wide or long value
-/// can never push the next column out of line.
+/// Every column but HOST and PATH has a fixed width (ID as wide as the largest id shown). When
+/// HOST and PATH would get less than `sharedMinimum` columns between them, columns give way in
+/// this order: TYPE, DURATION, TIME; after that HOST and PATH shrink together (HOST takes two
+/// fifths of their space, at most 30 columns, and its values are shortened from the left). Every
+/// cell is written with its column's width as the limit, so a wide or long value can never push
+/// the next column out of line.
 struct FlowListColumns: Equatable {
     /// One column: its title, first screen column, width, and whether values hug its right edge.
     struct Column: Equatable {
@@ -13,10 +15,16 @@ struct FlowListColumns: Equatable {
         var rightAligned: Bool
     }
 
-    static let narrowLimit = 100
+    /// The optional columns, in the order they give way on narrow screens.
+    enum Optional: CaseIterable { case type, duration, time }
+
+    /// What HOST and PATH should have together before an optional column is shown.
+    static let sharedMinimum = 40
+    static let hostMaximum = 30
 
     let marker: Column
-    let time: Column
+    let id: Column
+    let time: Column?
     let method: Column
     let status: Column
     let host: Column
@@ -25,39 +33,51 @@ struct FlowListColumns: Equatable {
     let size: Column
     let duration: Column?
 
-    init(screenWidth: Int) {
-        let wide = screenWidth >= Self.narrowLimit
-        // Everything but HOST, PATH and the space between them; those two share the rest.
-        let others = 2 + (12 + 1) + (7 + 1) + (6 + 1) + (1 + 9) + (wide ? (1 + 24) + (1 + 8) : 0)
-        let shared = max(0, screenWidth - others - 1)
-        let hostWidth = min(wide ? 30 : 18, shared / 2)
-        let pathWidth = shared - hostWidth
+    /// - Parameter idDigits: the digits of the largest flow id on screen (the ID column is at least
+    ///   as wide as its title).
+    init(screenWidth: Int, idDigits: Int = 2) {
+        let idWidth = max(2, idDigits)
+        var dropped: Set<Optional> = []
+        func shared() -> Int {
+            // Everything but HOST, PATH and the space between them; those two share the rest.
+            let fixed = 2 + (idWidth + 1) + (dropped.contains(.time) ? 0 : 12 + 1) + (7 + 1) + (6 + 1) + (1 + 9)
+                + (dropped.contains(.type) ? 0 : 1 + 24) + (dropped.contains(.duration) ? 0 : 1 + 8)
+            return screenWidth - fixed - 1
+        }
+        for column in Optional.allCases where shared() < Self.sharedMinimum {
+            dropped.insert(column)
+        }
+        let space = max(0, shared())
+        let hostWidth = min(Self.hostMaximum, space * 2 / 5)
         var next = 0
         func column(_ title: String, _ width: Int, right: Bool = false) -> Column {
             defer { next += width + 1 }
             return Column(title: title, start: next, width: width, rightAligned: right)
         }
         marker = column("", 1)
-        time = column("TIME", 12)
+        id = column("ID", idWidth, right: true)
+        time = dropped.contains(.time) ? nil : column("TIME", 12)
         method = column("METHOD", 7)
         status = column("STATUS", 6)
         host = column("HOST", hostWidth)
-        path = column("PATH", pathWidth)
-        type = wide ? column("TYPE", 24) : nil
+        path = column("PATH", space - hostWidth)
+        type = dropped.contains(.type) ? nil : column("TYPE", 24)
         size = column("SIZE", 9, right: true)
-        duration = wide ? column("DURATION", 8, right: true) : nil
+        duration = dropped.contains(.duration) ? nil : column("DURATION", 8, right: true)
     }
 
     /// Left to right, as drawn.
     var all: [Column] {
-        [marker, time, method, status, host, path, type, size, duration].compactMap { $0 }
+        [marker, id, time, method, status, host, path, type, size, duration].compactMap { $0 }
     }
 }
 
 extension ScreenGrid {
-    /// Writes `text` into `column` on `row`, shortened with `…` when it does not fit.
-    mutating func put(_ text: String, row: Int, in column: FlowListColumns.Column, style: CellStyle) {
-        let shown = ColumnText.fitted(text, width: column.width)
+    /// Writes `text` into `column` on `row`, shortened with `…` when it does not fit (at the end,
+    /// or at the start when `fromLeft`).
+    mutating func put(_ text: String, row: Int, in column: FlowListColumns.Column, style: CellStyle,
+                      fromLeft: Bool = false) {
+        let shown = fromLeft ? ColumnText.fittedFromLeft(text, width: column.width) : ColumnText.fitted(text, width: column.width)
         let start = column.rightAligned ? column.start + column.width - DisplayWidth.of(shown) : column.start
         put(shown, row: row, column: start, limit: column.width, style: style)
     }
@@ -78,6 +98,22 @@ enum ColumnText {
             used += columns
             text.formIndex(after: &index)
             if used <= width - 1 { shortened = text[..<index] }
+        }
+        return text
+    }
+
+    /// `text` if it fits in `width` columns, else `…` followed by its longest suffix that fits:
+    /// `…bucket.s3.amazonaws.com` keeps the part of a host name that tells hosts apart, and the port.
+    static func fittedFromLeft(_ text: String, width: Int) -> String {
+        guard width > 0 else { return "" }
+        var kept = Substring()
+        var used = 0
+        var index = text.endIndex
+        while index > text.startIndex {
+            text.formIndex(before: &index)
+            used += DisplayWidth.of(text[index])
+            if used > width { return "…" + kept }
+            if used <= width - 1 { kept = text[index...] }
         }
         return text
     }

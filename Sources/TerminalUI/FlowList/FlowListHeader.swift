@@ -31,6 +31,17 @@ public struct HeaderInfo: Sendable, Hashable {
         if !rules.isEmpty { parts.append("rules: \(rules)") }
         return parts.joined(separator: "  ")
     }
+
+    /// `text`, leaving out the CA URL when all does not fit in `width` columns: the flow count,
+    /// the filter and the rules state (`reload failed (E: log)`) matter more on a narrow screen,
+    /// and the CA page is on the `i` screen.
+    public func text(width: Int) -> String {
+        let full = text
+        guard DisplayWidth.of(full) > width, !caURL.isEmpty else { return full }
+        var shorter = self
+        shorter.caURL = ""
+        return shorter.text
+    }
 }
 
 /// A one-line message for the status line: an error (a bad filter) or a notice (export saved).

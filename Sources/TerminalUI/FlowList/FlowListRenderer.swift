@@ -1,7 +1,9 @@
 /// Draws the flow list screen: a pure function of the list state into a `ScreenGrid`.
 ///
 /// Row 0 is the header bar, row 1 the column titles, the rows between are flows (the list area,
-/// `listRows(screenHeight:)` tall) and the last row is the status line. No terminal I/O here:
+/// `listRows(screenHeight:)` tall) and the last row is the status line, which shows the selected
+/// flow's whole URL when there is no message. An empty, unfiltered list shows `welcome` (how to
+/// send traffic, the CA page, the rules) under "No flows yet". No terminal I/O here:
 /// tests render into fixed-size grids and read the text and styles back.
 public enum FlowListRenderer {
     /// How many flow rows fit on a screen `screenHeight` tall: what `FlowListState.resize` takes.
@@ -11,22 +13,31 @@ public enum FlowListRenderer {
 
     /// `highlighted`: flows matching the search, underlined in bold.
     public static func render(_ state: FlowListState, header: HeaderInfo, size: ScreenSize,
-                              message: StatusMessage? = nil, highlighted: Set<Int64> = []) -> ScreenGrid {
+                              message: StatusMessage? = nil, welcome: [String] = [],
+                              highlighted: Set<Int64> = []) -> ScreenGrid {
         var grid = ScreenGrid(width: size.width, height: size.height)
         guard size.height > 0, size.width > 0 else { return grid }
-        ScreenChrome.drawTitleBar(header.text, into: &grid)
+        ScreenChrome.drawTitleBar(header.text(width: size.width), into: &grid)
         guard size.height > 1 else { return grid }
 
-        let columns = FlowListColumns(screenWidth: size.width)
+        let listHeight = listRows(screenHeight: size.height)
+        let shown = state.top..<min(state.totalRows, state.top + listHeight)
+        let largestID = shown.compactMap { state.row(at: $0)?.id }.max() ?? 0
+        let columns = FlowListColumns(screenWidth: size.width, idDigits: String(largestID).count)
         let titleStyle = CellStyle(bold: true, underline: true)
         for column in columns.all where !column.title.isEmpty {
             grid.put(column.title, row: 1, in: column, style: titleStyle)
         }
 
-        let listHeight = listRows(screenHeight: size.height)
         if state.totalRows == 0, listHeight > 0 {
             let empty = state.filterText.isEmpty ? "No flows yet: waiting for traffic." : "No flows match the filter."
-            grid.put(empty, row: 2, column: columns.time.start, style: CellStyle(dim: true))
+            grid.put(empty, row: 2, column: 2, style: CellStyle(dim: true))
+            if state.filterText.isEmpty {
+                let lines = welcome.flatMap { TextPageRenderer.wrapped($0, width: size.width - 2) }
+                for (offset, line) in lines.prefix(max(0, listHeight - 2)).enumerated() {
+                    grid.put(line, row: 4 + offset, column: 2)
+                }
+            }
         }
         for offset in 0..<listHeight {
             let index = state.top + offset
@@ -38,7 +49,7 @@ public enum FlowListRenderer {
                     grid.restyle(row: screenRow) { $0.bold = true; $0.underline = true }
                 }
             } else {
-                grid.put("…", row: screenRow, column: columns.time.start, style: CellStyle(dim: true))
+                grid.put("…", row: screenRow, column: columns.id.start, style: CellStyle(dim: true))
             }
             if index == state.selectedIndex {
                 grid.restyle(row: screenRow) { $0.reverse = true }
@@ -61,10 +72,11 @@ public enum FlowListRenderer {
             marker.foreground = row.marked ? .yellow : .cyan
             grid.put(row.marked ? "●" : "◆", row: screenRow, in: columns.marker, style: marker)
         }
-        grid.put(row.time, row: screenRow, in: columns.time, style: base)
+        grid.put(row.id.map { String($0) } ?? "", row: screenRow, in: columns.id, style: base)
+        if let time = columns.time { grid.put(row.time, row: screenRow, in: time, style: base) }
         grid.put(row.method, row: screenRow, in: columns.method, style: base)
         grid.put(row.status, row: screenRow, in: columns.status, style: statusStyle(row, base: base))
-        grid.put(row.host, row: screenRow, in: columns.host, style: base)
+        grid.put(row.host, row: screenRow, in: columns.host, style: base, fromLeft: true)
         grid.put(row.path, row: screenRow, in: columns.path, style: base)
         if let type = columns.type { grid.put(row.contentType, row: screenRow, in: type, style: base) }
         grid.put(row.size, row: screenRow, in: columns.size, style: base)
@@ -105,6 +117,7 @@ public enum FlowListRenderer {
         } else {
             position = "row \(NumberText.grouped((state.selectedIndex ?? 0) + 1)) of \(NumberText.grouped(state.totalRows))"
         }
-        ScreenChrome.drawStatusLine(position: position, message: message, hint: "? help  q quit", row: row, into: &grid)
+        let url = state.selectedIndex.flatMap { state.row(at: $0)?.url }.map { StatusMessage(.info, $0) }
+        ScreenChrome.drawStatusLine(position: position, message: message ?? url, hint: "? help  q quit", row: row, into: &grid)
     }
 }

@@ -18,8 +18,11 @@ public struct FlowRow: Sendable, Hashable {
     public var statusCode: Int?
     /// Host, with `:port` when the port is not the scheme's default.
     public var host: String
-    /// The path and query; the whole URL for https; the note (if any) for a tunnel.
+    /// The path and query (the host has its own column); the note (if any) for a tunnel.
     public var path: String
+    /// The whole URL (`https://api.example.com/v1/users?page=2`), `host:port` for a tunnel: what the
+    /// status line shows for the selected row.
+    public var url: String
     /// The response media type without parameters (`application/json`); empty when unknown.
     public var contentType: String
     /// Response body size (bytes up and down for a tunnel) as `1.2 KiB`; empty while pending.
@@ -49,15 +52,17 @@ public struct FlowRow: Sendable, Hashable {
         host = Self.hostText(flow)
         switch flow.kind {
         case .tunnel: path = flow.note ?? ""
-        case .http: path = flow.scheme == "https" ? flow.url : flow.path
+        case .http: path = flow.path
         }
+        url = flow.kind == .tunnel ? "\(flow.urlHost):\(flow.port)" : flow.url
         contentType = Self.essence(of: flow.responseHeaders.first(named: "Content-Type") ?? "")
         switch flow.kind {
         case .tunnel: size = Self.humanSize(flow.bytesUp + flow.bytesDown)
         case .http: size = flow.status == nil ? "" : Self.humanSize(flow.responseBody.size)
         }
         duration = flow.durationMilliseconds.map(Self.humanDuration) ?? ""
-        pinned = flow.note?.hasPrefix("pinned:") ?? false
+        // "pinned HOST for CLIENT: …" (ClientTLSObserver.pinnedNote); "not pinned: …" is not.
+        pinned = flow.note?.hasPrefix("pinned") ?? false
         marked = flow.marked
         ruleApplied = !flow.appliedRules.isEmpty
         error = flow.error

@@ -28,6 +28,7 @@ extension KeyBindings {
         KeyBinding(.right, "Right", .detail(.scrollRight)),
         KeyBinding(.character("v"), "v", .detail(.cycleBodyView)),
         KeyBinding(.character("w"), "w", .detail(.toggleWrap)),
+        KeyBinding(.character("f"), "f", .detail(.toggleOriginSide)),
         KeyBinding(.character("m"), "m", .toggleMark),
         KeyBinding(.character("c"), "c", .saveCurl),
         KeyBinding(.character("y"), "y", .copy),
@@ -55,6 +56,7 @@ extension DetailAction {
         case .scrollRight: "scroll right"
         case .cycleBodyView: "next body view (json, form, text, hex)"
         case .toggleWrap: "wrap long lines, or cut them at the edge"
+        case .toggleOriginSide: "as sent / as forwarded (when a rule changed it)"
         }
     }
 }

@@ -68,6 +68,8 @@ public struct KeyBindings: Sendable {
         KeyBinding(.character("c"), "c", .saveCurl),
         KeyBinding(.character("y"), "y", .copy),
         KeyBinding(.character("p"), "p", .showPins),
+        KeyBinding(.character("i"), "i", .showInfo),
+        KeyBinding(.character("E"), "E", .showEventLog),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .quit),
     ])

@@ -21,6 +21,10 @@ public enum UIAction: Sendable, Hashable {
     /// Copy to the clipboard (`y`), then a key says what: the URL, curl, the body, the raw request.
     case copy
     case showPins
+    /// The info screen (`i`): how to send traffic, the CA page, the rules, the files.
+    case showInfo
+    /// The proxy's log lines (`E`).
+    case showEventLog
     case openDetail
     /// A change inside the flow detail view (tabs, scrolling, body view).
     case detail(DetailAction)
@@ -50,6 +54,8 @@ public enum UIAction: Sendable, Hashable {
         case .saveCurl: "save the flow as a curl command"
         case .copy: "copy: then u URL, c curl, b body, r raw request"
         case .showPins: "pinned domains"
+        case .showInfo: "proxy info: how to send traffic, CA page, rules, files"
+        case .showEventLog: "event log: the proxy's log lines"
         case .openDetail: "open the flow"
         case .detail(let action): action.description
         case .closeDetail: "back to the flow list"

@@ -1,8 +1,9 @@
 import Foundation
 import ProxyModel
 
-/// The pinned-domains view (`p`): the hosts the proxy passes through untouched because their
-/// clients pin certificates, with a selection so one can be removed (`d`).
+/// The pinned-domains view (`p`): the hosts the proxy passes through untouched for the clients
+/// that pin their certificates (one row per host and client), with a selection so one can be
+/// removed (`d`).
 public struct PinsViewState: Sendable, Equatable {
     public private(set) var pins: [PinnedDomain]
     public private(set) var selectedIndex: Int?
@@ -14,14 +15,14 @@ public struct PinsViewState: Sendable, Equatable {
 
     public var selected: PinnedDomain? { selectedIndex.map { pins[$0] } }
 
-    /// New contents (after a reload or a removal), keeping the selection on the same host when
+    /// New contents (after a reload or a removal), keeping the selection on the same pin when
     /// it is still there.
     public mutating func replace(_ pins: [PinnedDomain]) {
-        let host = selected?.host
+        let key = selected?.key
         self.pins = pins
         if pins.isEmpty {
             selectedIndex = nil
-        } else if let host, let index = pins.firstIndex(where: { $0.host == host }) {
+        } else if let key, let index = pins.firstIndex(where: { $0.key == key }) {
             selectedIndex = index
         } else {
             selectedIndex = min(selectedIndex ?? 0, pins.count - 1)
@@ -34,7 +35,7 @@ public struct PinsViewState: Sendable, Equatable {
     }
 }
 
-/// Draws the pinned-domains view: host, reason, failures seen, last seen, and when the pin expires.
+/// Draws the pinned-domains view: host, client, reason, failures seen, last seen, and when the pin expires.
 public enum PinsRenderer {
     public static func render(_ state: PinsViewState, ttl: TimeInterval, timeZone: TimeZone, size: ScreenSize,
                               message: StatusMessage?) -> ScreenGrid {
@@ -45,12 +46,16 @@ public enum PinsRenderer {
         let count = state.pins.count
         grid.put("ProxyApp  pinned domains: \(count) (passed through without decryption)", row: 0, column: 0, style: bar)
         guard size.height > 2 else { return grid }
-        let hostWidth = max(12, min(40, size.width / 3))
-        let reasonStart = hostWidth + 2
+        let hostWidth = max(12, min(40, size.width / 4))
+        let clientStart = hostWidth + 2
+        // Address and fingerprint: 46 columns with an IPv4 address; cut on narrow screens.
+        let clientWidth = max(10, min(48, size.width / 4))
+        let reasonStart = clientStart + clientWidth + 2
         let expiresWidth = 16
         let reasonWidth = max(0, size.width - reasonStart - expiresWidth - 2)
         let title = CellStyle(bold: true, underline: true)
         grid.put("HOST", row: 1, column: 0, style: title)
+        grid.put("CLIENT", row: 1, column: clientStart, style: title)
         grid.put("REASON", row: 1, column: reasonStart, style: title)
         grid.put("EXPIRES", row: 1, column: size.width - expiresWidth, style: title)
         if state.pins.isEmpty {
@@ -64,6 +69,7 @@ public enum PinsRenderer {
             let pin = state.pins[index]
             let row = 2 + offset
             grid.put(ColumnText.fitted(pin.host, width: hostWidth), row: row, column: 0)
+            grid.put(ColumnText.fitted(pin.clientText, width: clientWidth), row: row, column: clientStart)
             let reason = "\(pin.reason) (\(pin.count)×, last \(FlowRow.clockTime(pin.lastSeen, timeZone: timeZone)))"
             grid.put(ColumnText.fitted(reason, width: reasonWidth), row: row, column: reasonStart)
             grid.put(dateText(pin.expiry(ttl: ttl), timeZone: timeZone), row: row, column: size.width - expiresWidth)

@@ -19,6 +19,7 @@ struct RulesCommand: ParsableCommand {
 
 extension RulesCommand {
     /// `proxyapp rules check [FILE]`: validates and prints the parsed rules; exit 1 on errors.
+    /// No file at the default path is no error: the proxy runs without rules (exit 0).
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate a rules file and print its rules as the proxy reads them (exit status 1 when it has errors).")
@@ -31,6 +32,10 @@ extension RulesCommand {
 
         func run() throws {
             let path = fileArgument.map { ($0 as NSString).expandingTildeInPath } ?? rules.path(data: data)
+            guard FileManager.default.fileExists(atPath: path) else {
+                print(try Self.noFile(at: path, named: fileArgument != nil ? "FILE" : rules.file != nil ? "--rules" : nil))
+                return
+            }
             let set: RuleSet
             do {
                 set = try RulesFile.load(path: path)
@@ -40,6 +45,18 @@ extension RulesCommand {
             }
             print(RuleTable.render(set), terminator: "")
             print("\(path): OK, \(set.rules.count) rule\(set.rules.count == 1 ? "" : "s") (\(set.enabledCount) enabled).")
+        }
+
+        /// What `check` says when there is no file at `path`. The default file may be absent (the
+        /// proxy then runs without rules); a file the user named (`flag`: "FILE" or "--rules") must
+        /// exist, as `run --rules` refuses a missing one.
+        static func noFile(at path: String, named flag: String?) throws -> String {
+            guard let flag else {
+                return "No rules file at \(path): the proxy runs without rules. Create it to add rules (README: Rules)."
+            }
+            throw CLIError(flag == "--rules"
+                ? "no rules file at \(path): `proxyapp run --rules \(path)` would refuse to start. Create it (README: Rules), or drop --rules."
+                : "no file at \(path) to check.")
         }
     }
 

@@ -24,13 +24,12 @@ struct RulesOptions: ParsableArguments {
             if file != nil {
                 throw CLIError("no rules file at \(path). Create it (README: Rules), or drop --rules.")
             }
-            return (.empty, nil, "Rules: none (create \(path) to add some; it is picked up while the proxy runs)\n")
+            return (.empty, nil, RulesStateText.line(enabled: 0, source: nil, lastError: nil, path: path) + "\n")
         }
         do {
             let text = try RulesFile.read(path: path)
             let rules = try RulesFile.parse(data: text, file: path)
-            let count = rules.enabledCount
-            return (rules, text, "Rules: \(count) active from \(path) (edits are reloaded while the proxy runs)\n")
+            return (rules, text, RulesStateText.line(enabled: rules.enabledCount, source: path, lastError: nil, path: path) + "\n")
         } catch {
             throw CLIError("the rules file cannot be used:\n\(error.description)\nFix it (`proxyapp rules check` shows the problems), or move it away to start without rules.")
         }

@@ -42,10 +42,45 @@ struct TUICommand: ParsableCommand {
         } catch {
             throw CLIError("cannot open the capture \(path): \(error)")
         }
-        let context = TUIContext(rules: { "" }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
         // Log lines (and a crash report) go beside the capture, if that directory takes them.
         let logPath = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("proxyapp.log")
+        let data = db == nil ? data : nil
+        let watch = ProxyInfoWatch { Self.info(data: data, capturePath: path, logPath: logPath) }
+        defer { watch.stop() }
+        let context = TUIContext(rules: { "" }, info: { watch.latest }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds),
+                                 version: ProxyAppCommand.version)
         try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context, logPath: logPath)
+    }
+}
+
+extension TUICommand {
+    /// What the `i` screen says: a proxy running on the data directory (found by its marker) and
+    /// the data directory's CA; `data` is nil for a capture opened by `--db`. Reads files: call it
+    /// off the UI thread (`ProxyInfoWatch`).
+    static func info(data: DataDirectoryOptions?, capturePath: String, logPath: String) -> ProxyInfo {
+        var info = ProxyInfo(capturePath: capturePath, logPath: logPath)
+        guard let data else { return info }
+        info.dataDirectory = data.directory.path
+        if let running = RunningProxies.running(in: data.directory).first {
+            info.proxy = .otherProcess(pid: running.pid)
+            info.listenAddress = running.listen
+        }
+        let certificate = data.certificateAuthorityStore.certificatePEMPath
+        if FileManager.default.fileExists(atPath: certificate) { info.caCertificatePath = certificate }
+        return info
+    }
+}
+
+/// The time at the start of a line the proxy writes to its log, as swift-log's stream handler
+/// writes it (`2026-11-25T17:05:43+0000`), so the `E` screen's lines read alike.
+enum LogTime {
+    static func now() -> String {
+        var seconds = time(nil)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        var buffer = [Int8](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
@@ -68,6 +103,8 @@ enum TerminalUIHost {
             throw CLIError("\(error)")
         }
         let redirect = OutputRedirect(to: logPath ?? "/dev/null")
+        // Where this session's lines start in a log kept across runs.
+        FileHandle.standardError.write(Data("\(LogTime.now()) proxyapp: terminal UI started (\(context.info().proxy == .thisProcess ? "with the proxy" : "reading the capture"))\n".utf8))
         let feed = FlowListFeed(repository: repository, timeZone: context.timeZone)
         feed.start()
         let controller = TUIController(repository: repository, feed: feed, context: context)

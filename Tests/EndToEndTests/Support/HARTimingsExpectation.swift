@@ -2,7 +2,7 @@ import Foundation
 import ProxyModel
 
 /// What a flow's timings read after a HAR export and import, following the conventions
-/// CLAUDE.md documents for the writer (and the reader inverts): values to the microsecond;
+/// `HARTimings` documents for the writer (and the reader inverts): values to the microsecond;
 /// `send`, `wait` and `receive` are required in HAR, so one that did not happen comes back as 0;
 /// a flow with no phase measured has its duration as `wait`; a tunnel's life after connecting
 /// is its `receive`.

@@ -13,13 +13,15 @@ import XCTest
 final class ClientTLSObserverTests: XCTestCase {
     private final class RecordingPins: PinRegistry, @unchecked Sendable {
         var outcomes: [HandshakeOutcome] = []
-        var clients: [String] = []
+        var clients: [ClientIdentity] = []
+        var versions: [String?] = []
         /// What `record` answers for a pin signal.
         var answer: PinUpdate = .unchanged
-        func pin(for host: String) -> PinnedDomain? { nil }
-        func record(_ outcome: HandshakeOutcome, host: String, client: String) -> PinUpdate {
+        func pin(for host: String, client: ClientIdentity) -> PinnedDomain? { nil }
+        func record(_ outcome: HandshakeOutcome, host: String, client: ClientIdentity, tlsVersion: String?) -> PinUpdate {
             outcomes.append(outcome)
             clients.append(client)
+            versions.append(tlsVersion)
             switch outcome {
             case .completed, .notAPinSignal: return .unchanged
             case .rejected, .ambiguousEOF: return answer
@@ -27,13 +29,15 @@ final class ClientTLSObserverTests: XCTestCase {
         }
     }
 
+    private static let client = ClientIdentity(connectedFrom: "10.0.0.5:4000", fingerprint: "t131513h2_0123456789ab_ba9876543210")
+
     /// A TLS 1.3 ServerHello and an encrypted record: what our server writes with its certificate.
     private static let tls13Flight: [UInt8] = {
         let hello: [UInt8] = [2, 0, 0, 40, 3, 3] + [UInt8](repeating: 0x5A, count: 32) + [0, 0x13, 0x01, 0, 0, 0]
         return [22, 3, 3, 0, UInt8(hello.count)] + hello + [23, 3, 3, 0, 4, 1, 2, 3, 4]
     }()
 
-    private func makeChannel(host: String = "a.test") throws
+    private func makeChannel(host: String = "a.test", failuresPin: Bool = true) throws
         -> (EmbeddedChannel, ClientTLSState, RecordingPins, CollectingSink, HandshakeWireRecorder) {
         let state = ClientTLSState(serverName: host)
         let pins = RecordingPins()
@@ -43,7 +47,9 @@ final class ClientTLSObserverTests: XCTestCase {
         let wire = HandshakeWireRecorder()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(wire)
-        try channel.pipeline.syncOperations.addHandler(ClientTLSObserver(state: state, host: host, pins: pins, sink: sink,
+        try channel.pipeline.syncOperations.addHandler(ClientTLSObserver(state: state, host: host, pins: pins,
+                                                                         client: Self.client, failuresPin: failuresPin,
+                                                                         sink: sink,
                                                                          flow: flow, wire: wire))
         _ = channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
         return (channel, state, pins, sink, wire)
@@ -53,13 +59,30 @@ final class ClientTLSObserverTests: XCTestCase {
         let (channel, state, pins, sink, _) = try makeChannel()
         channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: "http/1.1"))
         XCTAssertEqual(pins.outcomes, [.completed])
-        XCTAssertEqual(pins.clients, ["10.0.0.5:4000"])
+        XCTAssertEqual(pins.clients, [Self.client])
         XCTAssertEqual(state.details.alpn, "http/1.1")
         XCTAssertEqual(state.details.sni, "a.test")
         XCTAssertThrowsError(try channel.pipeline.syncOperations.handler(type: HandshakeWireRecorder.self),
                              "the recorder leaves with the observer: decrypted bytes never pass it")
         _ = try? channel.finish()
         XCTAssertTrue(sink.flows.isEmpty, "a good handshake records no flow of its own")
+    }
+
+    /// The proxy's own pages (`proxyapp.cert`): a completed handshake there shows the client
+    /// trusts the CA, but a failure there never reaches the pins.
+    func testBuiltInPagesShowTrustButNeverPin() throws {
+        let (completed, _, pins, _, _) = try makeChannel(host: "proxyapp.cert", failuresPin: false)
+        completed.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: "http/1.1"))
+        XCTAssertEqual(pins.outcomes, [.completed])
+        _ = try? completed.finish()
+        let (failed, _, failedPins, sink, _) = try makeChannel(host: "proxyapp.cert", failuresPin: false)
+        failedPins.answer = .pinned(PinnedDomain(host: "proxyapp.cert", reason: "r", evidence: "e", firstSeen: Date(),
+                                                 lastSeen: Date(), count: 1))
+        try failed.writeOutbound(ByteBuffer(bytes: Self.tls13Flight))
+        _ = try? failed.finish()
+        XCTAssertEqual(failedPins.outcomes, [])
+        XCTAssertEqual(sink.flows.count, 1)
+        XCTAssertNil(sink.flows.first?.note)
     }
 
     /// A client that closes after our certificate went out: the ambiguous end to count.
@@ -112,9 +135,28 @@ final class ClientTLSObserverTests: XCTestCase {
         try channel.writeOutbound(ByteBuffer(bytes: Self.tls13Flight))
         _ = try? channel.finish()
         XCTAssertEqual(sink.flows.first?.host, "127.0.0.1")
-        XCTAssertEqual(sink.flows.first?.note, "pinned www.paypal.com: client sent unknown_ca after our certificate (TLS 1.3)")
+        XCTAssertEqual(sink.flows.first?.note, "pinned www.paypal.com for any client: client sent unknown_ca after our "
+                       + "certificate (TLS 1.3); to undo: `p` in the TUI, or `proxyapp pins remove www.paypal.com`")
+        XCTAssertEqual(pins.versions, ["TLS 1.3"], "the version of the refused handshake is kept as evidence")
         XCTAssertEqual(ClientTLSObserver.note(for: .refused("not pinned: 10.0.0.5 made 10 new pins in the last minute")),
                        "not pinned: 10.0.0.5 made 10 new pins in the last minute")
         XCTAssertNil(ClientTLSObserver.note(for: .unchanged))
+    }
+
+    /// A client that never completed a handshake with us is told to install the CA, and the
+    /// pin for a client names it.
+    func testUntrustedClientIsToldToInstallTheCA() throws {
+        let (channel, _, pins, sink, _) = try makeChannel(host: "bank.test")
+        pins.answer = .untrustedClient
+        try channel.writeOutbound(ByteBuffer(bytes: Self.tls13Flight))
+        _ = try? channel.finish()
+        XCTAssertEqual(sink.flows.first?.note,
+                       "this client does not trust the ProxyApp CA yet: install it from http://proxyapp.cert/")
+        XCTAssertEqual(pins.clients, [Self.client], "reported with its identity: address without port, fingerprint")
+        let pin = PinnedDomain(host: "bank.test", reason: "r", evidence: "e", firstSeen: Date(), lastSeen: Date(), count: 4,
+                               client: Self.client)
+        XCTAssertEqual(ClientTLSObserver.note(for: .renewed(pin)),
+                       "pinned bank.test for 10.0.0.5 t131513h2_0123456789ab_ba9876543210 (renewed, 4 failures): r; "
+                       + "to undo: `p` in the TUI, or `proxyapp pins remove bank.test`")
     }
 }

@@ -11,7 +11,9 @@ final class UpstreamConnectFailureTests: XCTestCase {
             UpstreamConnector.failure(for: error, host: "a.test", port: 80, connectTimeout: .seconds(10)).message
         }
         XCTAssertEqual(message(EventLoopError.shutdown), "cannot connect to a.test:80: the proxy is shutting down")
-        XCTAssertEqual(message(IOError(errnoCode: EHOSTUNREACH, reason: "connect")), "cannot connect to a.test:80: No route to host")
+        XCTAssertEqual(message(IOError(errnoCode: EHOSTUNREACH, reason: "connect")), "cannot connect to a.test:80: no route to the server")
+        XCTAssertEqual(message(IOError(errnoCode: ECONNRESET, reason: "connect")), "cannot connect to a.test:80: the server reset the connection")
+        XCTAssertEqual(message(SocketAddressError.unsupported), "cannot connect to a.test:80: the address family is not supported")
         XCTAssertTrue(message(ChannelError.connectTimeout(.seconds(10))).contains("10"), message(ChannelError.connectTimeout(.seconds(10))))
     }
 }

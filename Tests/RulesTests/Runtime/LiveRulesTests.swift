@@ -51,7 +51,7 @@ final class LiveRulesTests: XCTestCase {
         XCTAssertEqual(live.current.rules.map(\.name), ["r0", "r1"])
         XCTAssertEqual(live.status.lastError, "/r.yaml:1:8: bad")
         XCTAssertEqual(live.status.source, "/r.yaml")
-        XCTAssertEqual(live.status.summary, "2 active, reload failed (see log)")
+        XCTAssertEqual(live.status.summary, "2 active, reload failed (E: log)")
         live.replace(with: rules(1), source: "/r.yaml")
         XCTAssertNil(live.status.lastError)
         XCTAssertEqual(live.status.summary, "1 active")
@@ -61,7 +61,7 @@ final class LiveRulesTests: XCTestCase {
     func testSummaryOffWithError() {
         let live = LiveRules()
         live.reloadFailed("bad")
-        XCTAssertEqual(live.status.summary, "off, reload failed (see log)")
+        XCTAssertEqual(live.status.summary, "off, reload failed (E: log)")
     }
 
     /// A snapshot taken before a swap keeps the rules it had.

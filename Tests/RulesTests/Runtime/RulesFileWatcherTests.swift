@@ -72,7 +72,7 @@ final class RulesFileWatcherTests: XCTestCase {
         XCTAssertEqual(names(live), ["a"])
         let error = "\(path!):1:8: 'rules' must be a list of rules (lines starting with '- '), not 'yes'"
         XCTAssertEqual(live.status.lastError, error)
-        XCTAssertEqual(live.status.summary, "1 active, reload failed (see log)")
+        XCTAssertEqual(live.status.summary, "1 active, reload failed (E: log)")
         XCTAssertEqual(reports.lines, ["rules: \(path!) not reloaded, the previous rules stay in force:\n\(error)"])
 
         try write(rulesText("fixed"))

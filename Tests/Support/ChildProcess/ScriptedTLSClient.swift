@@ -22,6 +22,9 @@ public enum ScriptedTLSClient {
         case recordVersion0300 = "record-version-0300"
         /// Waits `delay` seconds before a full handshake trusting `caFile`, then `GET /echo`.
         case slowHandshake = "slow-handshake"
+        /// A full handshake trusting `caFile` with the ClientHello of the modes above (same
+        /// settings, so the same fingerprint), then `GET /echo`: a client that trusts the proxy.
+        case handshake = "handshake"
     }
 
     public struct Outcome: Sendable {
@@ -31,12 +34,15 @@ public enum ScriptedTLSClient {
         public var errors: String
     }
 
-    /// Runs `mode` against `127.0.0.1:port`, first sending `CONNECT connectTarget` when given.
+    /// Runs `mode` against `127.0.0.1:port`, first sending `CONNECT connectTarget` when given,
+    /// from `sourceAddress` (any 127.x.y.z on Linux) when given.
     public static func run(_ mode: Mode, port: Int, serverName: String, connectTarget: String? = nil,
-                           caFile: String? = nil, delay: Double = 0, timeout: TimeInterval = 20) async throws -> Outcome {
+                           caFile: String? = nil, delay: Double = 0, sourceAddress: String = "",
+                           timeout: TimeInterval = 20) async throws -> Outcome {
         let outcome = try await ChildProcess.run(
             "/usr/bin/python3",
-            ["-c", script, mode.rawValue, String(port), serverName, connectTarget ?? "", caFile ?? "", String(delay)],
+            ["-c", script, mode.rawValue, String(port), serverName, connectTarget ?? "", caFile ?? "", String(delay),
+             sourceAddress],
             timeout: timeout)
         return Outcome(exitCode: outcome.exitCode,
                        line: String(decoding: outcome.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
@@ -46,6 +52,7 @@ public enum ScriptedTLSClient {
     private static let script = #"""
 import socket, ssl, sys, time
 mode, port, sni, target, cafile, delay = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], float(sys.argv[6])
+source = sys.argv[7]
 
 def read_until(sock, marker, limit=65536):
     data = b""
@@ -56,13 +63,20 @@ def read_until(sock, marker, limit=65536):
         data += chunk
     return data
 
-def client_hello():
+def make_context(verify_with=None):
+    # Verification settings do not change the ClientHello: every mode sends the same one.
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
     context.minimum_version = ssl.TLSVersion.TLSv1_3
+    if verify_with:
+        context.load_verify_locations(verify_with)
+    else:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+def client_hello():
     incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
-    tls = context.wrap_bio(incoming, outgoing, server_hostname=sni)
+    tls = make_context().wrap_bio(incoming, outgoing, server_hostname=sni)
     try:
         tls.do_handshake()
     except ssl.SSLWantReadError:
@@ -84,7 +98,7 @@ def read_some(sock, wait=0.5):
     sock.settimeout(10)
     return data
 
-sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+sock = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0) if source else None)
 if target:
     sock.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode())
     head = read_until(sock, b"\r\n\r\n")
@@ -113,6 +127,11 @@ elif mode == "record-version-0300":
     hello[1:3] = b"\x03\x00"
     sock.sendall(bytes(hello))
     print(read_some(sock)[:6].hex())
+    sys.exit(0)
+elif mode == "handshake":
+    tls = make_context(cafile).wrap_socket(sock, server_hostname=sni)
+    tls.sendall(("GET /echo HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % sni).encode())
+    print(read_until(tls, b"\r\n").split(b"\r\n")[0].decode(errors="replace"))
     sys.exit(0)
 elif mode == "slow-handshake":
     time.sleep(delay)

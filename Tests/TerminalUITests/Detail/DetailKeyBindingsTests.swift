@@ -1,3 +1,4 @@
+import ProxyModel
 import TerminalUI
 import XCTest
 
@@ -35,7 +36,9 @@ final class DetailKeyBindingsTests: XCTestCase {
 
     /// Each detail action, applied where it can act, changes the state; the rest are the app's.
     func testEveryBindingIsHandled() {
-        let content = FlowDetailStateTests.textContent(lines: 100, wideLine: 200)
+        var content = FlowDetailStateTests.textContent(lines: 100, wideLine: 200)
+        // A rule changed the response, so `f` has a second side to show.
+        content.flow.originResponse = OriginResponse(status: 500, reason: nil, headers: [])
         let appActions: Set<UIAction> = [.closeDetail, .help, .saveCurl, .toggleMark, .copy]
         for binding in keys.bindings {
             guard case .detail(let action) = binding.action else {

@@ -14,7 +14,7 @@ final class FlowDetailRendererTests: XCTestCase {
 
     func testRequestTab80x24() {
         XCTAssertEqual(render(.request, width: 80, height: 24), """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             POST /v1/login?next=%2Fhome HTTP/1.1
             Host: api.example.com
@@ -43,7 +43,7 @@ final class FlowDetailRendererTests: XCTestCase {
 
     func testResponseTab80x24() {
         XCTAssertEqual(render(.response, width: 80, height: 24), #"""
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             HTTP/1.1 200 OK
             Content-Type: application/json; charset=utf-8
@@ -72,7 +72,7 @@ final class FlowDetailRendererTests: XCTestCase {
 
     func testTimingTab80x24() {
         XCTAssertEqual(render(.timing, width: 80, height: 24), """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             Started         2026-11-22 09:05:03.542 +00:00
             Duration        140 ms
@@ -101,7 +101,7 @@ final class FlowDetailRendererTests: XCTestCase {
 
     func testRequestTab200x50() {
         XCTAssertEqual(render(.request, width: 200, height: 50), """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             POST /v1/login?next=%2Fhome HTTP/1.1
             Host: api.example.com
@@ -156,7 +156,7 @@ final class FlowDetailRendererTests: XCTestCase {
 
     func testResponseTab200x50() {
         XCTAssertEqual(render(.response, width: 200, height: 50), #"""
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             HTTP/1.1 200 OK
             Content-Type: application/json; charset=utf-8
@@ -211,7 +211,7 @@ final class FlowDetailRendererTests: XCTestCase {
 
     func testTimingTab200x50() {
         XCTAssertEqual(render(.timing, width: 200, height: 50), """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             Started         2026-11-22 09:05:03.542 +00:00
             Duration        140 ms

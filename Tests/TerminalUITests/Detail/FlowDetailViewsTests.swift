@@ -23,7 +23,7 @@ final class FlowDetailViewsTests: XCTestCase {
     /// as the Set-Cookie header is.
     func testTextView() {
         XCTAssertEqual(renderResponse(cycles: 1), #"""
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             HTTP/1.1 200 OK
             Content-Type: application/json; charset=utf-8
@@ -52,7 +52,7 @@ final class FlowDetailViewsTests: XCTestCase {
 
     func testHexView() {
         XCTAssertEqual(renderResponse(cycles: 2), #"""
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             HTTP/1.1 200 OK
             Content-Type: application/json; charset=utf-8
@@ -81,7 +81,7 @@ final class FlowDetailViewsTests: XCTestCase {
 
     func testPendingFlow() {
         XCTAssertEqual(render(DetailFixtures.pending, .response), """
-             GET http://slow.test/long-poll  pending
+             #8  GET http://slow.test/long-poll  pending
              Request   Response   Timing/TLS
             no response yet
 
@@ -107,7 +107,7 @@ final class FlowDetailViewsTests: XCTestCase {
             line 1 of 1                                 Tab next tab  v view  q back  ? help
             """)
         XCTAssertEqual(render(DetailFixtures.pending, .request), """
-             GET http://slow.test/long-poll  pending
+             #8  GET http://slow.test/long-poll  pending
              Request   Response   Timing/TLS
             GET /long-poll HTTP/1.1
             Host: slow.test
@@ -136,7 +136,7 @@ final class FlowDetailViewsTests: XCTestCase {
 
     func testFailedFlow() {
         XCTAssertEqual(render(DetailFixtures.failed, .response), """
-             GET http://down.test/health  failed: connection refused  41 ms
+             #9  GET http://down.test/health  failed: connection refused  41 ms
              Request   Response   Timing/TLS
             No response: connection refused
 
@@ -162,7 +162,7 @@ final class FlowDetailViewsTests: XCTestCase {
             line 1 of 1                                 Tab next tab  v view  q back  ? help
             """)
         XCTAssertEqual(render(DetailFixtures.failed, .timing), """
-             GET http://down.test/health  failed: connection refused  41 ms
+             #9  GET http://down.test/health  failed: connection refused  41 ms
              Request   Response   Timing/TLS
             Started         2026-11-22 09:05:03.542 +00:00
             Duration        41 ms
@@ -212,7 +212,7 @@ final class FlowDetailViewsTests: XCTestCase {
         let grid = DetailFixtures.render(loading, FlowDetailState(), width: 80, height: 12,
                                          message: StatusMessage(.error, "could not read the body: database is locked"))
         XCTAssertEqual(grid.text, """
-             POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
+             #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
              Request   Response   Timing/TLS
             HTTP/1.1 200 OK
             Content-Type: application/json; charset=utf-8
@@ -269,11 +269,11 @@ final class FlowDetailEdgeCaseTests: XCTestCase {
         XCTAssertEqual(state.top(of: .response), 21, "the last of 22 lines")
         let three = DetailFixtures.render(content, state, width: 30, height: 3)
         XCTAssertEqual(three.text, """
-             POST https://api.example.com…
+             #7  POST https://api.example…
              Request   Response   Timing/T
             line 22 of 22
             """)
-        XCTAssertEqual(DetailFixtures.render(content, state, width: 10, height: 1).text, " POST htt…")
+        XCTAssertEqual(DetailFixtures.render(content, state, width: 10, height: 1).text, " #7  POST…", "the id comes first: `export --curl 7` needs it")
         XCTAssertEqual(DetailFixtures.render(content, state, width: 0, height: 0).text, "")
     }
 

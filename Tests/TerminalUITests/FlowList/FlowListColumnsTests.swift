@@ -4,24 +4,39 @@ import XCTest
 /// `FlowListColumns` and `ColumnText`: the layout fills the width exactly, and shortening counts
 /// terminal columns, not characters.
 final class FlowListColumnsTests: XCTestCase {
-    func testNarrowAndWideLayoutsFillTheScreen() {
-        for width in [41, 80, 99, 100, 104, 200, 333] {
+    func testLayoutsFillTheScreenAndColumnsGiveWayInOrder() {
+        for width in [41, 80, 83, 84, 92, 93, 99, 100, 117, 118, 200, 333] {
             let columns = FlowListColumns(screenWidth: width)
             let last = columns.all.last!
             XCTAssertEqual(last.start + last.width, width, "width \(width)")
-            XCTAssertEqual(columns.type == nil, width < 100)
-            XCTAssertEqual(columns.duration == nil, width < 100)
+            // TYPE goes first, then DURATION, then TIME.
+            XCTAssertEqual(columns.type == nil, width < 118, "TYPE at \(width)")
+            XCTAssertEqual(columns.duration == nil, width < 93, "DURATION at \(width)")
+            XCTAssertEqual(columns.time == nil, width < 84, "TIME at \(width)")
             for (left, right) in zip(columns.all, columns.all.dropFirst()) {
                 XCTAssertEqual(left.start + left.width + 1, right.start, "one space between \(left.title) and \(right.title)")
             }
+            XCTAssertEqual(columns.all.map(\.title).prefix(2), ["", "ID"])
         }
-        XCTAssertEqual(FlowListColumns(screenWidth: 80).host.width, 18)
-        XCTAssertEqual(FlowListColumns(screenWidth: 80).path.width, 21)
-        XCTAssertEqual(FlowListColumns(screenWidth: 100).host.width, 12, "just wide enough: host and path share")
-        XCTAssertEqual(FlowListColumns(screenWidth: 100).path.width, 13)
+        XCTAssertEqual(FlowListColumns(screenWidth: 80).host.width, 19)
+        XCTAssertEqual(FlowListColumns(screenWidth: 80).path.width, 30, "at 80 columns TIME gave way to PATH")
+        XCTAssertEqual(FlowListColumns(screenWidth: 100).host.width, 18)
+        XCTAssertEqual(FlowListColumns(screenWidth: 100).path.width, 29)
         XCTAssertEqual(FlowListColumns(screenWidth: 200).host.width, 30)
-        XCTAssertEqual(FlowListColumns(screenWidth: 200).path.width, 95)
-        XCTAssertEqual(FlowListColumns(screenWidth: 40).path.width, 0, "too narrow: PATH shrinks to nothing")
+        XCTAssertEqual(FlowListColumns(screenWidth: 200).path.width, 92)
+        XCTAssertEqual(FlowListColumns(screenWidth: 40).host.width, 3, "then HOST and PATH shrink")
+        XCTAssertEqual(FlowListColumns(screenWidth: 40).path.width, 6)
+        XCTAssertEqual(FlowListColumns(screenWidth: 20).path.width, 0, "too narrow: PATH shrinks to nothing")
+    }
+
+    /// The ID column is as wide as the largest id, and takes its columns from HOST and PATH.
+    func testIDColumnWidth() {
+        XCTAssertEqual(FlowListColumns(screenWidth: 80, idDigits: 1).id.width, 2, "never narrower than its title")
+        let wide = FlowListColumns(screenWidth: 80, idDigits: 7)
+        XCTAssertEqual(wide.id.width, 7)
+        XCTAssertTrue(wide.id.rightAligned)
+        XCTAssertEqual(wide.host.width + wide.path.width, 49 - 5)
+        XCTAssertEqual(wide.all.last.map { $0.start + $0.width }, 80)
     }
 
     func testFittedCountsDisplayColumns() {
@@ -34,6 +49,18 @@ final class FlowListColumnsTests: XCTestCase {
         XCTAssertEqual(ColumnText.fitted("cafe\u{301}s!", width: 5), "cafe\u{301}…")
         XCTAssertEqual(ColumnText.fitted("abc", width: 0), "")
         XCTAssertEqual(ColumnText.fitted("abc", width: 1), "…")
+    }
+
+    /// Hosts are shortened from the left: the end of a name (and the port) tells hosts apart.
+    func testFittedFromLeftKeepsTheEnd() {
+        XCTAssertEqual(ColumnText.fittedFromLeft("a.example.com", width: 13), "a.example.com")
+        XCTAssertEqual(ColumnText.fittedFromLeft("bucket.s3.amazonaws.com", width: 12), "…azonaws.com")
+        XCTAssertEqual(ColumnText.fittedFromLeft("localhost:19281", width: 10), "…ost:19281")
+        XCTAssertEqual(ColumnText.fittedFromLeft("例え.テスト", width: 6), "…スト", "a wide character never straddles the …")
+        XCTAssertEqual(ColumnText.fittedFromLeft("me\u{301}nu.test", width: 9), "me\u{301}nu.test", "combining marks take no column")
+        XCTAssertEqual(ColumnText.fittedFromLeft("abc", width: 1), "…")
+        XCTAssertEqual(ColumnText.fittedFromLeft("abc", width: 0), "")
+        XCTAssertEqual(ColumnText.fittedFromLeft("", width: 3), "")
     }
 
     /// A right-aligned value with wide characters still ends at the column's right edge.

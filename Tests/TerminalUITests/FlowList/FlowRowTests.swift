@@ -22,6 +22,7 @@ final class FlowRowTests: XCTestCase {
         XCTAssertEqual(row.statusCode, 201)
         XCTAssertEqual(row.host, "example.com:8080")
         XCTAssertEqual(row.path, "/api/items?q=1")
+        XCTAssertEqual(row.url, "http://example.com:8080/api/items?q=1")
         XCTAssertEqual(row.contentType, "application/json")
         XCTAssertEqual(row.size, "1.2 KiB")
         XCTAssertEqual(row.duration, "41 ms")
@@ -39,14 +40,18 @@ final class FlowRowTests: XCTestCase {
         XCTAssertEqual(FlowRow(flow, timeZone: TimeZone(secondsFromGMT: -10 * 3600)!).time, "23:05:03.042")
     }
 
-    /// https shows the whole URL; the default port is left out, other ports kept.
-    func testHTTPSShowsTheFullURLAndDefaultPortsAreOmitted() {
+    /// PATH is path and query for https too (the host has its column); the whole URL is kept for
+    /// the status line. The default port is left out, other ports kept.
+    func testHTTPSShowsThePathAndDefaultPortsAreOmitted() {
         let flow = Flow(startedAt: start, finishedAt: start.addingTimeInterval(1.234), scheme: "https",
                         host: "api.example.com", port: 443, path: "/v1/users", status: 200,
                         responseBody: CapturedBody(size: 512))
         let row = FlowRow(flow, timeZone: utc)
         XCTAssertEqual(row.host, "api.example.com")
-        XCTAssertEqual(row.path, "https://api.example.com/v1/users")
+        XCTAssertEqual(row.path, "/v1/users")
+        XCTAssertEqual(row.url, "https://api.example.com/v1/users")
+        XCTAssertEqual(FlowRow(Flow(scheme: "https", host: "a.test", port: 8443, path: "/x?y=1"), timeZone: utc).url,
+                       "https://a.test:8443/x?y=1")
         XCTAssertEqual(row.size, "512 B")
         XCTAssertEqual(row.duration, "1.2 s")
         XCTAssertEqual(FlowRow(Flow(host: "::1", port: 80), timeZone: utc).host, "[::1]")
@@ -79,6 +84,7 @@ final class FlowRowTests: XCTestCase {
         XCTAssertEqual(row.size, "1.5 MiB")
         XCTAssertEqual(row.duration, "65.0 s")
         XCTAssertEqual(row.path, "")
+        XCTAssertEqual(row.url, "push.test:443", "a tunnel's URL is its CONNECT target")
         XCTAssertFalse(row.pinned)
 
         var pinned = tunnel
@@ -90,6 +96,11 @@ final class FlowRowTests: XCTestCase {
         XCTAssertTrue(pinnedRow.marked)
         XCTAssertEqual(pinnedRow.host, "push.test:5223")
         XCTAssertEqual(pinnedRow.path, pinned.note)
+        pinned.note = "pinned bank.test for 127.0.0.1 t133110h2_e8f1e7e78f70_375ca2c5e164: client sent unknown_ca after "
+            + "our certificate (TLS 1.3); to undo: `p` in the TUI, or `proxyapp pins remove bank.test`"
+        XCTAssertTrue(FlowRow(pinned, timeZone: utc).pinned, "the note the engine writes")
+        pinned.note = "not pinned: 127.0.0.1 made 10 new pins in the last minute (--pin-rate)"
+        XCTAssertFalse(FlowRow(pinned, timeZone: utc).pinned)
 
         var noted = tunnel
         noted.note = "passed through by rule"

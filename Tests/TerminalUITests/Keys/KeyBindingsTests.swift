@@ -25,6 +25,7 @@ final class KeyBindingsTests: XCTestCase {
             (.character("d"), .deleteFlow), (.character("z"), .clearAll), (.character("e"), .exportHAR),
             (.character("c"), .saveCurl), (.character("p"), .showPins), (.enter, .openDetail),
             (.character("y"), .copy),
+            (.character("i"), .showInfo), (.character("E"), .showEventLog),
         ]
         for (key, action) in expected {
             XCTAssertEqual(keys.action(for: key), action, "\(key)")

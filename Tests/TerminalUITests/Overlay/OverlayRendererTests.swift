@@ -49,7 +49,8 @@ final class OverlayRendererTests: XCTestCase {
         let seen = Date(timeIntervalSince1970: 1_795_000_000)
         var state = PinsViewState(pins: [
             PinnedDomain(host: "bank.test", reason: "client rejected the certificate (unknown_ca alert)", evidence: "",
-                         firstSeen: seen, lastSeen: seen, count: 3),
+                         firstSeen: seen, lastSeen: seen, count: 3,
+                         client: ClientIdentity(address: "127.0.0.1", fingerprint: "t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb")),
             PinnedDomain(host: "pay.example.com", reason: "client closed during the handshake", evidence: "",
                          firstSeen: seen, lastSeen: seen.addingTimeInterval(60), count: 1),
         ])
@@ -58,13 +59,18 @@ final class OverlayRendererTests: XCTestCase {
                                        size: ScreenSize(width: 80, height: 6), message: StatusMessage(.info, "removed"))
         XCTAssertEqual(grid.text, """
             ProxyApp  pinned domains: 2 (passed through without decryption)
-            HOST                        REASON                              EXPIRES
-            bank.test                   client rejected the certificate (…  2026-11-25 11:06
-            pay.example.com             client closed during the handshak…  2026-11-25 11:07
+            HOST                  CLIENT                REASON              EXPIRES
+            bank.test             127.0.0.1 t131513h2…  client rejected t…  2026-11-25 11:06
+            pay.example.com       any client            client closed dur…  2026-11-25 11:07
 
             removed                                                     d remove pin  q back
             """)
         XCTAssertTrue(grid[3, 0].style.reverse, "the selected pin")
+        let wide = PinsRenderer.render(state, ttl: 7 * 86_400, timeZone: TimeZone(identifier: "UTC")!,
+                                       size: ScreenSize(width: 200, height: 50), message: nil).text
+        XCTAssertTrue(wide.contains("\nbank.test                                 127.0.0.1 t131513h2_aaaaaaaaaaaa_bbbbbbbbbbbb     "
+                                    + "client rejected the certificate (unknown_ca alert) (3×, last 11:06:40.000)"), wide)
+        XCTAssertTrue(wide.contains("\npay.example.com                           any client      "), wide)
         XCTAssertFalse(grid[2, 0].style.reverse)
         state.replace([state.pins[1]])
         XCTAssertEqual(state.selected?.host, "pay.example.com", "the selection follows its host")

@@ -38,7 +38,7 @@ struct HAREntryReader {
 
     private static let entryFields = [
         "startedDateTime", "time", "request", "response", "timings", "serverIPAddress", "connection", "comment",
-        "_error", "_marked", "_note", "_rules", "_tls", "_kind", "_bytesUp", "_bytesDown",
+        "_error", "_marked", "_note", "_rules", "_tls", "_kind", "_bytesUp", "_bytesDown", "_forwarded",
     ]
 
     private func entry(_ first: JSONTokenizer.Token) throws -> HARInput.Entry {
@@ -64,6 +64,7 @@ struct HAREntryReader {
             case "_tls": entry.tls = try tls(token)
             case "_kind": entry.kind = try values.string(token, .loose)
             case "_bytesUp": entry.bytesUp = try values.number(token, .loose)
+            case "_forwarded": entry.forwarded = try forwarded(token)
             default: entry.bytesDown = try values.number(token, .loose)
             }
         }
@@ -116,6 +117,20 @@ struct HAREntryReader {
             }
         }
         return isObject ? response : nil
+    }
+
+    /// `_forwarded`: read when it is an object; its request and response as the entry's own.
+    private func forwarded(_ token: JSONTokenizer.Token) throws -> HARInput.Forwarded? {
+        var forwarded = HARInput.Forwarded()
+        let isObject = try values.object(token, .loose, fields: ["request", "response"]) { name in
+            let token = try values.next()
+            if name == "request" {
+                forwarded.request = try request(token)
+            } else {
+                forwarded.response = try response(token)
+            }
+        }
+        return isObject ? forwarded : nil
     }
 
     private func postData(_ token: JSONTokenizer.Token) throws -> HARInput.PostData? {

@@ -1,7 +1,20 @@
 import Foundation
 import ProxyModel
 
-/// Maps one decoded HAR entry to a `Flow` (see CLAUDE.md, "HAR import", for the field mapping).
+/// Maps one decoded HAR entry to a `Flow`.
+///
+/// The mapping:
+/// - URL: hand-split (`HARURLParts`: http/https/ws/wss, ws → http, IPv6 brackets stripped,
+///   default ports, fragment dropped; a CONNECT takes `host:port`).
+/// - Version: normalised (`HARHTTPVersion`: `h2`, `http/2.0`, `HTTP/2` → `HTTP/2.0`; `h3` →
+///   `HTTP/3.0`); an empty one takes the response's, else HTTP/1.1.
+/// - Dates: any fraction, `Z`, `±HH:MM` or `±HHMM` (`ISO8601Timestamp`).
+/// - Timings: the writer's convention inverted (`HARTimingsMapping`).
+/// - Status 0 or no response: `status` nil. The error is `_error` (entry, then response) or,
+///   without a status, the response's or the entry's `comment`.
+/// - `connection` becomes `clientAddress` only when it reads `ip:port`.
+/// - Bodies: encoded again per `Content-Encoding` (`HARBodyRestorer`); `size` is the HAR's
+///   `bodySize`, never below the bytes held.
 ///
 /// Every semantic failure (an unparseable URL or date, bad base64, a control character where the
 /// store would keep it but a replay would send something else) is a `HARImportError` naming the
@@ -65,7 +78,31 @@ struct HARFlowMapper {
         flow.appliedRules = entry.rules ?? []
         let allNotes = [entry.note].compactMap { $0 }.filter { !$0.isEmpty } + notes
         flow.note = allNotes.isEmpty ? nil : allNotes.joined(separator: "; ")
+        if let forwarded = entry.forwarded { try mapOriginSide(forwarded, into: &flow) }
         return flow
+    }
+
+    /// `_forwarded`: mapped as an entry of its own (same checks, errors under
+    /// `log.entries[N]._forwarded`), then kept as the flow's origin side. A body equal to the
+    /// client's is the client's (nil), as the capture stores it.
+    private func mapOriginSide(_ forwarded: HARInput.Forwarded, into flow: inout Flow) throws(HARImportError) {
+        var side = entry
+        side.forwarded = nil
+        side.comment = nil
+        side.request = forwarded.request ?? entry.request
+        side.response = forwarded.response ?? entry.response
+        var mapper = HARFlowMapper(entry: side, path: "\(path)._forwarded", bodyLimit: bodyLimit)
+        let origin = try mapper.flow()
+        if forwarded.request != nil {
+            flow.forwardedRequest = ForwardedRequest(
+                method: origin.method, scheme: origin.scheme, host: origin.host, port: origin.port, path: origin.path,
+                headers: origin.requestHeaders, body: origin.requestBody == flow.requestBody ? nil : origin.requestBody)
+        }
+        if forwarded.response != nil, let status = origin.status {
+            flow.originResponse = OriginResponse(
+                status: status, reason: origin.reason, headers: origin.responseHeaders,
+                body: origin.responseBody == flow.responseBody ? nil : origin.responseBody)
+        }
     }
 
     /// Ten years in milliseconds: no exchange, and no HAR tool's figure, lasts longer; beyond it a

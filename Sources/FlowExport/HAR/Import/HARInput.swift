@@ -27,6 +27,14 @@ enum HARInput {
         var kind: String?
         var bytesUp: Double?
         var bytesDown: Double?
+        var forwarded: Forwarded?
+    }
+
+    /// Our export's `_forwarded`: the request as forwarded and the response as the origin sent
+    /// it, where a rule changed them (each a standard request or response object).
+    struct Forwarded {
+        var request: Request?
+        var response: Response?
     }
 
     struct Request {
