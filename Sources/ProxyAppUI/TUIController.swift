@@ -191,6 +191,7 @@ public final class TUIController {
     /// True when every row the list shows is loaded and current (benchmarks wait for this).
     public var isListSettled: Bool {
         guard case .list = screen else { return true }
+        guard !isAwaitingAnswer else { return false }  // keys still wait to act on the list
         guard snapshot.generation == seenGeneration, !list.needsLoading else { return false }
         guard let window = snapshot.window else { return list.totalRows == 0 }
         return window.contentVersion == snapshot.contentVersion
