@@ -139,7 +139,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // Prints the cost of minting a leaf certificate (called by scripts/bench).
+        // Benchmark tools, not the product: they live under Benchmarks/ (scripts/bench builds them
+        // by product name). Prints the cost of minting a leaf certificate.
         .executableTarget(
             name: "proxyapp-bench-mint",
             dependencies: [
@@ -147,14 +148,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            path: "Benchmarks/proxyapp-bench-mint"
         ),
         // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
-        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"]),
+        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"],
+                          path: "Benchmarks/proxyapp-bench-flows"),
         // The rule lookups of one request, timed without I/O (scripts/bench's rules phase).
-        .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "RulesFile", "ProxyCore"], swiftSettings: hotPathSettings),
+        .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "RulesFile", "ProxyCore"],
+                          path: "Benchmarks/proxyapp-bench-rules", swiftSettings: hotPathSettings),
         // The TUI's figures on a large capture (scripts/bench's tui phase): first frame, key to frame.
-        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"]),
+        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"],
+                          path: "Benchmarks/proxyapp-bench-tui"),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.
         .executableTarget(
             name: "proxyapp-load",
@@ -165,6 +170,7 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            path: "Benchmarks/proxyapp-load",
             swiftSettings: hotPathSettings
         ),
         // Test support: runs client programs (curl, openssl) for the test targets that need them.
@@ -218,7 +224,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            path: "Benchmarks/proxyapp-loadTests"
         ),
         .testTarget(
             name: "CaptureStoreTests",
