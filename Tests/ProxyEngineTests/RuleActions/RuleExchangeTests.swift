@@ -3,6 +3,7 @@ import NIOEmbedded
 import NIOHTTP1
 import ProxyModel
 import Rules
+import RulesFile
 import XCTest
 @testable import EngineTestSupport
 @testable import ProxyEngine

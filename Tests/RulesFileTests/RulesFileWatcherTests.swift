@@ -1,6 +1,8 @@
 import Foundation
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// Live reload by polling, driven by `checkNow()`: every edit changes the file's size or inode,
 /// so no test waits for the clock.

@@ -1,5 +1,6 @@
 import Foundation
 import LinearRegex
+import Rules
 import Yams
 
 /// Reads a rules file (YAML) into a `RuleSet`, or explains every problem with its line.

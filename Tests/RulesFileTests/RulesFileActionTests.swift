@@ -1,6 +1,8 @@
 import Foundation
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// The block, map_local, map_remote and dns actions: every refusal with its exact text, place
 /// and rule, and how map_local paths are resolved.
@@ -42,7 +44,7 @@ final class RulesFileActionTests: XCTestCase {
     /// `block: true`, `block:` and `block: {}` all block with 403 and the default text.
     func testBlockShorthands() throws {
         for action in ["block: true", "block:", "block: {}"] {
-            let rules = try XCTUnwrap(RulesTestSupport.parse(rule(action)))
+            let rules = try RulesTestSupport.parse(rule(action))
             guard case .block(let block) = rules.rules.first?.action else { return XCTFail(action) }
             XCTAssertEqual(block.status, 403, action)
             XCTAssertNil(block.body, action)
@@ -97,8 +99,8 @@ final class RulesFileActionTests: XCTestCase {
 
     /// Files are checked only for enabled rules: a disabled rule may name a missing file.
     func testDisabledRuleMayNameAMissingFile() throws {
-        let rules = try XCTUnwrap(RulesTestSupport.parse(rule("map_local: { file: missing.json }", enabled: false),
-                                                          base: folder.path))
+        let rules = try RulesTestSupport.parse(rule("map_local: { file: missing.json }", enabled: false),
+                                               base: folder.path)
         XCTAssertEqual(rules.rules.first?.enabled, false)
         guard case .mapLocal(let local) = rules.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(local.source, .file(folder.path + "/missing.json"))
@@ -189,7 +191,7 @@ final class RulesFileActionTests: XCTestCase {
 
     /// Addresses are kept in canonical form and in order.
     func testDNSAddressesAreCanonical() throws {
-        let rules = try XCTUnwrap(RulesTestSupport.parse(rule("dns: { to: [\"[0:0::1]\", 10.0.0.1] }")))
+        let rules = try RulesTestSupport.parse(rule("dns: { to: [\"[0:0::1]\", 10.0.0.1] }"))
         guard case .dns(let dns) = rules.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(dns.addresses, ["::1", "10.0.0.1"])
     }

@@ -1,6 +1,8 @@
 import Foundation
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// A file with every rule kind and every key parses into exactly the rules it says.
 final class RulesFileCompleteTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import ProxyCore
+import Rules
 import Yams
 
 /// The five actions: block, map_local, map_remote, dns, rewrite.

@@ -1,6 +1,7 @@
 import Foundation
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import XCTest
 
 /// README's rules example is a file the proxy accepts, with the rules README says it has.
 final class READMEExampleTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import LinearRegex
+import Rules
 import Yams
 
 /// Header lists and edits, and body text replacements.

@@ -1,5 +1,7 @@
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// `path_regex` and rewrite `regex` are RE2: what RE2 cannot run is refused when the file loads,
 /// at the construct (line and column), with the rule and a reason in words; `replace` may only
@@ -69,10 +71,10 @@ final class RulesFileRegexTests: XCTestCase {
 
     /// RE2 syntax that is fine loads and works: ICU's named groups, `$1` templates, inline flags.
     func testSupportedSyntaxLoadsAndWorks() throws {
-        let set = try XCTUnwrap(RulesTestSupport.parse("rules:\n"
+        let set = try RulesTestSupport.parse("rules:\n"
             + rule("named", match: "{ host: a.com, path_regex: '^/(?<version>v[12])/' }")
             + rule("flags", match: "{ host: b.com, path_regex: '(?i)^/ADMIN' }")
-            + rule("swap", match: "{ host: c.com }", action: "rewrite: { response_body: { regex: '(\\w+)=(\\d+)', replace: '$2=$1' } }")))
+            + rule("swap", match: "{ host: c.com }", action: "rewrite: { response_body: { regex: '(\\w+)=(\\d+)', replace: '$2=$1' } }"))
         XCTAssertEqual(set.plan(for: RulesTestSupport.request("http://a.com/v2/x")).block?.name, "named")
         XCTAssertNil(set.plan(for: RulesTestSupport.request("http://a.com/v3/x")).block)
         XCTAssertEqual(set.plan(for: RulesTestSupport.request("http://b.com/admin/users")).block?.name, "flags")

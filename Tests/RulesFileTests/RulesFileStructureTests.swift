@@ -1,6 +1,8 @@
 import Foundation
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// The shape of a rules file: YAML syntax, the top level, the rule list and each rule's own
 /// keys (name, enabled, match, one action), with the exact issue each mistake gives.
@@ -8,12 +10,12 @@ final class RulesFileStructureTests: XCTestCase {
     // MARK: - Empty files
 
     /// An empty file, a file of comments and `rules:` with nothing under it are valid and hold no rules.
-    func testEmptyFilesHoldNoRules() {
+    func testEmptyFilesHoldNoRules() throws {
         for text in ["", "# nothing yet\n", "rules:\n", "rules: []\n", "rules: ~\n"] {
-            let rules = RulesTestSupport.parse(text)
-            XCTAssertEqual(rules?.rules.count, 0, text)
-            XCTAssertEqual(rules?.isInert, true, text)
-            XCTAssertEqual(rules?.source, "rules.yaml", text)
+            let rules = try RulesTestSupport.parse(text)
+            XCTAssertEqual(rules.rules.count, 0, text)
+            XCTAssertEqual(rules.isInert, true, text)
+            XCTAssertEqual(rules.source, "rules.yaml", text)
         }
     }
 

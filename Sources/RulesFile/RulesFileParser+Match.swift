@@ -1,6 +1,7 @@
 import Foundation
 import LinearRegex
 import ProxyCore
+import Rules
 import Yams
 
 /// `match:` and `ssl_proxying:`: host patterns, port, scheme, method, path.

@@ -7,6 +7,7 @@
 import Foundation
 import ProxyCore
 import Rules
+import RulesFile
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {

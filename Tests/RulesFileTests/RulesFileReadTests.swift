@@ -1,6 +1,8 @@
 import Foundation
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// Reading a rules file from disk: size limit, encoding, unreadable files, and where relative
 /// paths start.

@@ -1,4 +1,5 @@
 import Foundation
+import Rules
 
 /// Reloads the rules file when it changes, so an edit takes effect within a second without a
 /// restart: a new, valid file replaces the rules in force (`LiveRules`); a file that does not
@@ -82,25 +83,5 @@ public final class RulesFileWatcher: @unchecked Sendable {
             live.reloadFailed(error.description)
             report("rules: \(path) not reloaded, the previous rules stay in force:\n\(error.description)")
         }
-    }
-}
-
-/// What identifies a version of a file without reading it (also the resolver's watch on
-/// resolv.conf and /etc/hosts).
-public struct FileSignature: Equatable, Sendable {
-    let inode: UInt64
-    let size: Int64
-    let modified: Int64
-
-    public init?(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        #if canImport(Darwin)
-        modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
     }
 }

@@ -1,3 +1,4 @@
+import Rules
 import Yams
 
 /// Typed reads of a composed YAML tree for the rules file parser: each read either returns the

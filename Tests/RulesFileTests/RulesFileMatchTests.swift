@@ -1,5 +1,7 @@
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// `match:` (host, port, scheme, method, path, path_regex) and `ssl_proxying:`: every refusal
 /// with its exact text, place and rule.
@@ -62,21 +64,21 @@ final class RulesFileMatchTests: XCTestCase {
     }
 
     /// Schemes are http or https (any case); each wrong one is named.
-    func testSchemes() {
+    func testSchemes() throws {
         assertIssue(rule(match: "{ host: \"*\", scheme: [HTTP, ftp] }"),
                     issue(3, 40, "rule 1 'm'", "scheme must be http or https, not 'ftp'"))
-        let rules = RulesTestSupport.parse(rule(match: "{ host: \"*\", scheme: HTTPS }"))
-        XCTAssertEqual(rules?.rules.first?.match.schemes, ["https"])
+        let rules = try RulesTestSupport.parse(rule(match: "{ host: \"*\", scheme: HTTPS }"))
+        XCTAssertEqual(rules.rules.first?.match.schemes, ["https"])
     }
 
     /// Methods are tokens; they are kept upper-case.
-    func testMethods() {
+    func testMethods() throws {
         assertIssue(rule(match: "{ host: \"*\", method: \"GET POST\" }"),
                     issue(3, 33, "rule 1 'm'", "'GET POST' is not an HTTP method (letters, e.g. GET or POST)"))
         assertIssue(rule(match: "{ host: \"*\", method: \"\" }"),
                     issue(3, 33, "rule 1 'm'", "'' is not an HTTP method (letters, e.g. GET or POST)"))
-        let rules = RulesTestSupport.parse(rule(match: "{ host: \"*\", method: [get, Post] }"))
-        XCTAssertEqual(rules?.rules.first?.match.methods, ["GET", "POST"])
+        let rules = try RulesTestSupport.parse(rule(match: "{ host: \"*\", method: [get, Post] }"))
+        XCTAssertEqual(rules.rules.first?.match.methods, ["GET", "POST"])
     }
 
     // MARK: - path and path_regex
@@ -85,7 +87,7 @@ final class RulesFileMatchTests: XCTestCase {
     func testPathMustStartWithSlash() {
         assertIssue(rule(match: "{ host: \"*\", path: api/* }"), issue(3, 31, "rule 1 'm'",
             "path 'api/*' must start with / (or *): it is matched against the URL's path, e.g. /api/*"))
-        XCTAssertNotNil(RulesTestSupport.parse(rule(match: "{ host: \"*\", path: \"*.json\" }")))
+        XCTAssertNoThrow(try RulesTestSupport.parse(rule(match: "{ host: \"*\", path: \"*.json\" }")))
     }
 
     /// path and path_regex exclude each other (reported at path, whichever comes first).
@@ -125,7 +127,7 @@ final class RulesFileMatchTests: XCTestCase {
     /// ssl_proxying is a mapping of include and exclude (or nothing: the defaults, like an empty
     /// `rules:`); its issues carry no rule.
     func testSSLProxyingShape() throws {
-        XCTAssertTrue(try XCTUnwrap(RulesTestSupport.parse("ssl_proxying:\n")).sslProxying.isDefault)
+        XCTAssertTrue(try RulesTestSupport.parse("ssl_proxying:\n").sslProxying.isDefault)
         assertIssue("ssl_proxying: [a.com]\n",
                     issue(1, 15, nil, "ssl_proxying must be a mapping (key: value lines), not a list"))
         assertIssue("ssl_proxying:\n  includes: a.com\n",

@@ -1,5 +1,7 @@
-import XCTest
 @testable import Rules
+@testable import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// The rewrite action: header edits, status, body replacements; every refusal with its exact
 /// text, place and rule.
@@ -98,12 +100,12 @@ final class RulesFileRewriteTests: XCTestCase {
 
     /// Values of one header come in order, a list giving several values of one name.
     func testHeaderValuesKeepTheirOrder() throws {
-        let rules = try XCTUnwrap(RulesTestSupport.parse(rewrite("""
+        let rules = try RulesTestSupport.parse(rewrite("""
             response_headers:
               set: { X-A: [one, two], X-B: three }
               add: { Set-Cookie: [a=1, b=2] }
               remove: Server
-            """)))
+            """))
         guard case .rewrite(let action) = rules.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(action.responseHeaders.set.map { "\($0.name): \($0.value)" }, ["X-A: one", "X-A: two", "X-B: three"])
         XCTAssertEqual(action.responseHeaders.add.map { "\($0.name): \($0.value)" }, ["Set-Cookie: a=1", "Set-Cookie: b=2"])
@@ -151,11 +153,11 @@ final class RulesFileRewriteTests: XCTestCase {
 
     /// Replacements come as a list, or one alone as a mapping (`replace: ~` deletes).
     func testReplacementsAreAList() throws {
-        let single = try XCTUnwrap(RulesTestSupport.parse(rewrite("request_body: { find: secret, replace: ~ }")))
+        let single = try RulesTestSupport.parse(rewrite("request_body: { find: secret, replace: ~ }"))
         guard case .rewrite(let one) = single.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(one.requestBody.count, 1)
         XCTAssertEqual(one.requestBody.first?.apply(to: "a secret"), "a ")
-        let rules = try XCTUnwrap(RulesTestSupport.parse(rewrite("request_body: [{ find: secret, replace: ~ }]")))
+        let rules = try RulesTestSupport.parse(rewrite("request_body: [{ find: secret, replace: ~ }]"))
         guard case .rewrite(let action) = rules.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(action.requestBody.count, 1)
         XCTAssertEqual(action.requestBody.first?.replacement, "")
@@ -177,6 +179,6 @@ extension RulesFileRewriteTests {
         assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    map_local: { file: f.txt, status: 204 }\n",
                     issue(4, 39, "rule 1 'w'", "map_local status 204 cannot carry a body, and it answers with the file: use another status"),
                     base: folder.path)
-        XCTAssertNotNil(RulesTestSupport.parse("rules:\n  - match: { host: \"*\" }\n    block: { status: 204 }\n"))
+        XCTAssertNoThrow(try RulesTestSupport.parse("rules:\n  - match: { host: \"*\" }\n    block: { status: 204 }\n"))
     }
 }
