@@ -27,34 +27,55 @@ public enum JSONStringEscaper {
     }
 
     /// `bytes` escaped (no quotes) appended to `out`.
+    ///
+    /// One loop per policy: each is the tightest scan for its case (the per-byte test is most of
+    /// the cost), and unescaped runs are copied whole.
     public static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], policy: Policy) {
-        let terminalSafe = policy == .terminalSafe
+        switch policy {
+        case .required: appendRequiredEscapes(bytes, to: &out)
+        case .terminalSafe: appendTerminalSafeEscapes(bytes, to: &out)
+        }
+    }
+
+    private static func appendRequiredEscapes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            flush(bytes, from: runStart, to: index, into: &out)
+            appendEscape(for: byte, to: &out, shortForms: true)
+            runStart = index + 1
+        }
+        flush(bytes, from: runStart, to: bytes.count, into: &out)
+    }
+
+    private static func appendTerminalSafeEscapes(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         var index = 0
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                if byte < 0x7F || !terminalSafe {
+            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
+            var escapedScalar: UInt32? = nil
+            var length = 1
+            if byte >= 0x80 {
+                guard let scalar = escapedMultiByteScalar(bytes, at: index) else {
                     index += 1
                     continue
                 }
-                if byte > 0x7F {
-                    guard let scalar = escapedMultiByteScalar(bytes, at: index) else {
-                        index += 1
-                        continue
-                    }
-                    flush(bytes, from: runStart, to: index, into: &out)
-                    appendUnicodeEscape(UInt16(scalar.value), to: &out)
-                    index += scalar.length
-                    runStart = index
-                    continue
-                }
-                // DEL, escaped below.
+                escapedScalar = scalar.value
+                length = scalar.length
             }
             flush(bytes, from: runStart, to: index, into: &out)
-            appendEscape(for: byte, to: &out, shortForms: !terminalSafe)
-            index += 1
+            if let escapedScalar {
+                appendUnicodeEscape(UInt16(escapedScalar), to: &out)
+            } else {
+                appendEscape(for: byte, to: &out, shortForms: false)
+            }
+            index += length
             runStart = index
         }
         flush(bytes, from: runStart, to: count, into: &out)
