@@ -20,6 +20,7 @@ public enum PercentDecoding {
 
     /// `text` split on `&` (empty pieces dropped, as URLSearchParams does) and at each piece's
     /// first `=`; the pieces are still encoded, and `value` is nil when a piece has no `=`.
+    @inlinable
     public static func formPairs<Bytes: Collection>(_ bytes: Bytes)
         -> [(name: Bytes.SubSequence, value: Bytes.SubSequence?)] where Bytes.Element == UInt8
     {
@@ -31,6 +32,7 @@ public enum PercentDecoding {
 
     /// A form field decoded: `+` is a space, a `%` not followed by two hex digits stays as it is,
     /// and decoded bytes that are not UTF-8 become U+FFFD.
+    @inlinable
     public static func formDecoded<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         String(decoding: decoded(bytes, plusIsSpace: true, refuseMalformed: false) ?? [], as: UTF8.self)
     }
@@ -52,6 +54,8 @@ public enum PercentDecoding {
     }
 
     /// The one decoding loop; nil only when `refuseMalformed` and an escape is malformed.
+    /// (Inlinable, as the generic entry points are: specialized in the caller, not dispatched per byte.)
+    @inlinable
     static func decoded<Bytes: Collection>(_ bytes: Bytes, plusIsSpace: Bool, refuseMalformed: Bool)
         -> [UInt8]? where Bytes.Element == UInt8
     {
