@@ -62,13 +62,17 @@ let package = Package(
         .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec", "LinearRegex"]),
         // Exchange formats: HAR 1.2 export (streaming) and import, redaction, curl and raw HTTP.
         .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"], swiftSettings: hotPathSettings),
-        // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
-        // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
+        // SQLite capture: migrations, records, the TrafficRepository (pins' table included), the batching writer.
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "ProxyCore", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
+        ),
+        // The pin registry the proxy runs with: ProxyCore's auto-pin policy behind a lock, saved in the capture.
+        .target(
+            name: "PersistentPins",
+            dependencies: ["CaptureStore", "ProxyCore", "ProxyModel", .product(name: "Logging", package: "swift-log")]
         ),
         // The root CA, leaf minting and the TLS contexts: everything that knows about certificates.
         .target(
@@ -130,7 +134,7 @@ let package = Package(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
-                "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore",
+                "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore", "PersistentPins",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -232,6 +236,11 @@ let package = Package(
             dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(
+            name: "PersistentPinsTests",
+            dependencies: ["PersistentPins", "CaptureStore", "ProxyCore", "ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]
+        ),
         // Test support: the engine's client pipeline in memory (EngineHarness, fake upstreams) and an
         // independent strict HTTP/1.1 request parser; shared by the engine's tests, the end-to-end
         // tests and the request-path fuzzer. Uses `@testable import ProxyEngine`: debug builds only.
@@ -279,7 +288,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
-                "RulesFile", "EngineTestSupport", "FakeDNS",
+                "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,11 +1,13 @@
+import CaptureStore
 import Foundation
 import GRDB
+import InMemoryLogging
 import Logging
 import ProxyCore
 import ProxyModel
 import XCTest
 
-@testable import CaptureStore
+@testable import PersistentPins
 
 /// The registry the engine talks to: answers from memory, persists in the background, reloads.
 final class PersistentPinRegistryTests: XCTestCase {
@@ -16,20 +18,33 @@ final class PersistentPinRegistryTests: XCTestCase {
                                                       evidence: "TLSV1_ALERT_UNKNOWN_CA")
 
     /// A clock the test moves by hand.
-    private final class TestClock: Sendable {
-        private let time: Locked<Date>
+    private final class TestClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var time: Date
 
         init(_ start: Date) {
-            time = Locked(start)
+            time = start
         }
 
         var now: Date {
-            time.withValue { $0 }
+            lock.withLock { time }
         }
 
         func advance(by seconds: TimeInterval) {
-            time.withValue { $0 = $0.addingTimeInterval(seconds) }
+            lock.withLock { time = time.addingTimeInterval(seconds) }
         }
+    }
+
+    /// A path for a new capture file in a directory removed when the test ends.
+    private func makeCapturePath() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pins-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.appendingPathComponent("capture.sqlite").path
+    }
+
+    private func makeRepository() throws -> TrafficRepository {
+        TrafficRepository(database: try TrafficDatabase(path: try makeCapturePath()))
     }
 
     private func makeRegistry(_ repository: TrafficRepository, clock: TestClock, ttl: TimeInterval? = nil,
@@ -41,19 +56,19 @@ final class PersistentPinRegistryTests: XCTestCase {
 
     /// A registry over a new capture file whose log the test reads, with the file's path and a
     /// repository on it.
-    private func makeLoggedRegistryOverAFile(_ label: String = #function) throws
-        -> (path: String, repository: TrafficRepository, registry: PersistentPinRegistry, log: CapturingLogHandler) {
-        let path = try makeTemporaryDirectory(label).path("capture.sqlite")
+    private func makeLoggedRegistryOverAFile() throws
+        -> (path: String, repository: TrafficRepository, registry: PersistentPinRegistry, log: InMemoryLogHandler) {
+        let path = try makeCapturePath()
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
-        let log = CapturingLogHandler()
-        return (path, repository, try makeRegistry(repository, clock: TestClock(start), logger: log.logger), log)
+        let log = InMemoryLogHandler()
+        let logger = Logger(label: "test.pins") { _ in log }
+        return (path, repository, try makeRegistry(repository, clock: TestClock(start), logger: logger), log)
     }
 
     /// Pins recorded (and updated) in one registry are in the file after `flush`, and a new
     /// registry over the same file, as after a restart, applies them.
     func testRecordedPinsPersistAndReload() throws {
-        let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = try makeCapturePath()
         let clock = TestClock(start)
         do {
             let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
@@ -147,8 +162,7 @@ final class PersistentPinRegistryTests: XCTestCase {
     /// `reload` applies what another process changed in the file (`proxyapp pins remove`, a pin
     /// saved elsewhere) and keeps changes not saved yet.
     func testReloadAppliesChangesMadeInTheFile() throws {
-        let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = try makeCapturePath()
         let clock = TestClock(start)
         let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
         registry.record(unknownCA, host: "removed.example", client: client)
@@ -172,8 +186,7 @@ final class PersistentPinRegistryTests: XCTestCase {
     /// someone else changed it. Was: the whole table every 5 s (~1 core-second per 20 s at
     /// 63,000 pins).
     func testRefreshReadsTheTableOnlyWhenItChanged() throws {
-        let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = try makeCapturePath()
         let clock = TestClock(start)
         let registry = try makeRegistry(TrafficRepository(database: try TrafficDatabase(path: path)), clock: clock)
         XCTAssertEqual(registry.tableReadCount, 1, "the load at start")
@@ -280,8 +293,7 @@ extension PersistentPinRegistryTests {
     /// (no completed handshake) pins another host it refuses. A client that never completed a
     /// handshake pins nothing, before or after.
     func testPinsKeepTheirClientAndItsTrustAcrossARestart() throws {
-        let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = try makeCapturePath()
         let now = Date(timeIntervalSince1970: 1_763_760_000)
         let app = ClientIdentity(address: "10.0.0.2", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")
         let stranger = ClientIdentity(address: "10.0.0.3", fingerprint: "t130409h1_cccccccccccc_dddddddddddd")

@@ -1,3 +1,4 @@
+import CaptureStore
 import Dispatch
 import Foundation
 import Logging
@@ -6,6 +7,9 @@ import ProxyModel
 
 /// The `PinRegistry` the proxy runs with: the auto-pin policy in memory, its pins kept in the
 /// capture database so they survive a restart.
+///
+/// A runtime service with its own target: it joins ProxyCore's policy to CaptureStore's table,
+/// so neither has to import the other, and the engine sees only ProxyModel's `PinRegistry`.
 ///
 /// The engine calls `pin(for:client:)` and `record(_:host:client:tlsVersion:)` on event loops: they only take a short
 /// lock around the in-memory `AutoPinPolicy` and return. Every pin that changes is saved on the
