@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ProxyAppUI", targets: ["ProxyAppUI"]),
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "RulesFile", targets: ["RulesFile"]),
+        .library(name: "PersistentPins", targets: ["PersistentPins"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -98,7 +99,7 @@ let package = Package(
         // watcher that reloads it. Linked by the composition root, never by the engine.
         .target(
             name: "RulesFile",
-            dependencies: ["Rules", "ProxyCore", "LinearRegex", .product(name: "Yams", package: "Yams")]
+            dependencies: ["Rules", "ProxyCore", "ProxyModel", "LinearRegex", .product(name: "Yams", package: "Yams")]
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
         .target(

@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 import ProxyCore
 import Rules
 import Yams
@@ -98,9 +99,7 @@ extension RulesFileParser {
     /// `~` and paths relative to the rules file's folder, made absolute.
     private func resolvedPath(_ text: String) -> String {
         var path = text
-        if path == "~" || path.hasPrefix("~/") {
-            path = NSHomeDirectory() + path.dropFirst()
-        }
+        path = HomeDirectory.expandingTilde(path)
         if !path.hasPrefix("/") {
             path = URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).path
         }
