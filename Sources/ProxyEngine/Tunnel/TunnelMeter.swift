@@ -54,10 +54,25 @@ final class TunnelMeter {
             if let (error, direction) = meter.firstError {
                 // The client's glue carries data up, the server's down.
                 let peer: SystemErrorText.Peer = direction == .up ? .client : .server
-                flow.finishFailedTunnel(because: "tunnel closed with an error: \(SystemErrorText.describe(error, peer: peer))",
-                                        at: flow.finishedAt ?? Date())
+                if endsOrdinarily(error, direction: direction, bytesUp: meter.bytesUp, bytesDown: meter.bytesDown) {
+                    let said = "the client ended the tunnel with a reset after the server had answered (usual for TLS clients that close with data unread)"
+                    flow.note = flow.note.map { "\($0); \(said)" } ?? said
+                } else {
+                    flow.finishFailedTunnel(because: "tunnel closed with an error: \(SystemErrorText.describe(error, peer: peer))",
+                                            at: flow.finishedAt ?? Date())
+                }
             }
             sink.record(flow)
         }
+    }
+
+    /// Whether a relay that saw `error` still did its job: the client reset or broke the connection
+    /// after bytes went both ways. curl and most TLS stacks close with the server's session tickets
+    /// unread, so their kernel answers with a reset — recording every such tunnel as failed made
+    /// ordinary pinned or `--no-intercept` traffic read `ERR`. A reset from the server, or before
+    /// the server said anything, stays a failure: the client may not have got what it asked for.
+    static func endsOrdinarily(_ error: any Error, direction: Direction, bytesUp: Int64, bytesDown: Int64) -> Bool {
+        guard direction == .up, bytesUp > 0, bytesDown > 0, let error = error as? IOError else { return false }
+        return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
     }
 }

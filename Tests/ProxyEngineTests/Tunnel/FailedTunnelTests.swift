@@ -17,7 +17,7 @@ final class FailedTunnelTests: XCTestCase {
 
     /// Relays `error` (when given) on the client's or the server's side, closes both, and
     /// returns the recorded flow.
-    private func relay(error: (any Error)?, onClientSide: Bool) throws -> Flow {
+    private func relay(error: (any Error)?, onClientSide: Bool, answered: Bool = false) throws -> Flow {
         let sink = CollectingSink()
         let loop = EmbeddedEventLoop()
         let client = EmbeddedChannel(loop: loop)
@@ -28,6 +28,7 @@ final class FailedTunnelTests: XCTestCase {
         _ = client.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 1))
         _ = server.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 2))
         try client.writeInbound(ByteBuffer(string: "hello"))
+        if answered { try server.writeInbound(ByteBuffer(string: "welcome")) }
         if let error { (onClientSide ? client : server).pipeline.fireErrorCaught(error) }
         _ = try? client.close().wait()
         _ = try? server.close().wait()
@@ -47,6 +48,28 @@ final class FailedTunnelTests: XCTestCase {
         let byServer = try relay(error: reset, onClientSide: false)
         XCTAssertEqual(byServer.error, "tunnel closed with an error: the server reset the connection")
         XCTAssertNil(byServer.status)
+    }
+
+    /// curl closes a TLS tunnel with the server's session tickets unread, so its kernel sends a
+    /// reset: after an answer, the client's reset or broken pipe is the end of an ordinary
+    /// tunnel (noted), not a failure. Before any answer, or from the server, it stays a failure.
+    func testClientResetAfterTheAnswerIsAnOrdinaryEnd() throws {
+        for errno in [ECONNRESET, EPIPE] {
+            let flow = try relay(error: IOError(errnoCode: errno, reason: "read(descriptor:pointer:size:)"),
+                                 onClientSide: true, answered: true)
+            XCTAssertNil(flow.error, "errno \(errno)")
+            XCTAssertEqual(flow.status, 200)
+            XCTAssertEqual(flow.bytesDown, 7)
+            XCTAssertTrue(flow.note?.contains("the client ended the tunnel with a reset after the server had answered") ?? false,
+                          "\(String(describing: flow.note))")
+        }
+        let serverReset = try relay(error: IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)"),
+                                    onClientSide: false, answered: true)
+        XCTAssertEqual(serverReset.error, "tunnel closed with an error: the server reset the connection")
+        XCTAssertNil(serverReset.status)
+        let otherError = try relay(error: IOError(errnoCode: ETIMEDOUT, reason: "read(descriptor:pointer:size:)"),
+                                   onClientSide: true, answered: true)
+        XCTAssertNil(otherError.status, "only a reset or broken pipe is the usual way to end")
     }
 
     func testCleanRelayKeepsTheConnectAnswer() throws {
