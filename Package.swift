@@ -176,11 +176,13 @@ let package = Package(
             ],
             path: "Tests/Support/FakeDNS"
         ),
+        // Test support: a seeded random generator, so random inputs replay from their seed.
+        .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
-        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
+        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
@@ -191,7 +193,7 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
+        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "ProxyCore", "ProxyModel", "BodyCodec", "Compressors", "LinearRegex"]),
         .testTarget(
             name: "proxyapp-loadTests",
