@@ -1,12 +1,13 @@
 import ChildProcess
 import Foundation
+import HARValidation
 import XCTest
 
 /// HTTPS through the shipped `proxyapp run` binary, as a user meets it on a fresh data
 /// directory (the other HTTPS tests run an in-process copy of `RunCommand`'s wiring): the CA
 /// is created in `<data>/ca/`, curl trusting only `ProxyCA.pem` is decrypted, `--upstream-ca`
 /// decides which origins the proxy trusts, `--no-intercept` passes the origin's TLS through,
-/// and each exchange is listed by `proxyapp flows`.
+/// and each exchange is listed by `proxyapp flows` and exported as valid HAR.
 final class RunHTTPSEndToEndTests: XCTestCase {
     private func proxyapp(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let outcome = try await ChildProcess.run(executable, arguments, timeout: 30, mergeOutput: true)
@@ -74,6 +75,18 @@ final class RunHTTPSEndToEndTests: XCTestCase {
         // A tunnel's status is not asserted: curl sometimes resets the connection after its
         // exchange (unread TLS records at close), which the proxy records as a failed tunnel.
         XCTAssertTrue(lines[2].contains("CONNECT ") && lines[2].contains("(tunnel)  [pinned localhost"), "\(lines)")
+
+        // The capture exports as valid HAR 1.2, the decrypted exchange with its status.
+        let har = scratch.appendingPathComponent("capture.har")
+        let exported = try await proxyapp(executable, ["export", "--har", har.path, "--data-dir", data.path])
+        XCTAssertEqual(exported.status, 0, exported.output)
+        let document = try Data(contentsOf: har)
+        XCTAssertEqual(HARValidator.problems(in: document), [])
+        let entries = try XCTUnwrap(((try JSONSerialization.jsonObject(with: document) as? [String: Any])?["log"]
+            as? [String: Any])?["entries"] as? [[String: Any]])
+        let decryptedEntry = entries.first { ($0["request"] as? [String: Any])?["url"] as? String == url }
+        XCTAssertEqual((decryptedEntry?["response"] as? [String: Any])?["status"] as? Int, 203,
+                       String(decoding: document, as: UTF8.self))
         let proxyStopped = await proxy.stop()
         XCTAssertTrue(proxyStopped, proxy.output)
 
