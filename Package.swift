@@ -22,6 +22,8 @@ let package = Package(
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         .library(name: "ProxyAppUI", targets: ["ProxyAppUI"]),
         .library(name: "Rules", targets: ["Rules"]),
+        .library(name: "RulesFile", targets: ["RulesFile"]),
+        .library(name: "PersistentPins", targets: ["PersistentPins"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -61,13 +63,17 @@ let package = Package(
         .target(name: "FlowFilter", dependencies: ["ProxyModel", "BodyCodec", "LinearRegex"]),
         // Exchange formats: HAR 1.2 export (streaming) and import, redaction, curl and raw HTTP.
         .target(name: "FlowExport", dependencies: ["ProxyModel", "BodyCodec"], swiftSettings: hotPathSettings),
-        // SQLite capture: migrations, records, the TrafficRepository, the batching writer and the
-        // persistent pin registry (ProxyCore's auto-pin policy behind a lock).
+        // SQLite capture: migrations, records, the TrafficRepository (pins' table included), the batching writer.
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "ProxyCore", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
+        ),
+        // The pin registry the proxy runs with: ProxyCore's auto-pin policy behind a lock, saved in the capture.
+        .target(
+            name: "PersistentPins",
+            dependencies: ["CaptureStore", "ProxyCore", "ProxyModel", .product(name: "Logging", package: "swift-log")]
         ),
         // The root CA, leaf minting and the TLS contexts: everything that knows about certificates.
         .target(
@@ -82,12 +88,18 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // The rules engine: the rules file (YAML, validated with line numbers), host and path
-        // matching, the per-request plan, body text rewriting and live reload.
+        // The rules engine: the rule model, host and path matching, the per-request plan, body text
+        // rewriting and the rules in force (LiveRules). No file format: the engine links this alone.
         .target(
             name: "Rules",
-            dependencies: ["ProxyModel", "ProxyCore", "BodyCodec", "LinearRegex", .product(name: "Yams", package: "Yams")],
+            dependencies: ["ProxyModel", "ProxyCore", "BodyCodec", "LinearRegex"],
             swiftSettings: hotPathSettings
+        ),
+        // The rules file: YAML (Yams) parsed and validated with line numbers into a RuleSet, and the
+        // watcher that reloads it. Linked by the composition root, never by the engine.
+        .target(
+            name: "RulesFile",
+            dependencies: ["Rules", "ProxyCore", "ProxyModel", "LinearRegex", .product(name: "Yams", package: "Yams")]
         ),
         // SwiftNIO handlers, upstream pool, tunnels and the server.
         .target(
@@ -123,7 +135,7 @@ let package = Package(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
-                "CaptureExport", "ProxyAppUI", "Rules", "ProxyCore",
+                "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore", "PersistentPins",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -132,7 +144,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        // Prints the cost of minting a leaf certificate (called by scripts/bench).
+        // Benchmark tools, not the product: they live under Benchmarks/ (scripts/bench builds them
+        // by product name). Prints the cost of minting a leaf certificate.
         .executableTarget(
             name: "proxyapp-bench-mint",
             dependencies: [
@@ -140,14 +153,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            path: "Benchmarks/proxyapp-bench-mint"
         ),
         // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
-        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"]),
+        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"],
+                          path: "Benchmarks/proxyapp-bench-flows"),
         // The rule lookups of one request, timed without I/O (scripts/bench's rules phase).
-        .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "ProxyCore"], swiftSettings: hotPathSettings),
+        .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "RulesFile", "ProxyCore"],
+                          path: "Benchmarks/proxyapp-bench-rules", swiftSettings: hotPathSettings),
         // The TUI's figures on a large capture (scripts/bench's tui phase): first frame, key to frame.
-        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"]),
+        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"],
+                          path: "Benchmarks/proxyapp-bench-tui"),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.
         .executableTarget(
             name: "proxyapp-load",
@@ -158,6 +175,7 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            path: "Benchmarks/proxyapp-load",
             swiftSettings: hotPathSettings
         ),
         // Test support: runs client programs (curl, openssl) for the test targets that need them.
@@ -192,11 +210,17 @@ let package = Package(
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           "RulesFile", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "ProxyCore", "ProxyModel", "BodyCodec", "Compressors", "LinearRegex"]),
+        // Test support: rule fixtures (requests, host lists, rules written as YAML) and temporary folders.
+        .target(name: "RulesTestSupport", dependencies: ["Rules", "RulesFile", "ProxyCore"], path: "Tests/Support/RulesTestSupport"),
+        // The model's tests write their rules as YAML (RulesFile) for readability; the file's own
+        // behaviour (parsing, every refusal, reading, reloading) is tested in RulesFileTests.
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "RulesFile", "RulesTestSupport", "ProxyCore", "ProxyModel", "BodyCodec",
+                                                       "Compressors", "LinearRegex"]),
+        .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore"]),
         .testTarget(
             name: "proxyapp-loadTests",
             dependencies: [
@@ -209,12 +233,18 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            path: "Benchmarks/proxyapp-loadTests"
         ),
         .testTarget(
             name: "CaptureStoreTests",
             dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "PersistentPinsTests",
+            dependencies: ["PersistentPins", "CaptureStore", "ProxyCore", "ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         // Test support: the engine's client pipeline in memory (EngineHarness, fake upstreams) and an
         // independent strict HTTP/1.1 request parser; shared by the engine's tests, the end-to-end
@@ -222,7 +252,7 @@ let package = Package(
         .target(
             name: "EngineTestSupport",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "Rules",
+                "ProxyEngine", "ProxyModel", "Rules", "RulesFile",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -234,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "Compressors", "EngineTestSupport", "LinearRegex",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "RulesFile", "Compressors", "EngineTestSupport", "LinearRegex",
                 "FakeDNS", "CAres",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -263,7 +293,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
-                "EngineTestSupport", "FakeDNS",
+                "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins",
                 "HARValidation",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -11,8 +11,8 @@ import ProxyModel
 enum HeaderFieldsJSON {
     /// The JSON text for `fields`, in order, duplicates kept.
     ///
-    /// Escapes `"` and `\`, and every control character below U+0020 (`\b \f \n \r \t`, the
-    /// rest as `\u00XX`). Everything else, non-ASCII included, passes through as UTF-8.
+    /// Strings escaped by `JSONStringEscaper`'s `.required` policy: `"`, `\` and controls below
+    /// U+0020; everything else, non-ASCII included, passes through as UTF-8.
     static func encode(_ fields: [HeaderField]) -> String {
         if fields.isEmpty { return "[]" }
         var out: [UInt8] = []
@@ -23,9 +23,9 @@ enum HeaderFieldsJSON {
         for (index, field) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "["))
-            appendString(field.name, to: &out)
+            JSONStringEscaper.appendQuoted(field.name, to: &out, policy: .required)
             out.append(UInt8(ascii: ","))
-            appendString(field.value, to: &out)
+            JSONStringEscaper.appendQuoted(field.value, to: &out, policy: .required)
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
@@ -48,46 +48,5 @@ enum HeaderFieldsJSON {
             }
             return HeaderField(name: pair[0], value: pair[1])
         }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// `string` as a quoted JSON string, escaped as `encode` describes (`AppliedRulesJSON` too).
-    static func appendString(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            var runStart = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                    continue
-                }
-                if runStart < index {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                }
-                runStart = index + 1
-                out.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
-                case 0x08: out.append(UInt8(ascii: "b"))
-                case 0x0C: out.append(UInt8(ascii: "f"))
-                case 0x0A: out.append(UInt8(ascii: "n"))
-                case 0x0D: out.append(UInt8(ascii: "r"))
-                case 0x09: out.append(UInt8(ascii: "t"))
-                default:
-                    out.append(UInt8(ascii: "u"))
-                    out.append(UInt8(ascii: "0"))
-                    out.append(UInt8(ascii: "0"))
-                    out.append(hexDigits[Int(byte >> 4)])
-                    out.append(hexDigits[Int(byte & 0x0F)])
-                }
-            }
-            if runStart < bytes.count {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

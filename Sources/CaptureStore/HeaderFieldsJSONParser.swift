@@ -153,13 +153,7 @@ struct HeaderFieldsJSONParser {
         for _ in 0..<4 {
             let byte = bytes[index]
             index += 1
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let digit = PercentDecoding.hexValue(byte) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import ProxyCore
 import ProxyModel
 
 /// The pinned hosts (`pinned_domains`): per host and client, the hosts the proxy passes through
@@ -50,7 +49,7 @@ extension TrafficRepository {
             let delete = try db.cachedStatement(sql: Self.deletePinSQL)
             for key in keys {
                 let values = PinnedDomainRecord.keyValues(key)
-                try delete.execute(arguments: [HostName.normalized(values.host), values.address, values.fingerprint])
+                try delete.execute(arguments: [values.host, values.address, values.fingerprint])
             }
             return (before, try Self.pinChangeCount(db))
         }
@@ -76,13 +75,14 @@ extension TrafficRepository {
     private static let deletePinSQL =
         "DELETE FROM pinned_domains WHERE host = ? AND client_address = ? AND client_fingerprint = ?"
 
-    /// Removes the pins of `host` (compared case-insensitively) for every client, or only those
-    /// of clients connecting from `clientAddress` (an IP; a port, `ip:port` or `[v6]:port`, is
-    /// ignored). Returns how many were removed.
+    /// Removes the pins of `host` for every client, or only those of clients connecting from
+    /// `clientAddress` (an IP; a port, `ip:port` or `[v6]:port`, is ignored). `host` is compared
+    /// as stored, in `HostName.normalized` form: the caller normalizes what a user typed. Returns
+    /// how many were removed.
     @discardableResult
     public func removePins(host: String, clientAddress: String? = nil) throws -> Int {
         try database.pool.write { db in
-            var request = PinnedDomainRecord.filter(PinnedDomainRecord.Columns.host == HostName.normalized(host))
+            var request = PinnedDomainRecord.filter(PinnedDomainRecord.Columns.host == host)
             if let clientAddress {
                 request = request.filter(
                     PinnedDomainRecord.Columns.clientAddress == ClientIdentity.addressWithoutPort(clientAddress))

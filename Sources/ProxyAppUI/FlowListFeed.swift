@@ -64,6 +64,8 @@ public final class FlowListFeed: Sendable {
     private let state: NIOLockedValueBox<State>
 
     private let firstSliceSize: Int64
+    /// `pollNow` tickets: the last handed out, the last whose poll finished.
+    private let pollTickets = NIOLockedValueBox((issued: 0, served: 0))
 
     /// `firstSliceSize`: how many ids the first slice of a view covers (later slices adapt to
     /// about 30 ms each); small, so the first screen of a filtered view comes at once.
@@ -92,6 +94,24 @@ public final class FlowListFeed: Sendable {
     public func stop() {
         state.withLockedValue { $0.running = false }
     }
+
+    /// Reads the flows stored since the last poll now, not at the next poll (`G`: the newest
+    /// flow in the capture, also one stored a moment ago). Returns a ticket that
+    /// `pollsServed` reaches once that read is done.
+    public func pollNow() -> Int {
+        let ticket = pollTickets.withLockedValue { tickets in
+            tickets.issued += 1
+            return tickets.issued
+        }
+        queue.async { [weak self] in
+            self?.poll()
+            self?.pollTickets.withLockedValue { $0.served = max($0.served, ticket) }
+        }
+        return ticket
+    }
+
+    /// The last `pollNow` ticket whose read is done (its flows are in `latest()`).
+    public var pollsServed: Int { pollTickets.withLockedValue { $0.served } }
 
     /// Shows only the flows matching `query` (nil: all); starts a new generation at once.
     public func setQuery(_ query: FlowQuery?) {

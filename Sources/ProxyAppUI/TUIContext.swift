@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 import TerminalUI
 
 /// What the TUI knows about the process it runs in: given once by the command that starts it.
@@ -48,7 +49,7 @@ public struct TUIContext: Sendable {
     public func outputPath(_ name: String) -> String {
         if name.hasPrefix("/") { return name }
         if name == "~" || name.hasPrefix("~/") {
-            return FileManager.default.homeDirectoryForCurrentUser.path + name.dropFirst()
+            return HomeDirectory.expandingTilde(name)
         }
         return (outputDirectory as NSString).appendingPathComponent(name)
     }

@@ -8,7 +8,9 @@ import TerminalUI
 extension TUIController {
     func openDetail() {
         guard let id = selectedID else { return }
-        screen = .detail(DetailSession(id: id, state: FlowDetailState(), content: nil))
+        var state = FlowDetailState()
+        state.wraps = detailWraps
+        screen = .detail(DetailSession(id: id, state: state, content: nil))
         let repository = repository
         let worker = worker
         let timeZone = context.timeZone
@@ -29,7 +31,7 @@ extension TUIController {
 
     func handleDetail(_ session: DetailSession, _ key: Key) {
         if key == .control("c") { return perform(.quit) }
-        guard let action = KeyBindings.detail.action(for: key) else { return }
+        guard let action = KeyBindings.detail.action(for: key) else { return sayUnknown(key) }
         perform(action)
     }
 
@@ -40,11 +42,18 @@ extension TUIController {
         case .closeDetail:
             screen = .list
         case .detail(let detailAction):
-            guard let content = session.content else { return }
-            if detailAction == .toggleOriginSide, !content.flow.hasOriginSide {
-                message = StatusMessage(.info, "no rule changed this request or its response: there is one view only")
+            // Until the flow (with its bodies) is loaded, keys wait in order: none is dropped.
+            if let content = session.content, session.queued.isEmpty {
+                if detailAction == .toggleOriginSide, !content.flow.hasOriginSide {
+                    message = StatusMessage(.info, "no rule changed this request or its response: there is one view only")
+                }
+                session.state.apply(detailAction, content: content, size: size)
+            } else {
+                session.queued.append(detailAction)
             }
-            session.state.apply(detailAction, content: content, size: size)
+            if detailAction == .toggleWrap {  // a preference: the next flows open the same way
+                detailWraps = session.queued.isEmpty ? session.state.wraps : !detailWraps
+            }
             screen = .detail(session)
         default:
             break

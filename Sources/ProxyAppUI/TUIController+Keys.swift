@@ -9,8 +9,19 @@ import TerminalUI
 /// Key dispatch: an open prompt or question takes the key first, then the screen that is up.
 extension TUIController {
     public func handle(_ key: Key) {
+        // Alt-x is a word motion in a prompt; anywhere else it is what the bytes were before
+        // Alt existed: Escape, then x (a quick `Esc q`), so no key is lost.
+        if let unaltered = key.unaltered, !promptTakes(key) {
+            handle(.escape)
+            handle(unaltered)
+            return
+        }
         if let overlay {
             handleOverlay(overlay, key)
+            return
+        }
+        if isAwaitingAnswer, case .list = screen, key != .control("c") {
+            keysAwaiting.append(key)
             return
         }
         message = nil
@@ -30,14 +41,30 @@ extension TUIController {
             return
         }
         if key == .control("c") { return requestQuit() }
-        guard let action = KeyBindings.standard.action(for: key) else { return }
+        guard let action = KeyBindings.standard.action(for: key) else { return sayUnknown(key) }
         perform(action)
+    }
+
+    /// A key no binding has: said on the status line, so a typo is never silently lost.
+    func sayUnknown(_ key: Key) {
+        switch key {
+        case .mouseClick, .mouseWheelUp, .mouseWheelDown, .escape: return  // the mouse, a reflex: no typo
+        default: message = StatusMessage(.info, "\(key.name): no such key — ? for help")
+        }
+    }
+
+    /// True when a prompt is open and `key` edits it.
+    private func promptTakes(_ key: Key) -> Bool {
+        guard case .prompt(_, var editor, _)? = overlay else { return false }
+        return editor.handle(key) != .ignored
     }
 
     /// Actions shared by the list and the detail view act on `selectedID`.
     func perform(_ action: UIAction) {
         switch action {
-        case .list(let movement): list.apply(movement)
+        case .list(let movement):
+            list.apply(movement)
+            if movement == .end || movement == .follow, case .list = screen { awaitedPoll = feed.pollNow() }
         case .quit: requestQuit()
         case .help: showHelp()
         case .editFilter: overlay = .prompt(.filter, LineEditor(filter?.text ?? ""), error: nil)
@@ -54,10 +81,18 @@ extension TUIController {
             }
             overlay = .confirm(.clearAll(count: list.totalRows))
         case .exportHAR:
-            overlay = .prompt(.exportHAR, LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)), error: nil)
+            overlay = .prompt(.exportHAR(scope: nil), LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)),
+                              error: nil)
+            countExportScope()
         case .saveCurl:
             guard let id = selectedID else { return }
             overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)
+        case .copy:
+            guard let id = selectedID else {
+                message = StatusMessage(.info, "nothing to copy: the view is empty")
+                return
+            }
+            overlay = .copyMenu(id: id)
         case .showPins: loadPins()
         case .showInfo: screen = .page(.info, TextPageState())
         case .showEventLog: showEventLog()
@@ -139,8 +174,28 @@ extension TUIController {
 
     private func loadPins() {
         pinsRequested = true
+        message = StatusMessage(.info, "reading the pinned domains…")
         let repository = repository
-        worker.perform("cannot read the pinned domains") { [.pins(try repository.pinnedDomains())] }
+        worker.perform("cannot read the pinned domains") {
+            do {
+                return [.pins(try repository.pinnedDomains())]
+            } catch {
+                return [.message(StatusMessage(.error, "cannot read the pinned domains: \(error)")), .pinsFailed]
+            }
+        }
+    }
+
+    /// The answer came: the keys typed while waiting act now, in order (one may wait again).
+    func replayKeysAwaiting() {
+        let keys = keysAwaiting
+        keysAwaiting = []
+        for (index, key) in keys.enumerated() {
+            if isAwaitingAnswer {
+                keysAwaiting += keys[index...]
+                return
+            }
+            handle(key)
+        }
     }
 
     /// False (with a message saying why) when the capture is read-only.

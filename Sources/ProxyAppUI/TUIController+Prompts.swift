@@ -17,6 +17,9 @@ extension TUIController {
                 return
             }
             confirmed(kind)
+        case .copyMenu(let id):
+            self.overlay = nil
+            copy(key, of: id)
         case .prompt(let kind, var editor, let error):
             switch editor.handle(key) {
             case .edited: self.overlay = .prompt(kind, editor, error: error)
@@ -97,47 +100,16 @@ extension TUIController {
         message = StatusMessage(.info, newFilter.map { "filter: \($0.text)" } ?? "filter cleared: showing every flow")
     }
 
-    /// Jumps to the next (or previous) flow of the view that matches the search, from the
-    /// selection; asks for a search first when there is none.
-    func searchAgain(forward: Bool) {
-        guard let search else {
-            overlay = .prompt(.search, LineEditor(), error: nil)
-            return
-        }
-        guard let selected = list.selectedIndex else {
-            message = StatusMessage(.info, "no flows to search")
-            return
-        }
+    /// Counts what `e` will export, for its prompt: the marked flows of the view if any, else
+    /// the whole view (every flow matching the filter, also those not scanned yet).
+    func countExportScope() {
         let repository = repository
-        let feed = feed
-        let generation = snapshotGeneration
-        let prepended = seenPrepended
-        let query = FlowQuery(filter: search)
-        message = StatusMessage(.info, "searching \(search.text)…")
-        worker.perform("search failed", lane: .long) {
-            if let id = try Self.findMatch(query, from: selected, prepended: prepended, forward: forward, feed: feed,
-                                           repository: repository) {
-                return [.searchFound(id: id, generation: generation), .message(StatusMessage(.info, "match: \(search.text)"))]
-            }
-            return [.message(StatusMessage(.info, "no match \(forward ? "below" : "above"): \(search.text)"))]
-        }
-    }
-
-    /// Walks the view's ids from `position` in slices and returns the first id that matches.
-    private static func findMatch(_ query: FlowQuery, from position: Int, prepended: Int, forward: Bool,
-                                  feed: FlowListFeed, repository: TrafficRepository) throws -> Int64? {
-        let slice = 2_000
-        var cursor = forward ? position + 1 : position
-        while true {
-            let range = forward ? cursor..<(cursor + slice) : max(0, cursor - slice)..<cursor
-            let ids = feed.ids(at: range, prepended: prepended)
-            guard !ids.isEmpty else { return nil }
-            let matching = try repository.matchingFlowIDs(among: ids, query: query)
-            if let found = forward ? matching.first : matching.last { return found }
-            if forward { cursor += slice } else {
-                if range.lowerBound == 0 { return nil }
-                cursor = range.lowerBound
-            }
+        let filter = filter
+        worker.perform("cannot count the flows to export", lane: .long) {
+            let marked = try repository.count(matching: FlowQuery(filter: filter, markedOnly: true))
+            if marked > 0 { return [.exportScope("\(NumberText.grouped(marked)) marked flow\(marked == 1 ? "" : "s")")] }
+            let all = try repository.count(matching: FlowQuery(filter: filter))
+            return [.exportScope("\(NumberText.grouped(all)) flow\(all == 1 ? "" : "s") in view")]
         }
     }
 

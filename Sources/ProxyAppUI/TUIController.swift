@@ -36,23 +36,29 @@ public final class TUIController {
         var id: Int64
         var state: FlowDetailState
         var content: FlowDetailContent?
+        /// Keys typed before the flow was loaded (`Enter 3`), applied in order once it is.
+        var queued: [DetailAction] = []
     }
 
     /// A question in the status line.
     enum Overlay {
         case prompt(PromptKind, LineEditor, error: String?)
         case confirm(ConfirmKind)
+        /// After `y`: which copy of flow `id` goes to the clipboard.
+        case copyMenu(id: Int64)
     }
 
     enum PromptKind: Equatable {
-        case filter, search, exportHAR
+        case filter, search
+        /// `scope` says what will be exported (`2 marked flows`) once counted.
+        case exportHAR(scope: String?)
         case curl(id: Int64)
 
         var label: String {
             switch self {
             case .filter: "filter:"
             case .search: "search:"
-            case .exportHAR: "export HAR to:"
+            case .exportHAR(let scope): scope.map { "export \($0) to:" } ?? "export HAR to:"
             case .curl: "save curl command to:"
             }
         }
@@ -80,9 +86,27 @@ public final class TUIController {
     var search: FlowFilter?
     /// True after `p` until the pins view opens: a pins result opens it only then.
     var pinsRequested = false
+    /// True while a search jump (`n`, `N`, a new search) is on its way.
+    var searchPending = false
+    /// The feed's `pollNow` ticket `G` (End, `F`) waits for: the newest flow, stored a moment ago too.
+    var awaitedPoll: Int?
+    /// True while list keys wait for an answer (`keysAwaiting`).
+    var isAwaitingAnswer: Bool { pinsRequested || searchPending || awaitedPoll != nil }
+    /// Keys typed while the list waits for an answer they depend on: the pins view after `p`
+    /// (`p d` must remove a pin, never delete the flow the list is on), the match after `n`
+    /// (`n Enter` opens the match), the newest flows after `G` (`G Enter` opens the flow stored
+    /// just now). Replayed in order when the answer comes.
+    var keysAwaiting: [Key] = []
     /// Marks sent to the store whose rows are not reloaded yet, by flow id: a quick second `m`
     /// must undo the first, not repeat it.
     var pendingMarks: [Int64: Bool] = [:]
+    /// Bytes for the terminal besides the frame (an OSC 52 clipboard sequence): the runner
+    /// writes them after the frame (`takeTerminalOutput`).
+    var terminalOutput: [UInt8] = []
+    /// Whether the detail view wraps long lines: `w` there sets it for the next flows too.
+    var detailWraps = true
+    /// The search's matches among the loaded rows (highlighted), and what they were found for.
+    var searchHighlight = SearchHighlight()
     /// True once the user asked to quit (and confirmed, where asked).
     public internal(set) var wantsQuit = false
 
@@ -109,6 +133,7 @@ public final class TUIController {
     /// Folds in the feed's newest snapshot and the worker's finished work, and asks the feed for
     /// the rows the list shows (plus a page either side) when they are not loaded.
     public func tick() {
+        let pollsServed = feed.pollsServed  // before the snapshot: a poll it counts is in the snapshot
         snapshot = feed.latest()
         if snapshot.generation != seenGeneration {
             seenGeneration = snapshot.generation
@@ -123,12 +148,18 @@ public final class TUIController {
             }
             if snapshot.totalRows != list.totalRows { list.rowsAppended(newTotal: snapshot.totalRows) }
         }
+        if let ticket = awaitedPoll, pollsServed >= ticket {
+            awaitedPoll = nil
+            list.apply(.end)  // the answer is folded in above: now the last row is the newest flow
+            replayKeysAwaiting()
+        }
         for event in worker.drain() { apply(event) }
         if case .page(.eventLog, _) = screen { eventLog.refresh() }
         if snapshot.error != nil { lastRequest = nil }  // a failed read: ask again next turn
         var stale = false
         if let window = snapshot.window, window.generation == seenGeneration {
             list.load(window.rows, at: window.offset + snapshot.prepended - window.prepended)
+            highlightSearchMatches(among: window.ids)
             stale = window.contentVersion != snapshot.contentVersion
             if !stale, !pendingMarks.isEmpty {
                 for row in window.rows where row.id.flatMap({ pendingMarks[$0] }) == row.marked {
@@ -151,9 +182,16 @@ public final class TUIController {
         feed.request(wanted, prepended: snapshot.prepended)
     }
 
+    /// Bytes to write to the terminal after the frame (a clipboard sequence), once.
+    public func takeTerminalOutput() -> [UInt8] {
+        defer { terminalOutput = [] }
+        return terminalOutput
+    }
+
     /// True when every row the list shows is loaded and current (benchmarks wait for this).
     public var isListSettled: Bool {
         guard case .list = screen else { return true }
+        guard !isAwaitingAnswer else { return false }  // keys still wait to act on the list
         guard snapshot.generation == seenGeneration, !list.needsLoading else { return false }
         guard let window = snapshot.window else { return list.totalRows == 0 }
         return window.contentVersion == snapshot.contentVersion
@@ -179,7 +217,7 @@ public final class TUIController {
         case .list:
             let welcome = list.totalRows == 0 && filter == nil && !snapshot.scanning ? InfoPage.welcome(context.info()) : []
             grid = FlowListRenderer.render(list, header: header, size: size, message: feedError ?? message ?? scanMessage,
-                                           welcome: welcome)
+                                           welcome: welcome, highlighted: search == nil ? [] : searchHighlight.matches)
         case .detail(let session):
             grid = renderDetail(session)
         case .help(let lines, let scroll, _):
@@ -194,6 +232,8 @@ public final class TUIController {
             PromptRenderer.draw(label: kind.label, editor: editor, error: error, into: &grid)
         case .confirm(let kind)?:
             ConfirmRenderer.draw(question: question(kind), into: &grid)
+        case .copyMenu(let id)?:
+            ConfirmRenderer.draw(question: "copy flow #\(id):", choices: Self.copyChoices, into: &grid)
         case nil:
             break
         }
@@ -235,16 +275,37 @@ public final class TUIController {
                 screen = .pins(state)
             } else if pinsRequested, case .list = screen {
                 screen = .pins(PinsViewState(pins: pins))
+                message = nil  // "reading the pinned domains…" is done
             }
             pinsRequested = false
+            replayKeysAwaiting()
+        case .pinsFailed:
+            pinsRequested = false
+            keysAwaiting = []  // the view they were meant for is not coming: on the list they could delete
+        case .searchDone:
+            searchPending = false
+            replayKeysAwaiting()
         case .searchFound(let id, let generation):
             guard generation == snapshot.generation, let position = feed.position(of: id, prepended: seenPrepended) else { return }
             list.select(position)
         case .detail(let id, let content):
             if case .detail(var session) = screen, session.id == id {
                 session.content = content
+                // Keys typed while loading wait for the bodies, so `Enter G` reaches their end.
+                if content.requestBody != nil, content.responseBody != nil {
+                    for action in session.queued { session.state.apply(action, content: content, size: size) }
+                    session.queued = []
+                }
                 screen = .detail(session)
             }
+        case .exportScope(let scope):
+            if case .prompt(.exportHAR, let editor, let error)? = overlay {
+                overlay = .prompt(.exportHAR(scope: scope), editor, error: error)
+            }
+        case .clipboard(let bytes, let what):
+            copied(bytes, what: what)
+        case .searchMatches(let highlight):
+            if highlight.text == search?.text, highlight.ids == searchHighlight.ids { searchHighlight = highlight }
         }
     }
 }

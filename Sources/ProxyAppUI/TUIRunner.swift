@@ -14,7 +14,12 @@ public final class TUIStopSignal: Sendable {
 }
 
 /// The terminal loop: reads keys, lets the controller fold in new data, and writes only the
-/// cells that changed since the last frame.
+/// cells that changed since the last frame (plus what the controller asks to send besides it: a
+/// clipboard sequence).
+///
+/// Keys are handled against the frame on screen: every key read in one turn goes to the
+/// controller before the next `tick`, so flows arriving meanwhile cannot move what Enter opens,
+/// and the controller queues keys that need a flow still loading (`Enter 3`), never drops them.
 ///
 /// One thread, no callbacks: each turn waits at most `turnMilliseconds` for input, so new flows
 /// (the feed polls every 250 ms) and background results show up within a turn, and a key is
@@ -42,6 +47,8 @@ public enum TUIRunner {
                 session.write(ScreenDiff.bytes(from: shown, to: frame))
                 shown = frame
             }
+            let output = controller.takeTerminalOutput()  // an OSC 52 clipboard sequence
+            if !output.isEmpty { session.write(output) }
             guard let bytes = session.read(timeoutMilliseconds: decoder.hasPending ? escapeMilliseconds : turnMilliseconds) else {
                 return  // the terminal is gone: nobody is left to look at the screen
             }

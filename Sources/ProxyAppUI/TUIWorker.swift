@@ -8,9 +8,19 @@ import TerminalUI
 enum TUIEvent: Sendable {
     case message(StatusMessage)
     case pins([PinnedDomain])
+    /// The pins could not be read: the view `p` asked for will not open.
+    case pinsFailed
     /// A search found flow `id` (the controller looks up its position).
     case searchFound(id: Int64, generation: Int)
+    /// A search jump finished, found or not (keys typed meanwhile go on).
+    case searchDone
     case detail(id: Int64, content: FlowDetailContent)
+    /// What `e` will export, counted: `2 marked flows`, `1,234 flows in view`.
+    case exportScope(String)
+    /// Bytes for the clipboard and what they are (`the curl command of flow #3`).
+    case clipboard([UInt8], what: String)
+    /// The search's matches among the loaded rows.
+    case searchMatches(SearchHighlight)
 }
 
 /// Runs the TUI's slow work (store writes, exports, searches, loading a flow) off the UI thread

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import ProxyModel
 
 /// The `--data-dir` option every subcommand shares, resolved the same way everywhere:
-/// the flag, else `$PROXYAPP_HOME`, else `~/.proxyapp`.
+/// the flag, else `$PROXYAPP_HOME`, else `~/.proxyapp` (`~` is `$HOME`).
 struct DataDirectoryOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"),
             help: "Where ProxyApp keeps its capture and settings (default: $PROXYAPP_HOME, else ~/.proxyapp).")
@@ -13,7 +14,7 @@ struct DataDirectoryOptions: ParsableArguments {
         if let home = ProcessInfo.processInfo.environment["PROXYAPP_HOME"], !home.isEmpty {
             return URL(fileURLWithPath: Self.expandTilde(home))
         }
-        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".proxyapp")
+        return URL(fileURLWithPath: HomeDirectory.path).appendingPathComponent(".proxyapp")
     }
 
     /// The capture database inside the data directory.
@@ -22,7 +23,6 @@ struct DataDirectoryOptions: ParsableArguments {
     }
 
     private static func expandTilde(_ path: String) -> String {
-        guard path == "~" || path.hasPrefix("~/") else { return path }
-        return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
+        HomeDirectory.expandingTilde(path)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CaptureStore
 import Foundation
 import Logging
+import PersistentPins
 import ProxyCore
 import NIOSSL
 import ProxyEngine

@@ -71,7 +71,7 @@ extension PinsCommand {
 
         func run() throws {
             let repository = try data.openExistingCapture(forWriting: true)
-            let removed = try repository.removePins(host: host, clientAddress: clientAddress)
+            let removed = try repository.removePins(host: HostName.normalized(host), clientAddress: clientAddress)
             let whose = clientAddress.map { " for clients at \($0)" } ?? ""
             guard removed > 0 else {
                 throw CLIError("\(host) is not pinned\(whose). `proxyapp pins list` shows the pinned hosts.")

@@ -10,6 +10,7 @@ import ProxyEngine
 import ProxyAppUI
 import ProxyModel
 import Rules
+import RulesFile
 import TerminalUI
 
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into

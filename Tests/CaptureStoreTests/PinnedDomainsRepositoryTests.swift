@@ -34,11 +34,13 @@ final class PinnedDomainsRepositoryTests: XCTestCase {
         XCTAssertEqual(try repository.pinnedDomains(), [updated, pin("c.example")])
     }
 
-    /// `removePins(host:)` matches the host whatever its case and counts what it removed.
+    /// `removePins(host:)` matches the stored host exactly (callers normalize it) and counts
+    /// what it removed.
     func testRemovePin() throws {
         let repository = try makeRepository()
         try repository.savePins([pin("a.example"), pin("b.example")])
-        XCTAssertEqual(try repository.removePins(host: "A.Example"), 1)
+        XCTAssertEqual(try repository.removePins(host: "a.example."), 0)
+        XCTAssertEqual(try repository.removePins(host: "a.example"), 1)
         XCTAssertEqual(try repository.removePins(host: "a.example"), 0)
         XCTAssertEqual(try repository.removePins(host: "never.example"), 0)
         XCTAssertEqual(try repository.pinnedDomains().map(\.host), ["b.example"])
@@ -66,7 +68,7 @@ final class PinnedDomainsRepositoryTests: XCTestCase {
         XCTAssertFalse(try repository.removePin(forCurl.key))
         XCTAssertEqual(try repository.pinnedDomains(), [forEveryone, other])
         try repository.savePins([forCurl, forApp])
-        XCTAssertEqual(try repository.removePins(host: "A.EXAMPLE"), 3)
+        XCTAssertEqual(try repository.removePins(host: "a.example"), 3)
         XCTAssertEqual(try repository.pinnedDomains(), [other])
     }
 

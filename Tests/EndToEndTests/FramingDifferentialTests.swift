@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import ProxyModel
 import Rules
+import RulesFile
 import XCTest
 
 /// Request smuggling, tried the way an attacker would: raw requests whose framing is ambiguous

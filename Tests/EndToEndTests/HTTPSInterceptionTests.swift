@@ -1,6 +1,7 @@
 import CaptureStore
 import Foundation
 import Logging
+import PersistentPins
 import ProxyEngine
 import ProxyModel
 import XCTest

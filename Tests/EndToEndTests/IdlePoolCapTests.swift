@@ -1,5 +1,6 @@
 import Foundation
 import Rules
+import RulesFile
 import XCTest
 
 /// The idle upstream pool as a whole is capped: requests to many distinct origins (each name its

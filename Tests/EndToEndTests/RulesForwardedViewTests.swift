@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import ProxyModel
 import Rules
+import RulesFile
 import XCTest
 
 /// The flow's origin side through the real proxy with curl: when a rule changes the request or

@@ -1,6 +1,7 @@
 import Foundation
 import ProxyModel
 import Rules
+import RulesFile
 import XCTest
 #if canImport(Glibc)
 import Glibc

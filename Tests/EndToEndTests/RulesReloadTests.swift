@@ -1,6 +1,7 @@
 import Foundation
 import ProxyModel
 import Rules
+import RulesFile
 import XCTest
 
 /// Live reload through the real watcher: an edit takes effect for new requests while a long

@@ -14,38 +14,9 @@ final class TUIEndToEndTests: XCTestCase {
     private static let height = 40
 
     func testFilterOpenExportAndQuitInATerminal() async throws {
-        guard let tmux = TmuxSession.installedExecutable() else {
-            throw XCTSkip("tmux is not installed: this test drives `proxyapp tui` in a tmux pane (scripts/test installs it; or `apt-get install tmux`)")
+        try await TUITerminalRun.with(width: Self.width, height: Self.height) { run in
+            try await exercise(run.terminal, proxy: run.proxy, origin: run.origin, scratch: run.scratch)
         }
-        let proxyapp = try XCTUnwrap(ProxyAppProcess.builtExecutable,
-                                     "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-tui-e2e-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        let dataDirectory = scratch.appendingPathComponent("data", isDirectory: true)
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-
-        let origin = try await TestOrigin.start()
-        var proxy: ProxyAppProcess?
-        var terminal: TmuxSession?
-        func cleanUp() async {
-            await terminal?.kill()
-            if let proxy, !(await proxy.stop()) { XCTFail("proxyapp run did not stop on SIGTERM within 10 s") }
-            await origin.shutdown()
-        }
-        do {
-            let running = try await ProxyAppProcess.startHeadless(executable: proxyapp, dataDirectory: dataDirectory)
-            proxy = running
-            let command = "TERM=xterm-256color '\(proxyapp)' tui --data-dir '\(dataDirectory.path)'; echo TUI-EXITED $?; sleep 30"
-            let session = try await TmuxSession.start(executable: tmux, socket: scratch.appendingPathComponent("tmux.sock").path,
-                                                      width: Self.width, height: Self.height, command: command)
-            terminal = session
-            try await exercise(session, proxy: running, origin: origin, scratch: scratch)
-        } catch {
-            await cleanUp()
-            throw error
-        }
-        await cleanUp()
     }
 
     /// The user's session, step by step.
@@ -97,7 +68,7 @@ final class TUIEndToEndTests: XCTestCase {
 
         // e exports the filtered view as HAR.
         let harFile = scratch.appendingPathComponent("tui-export.har")
-        try await openEmptyPrompt("export HAR to:", with: "e", terminal)
+        try await openEmptyPrompt("export 2 flows in view to:", with: "e", terminal)
         try await terminal.type(harFile.path)
         try await terminal.press("Enter")
         try await terminal.waitForText("exported 2 filtered flows to \(harFile.path)")
@@ -145,16 +116,9 @@ final class TUIEndToEndTests: XCTestCase {
 
     // MARK: reading the screen
 
-    private static func lines(_ screen: String) -> [String] {
-        screen.split(separator: "\n", omittingEmptySubsequences: false).map {
-            String($0).trimmingCharacters(in: .whitespaces)
-        }.reversed().drop { $0.isEmpty }.reversed()
-    }
-
-    private static func firstLine(_ screen: String) -> String { lines(screen).first ?? "" }
-
-    /// The last line with text: the status line (or a prompt) at the bottom of the screen.
-    private static func lastLine(_ screen: String) -> String { lines(screen).last ?? "" }
+    private static func lines(_ screen: String) -> [String] { PaneText.lines(screen) }
+    private static func firstLine(_ screen: String) -> String { PaneText.firstLine(screen) }
+    private static func lastLine(_ screen: String) -> String { PaneText.lastLine(screen) }
 
     /// The test's flow paths listed on the screen, top to bottom.
     private static func listedPaths(_ screen: String) -> [String] {

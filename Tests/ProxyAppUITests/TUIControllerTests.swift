@@ -8,67 +8,7 @@ import XCTest
 
 /// `TUIController` driven by keys against a real capture, as the terminal loop drives it: the
 /// screen is read back from `render()`, the store's state from the repository.
-final class TUIControllerTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tui-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private func makeRepository(_ flows: [Flow]) throws -> TrafficRepository {
-        let repository = TrafficRepository(database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
-        try repository.insert(flows)
-        return repository
-    }
-
-    /// Ten flows: GETs to a.test, every third a POST to b.test.
-    private static var tenFlows: [Flow] {
-        (0..<10).map { index in
-            index % 3 == 0
-                ? Flow(method: "POST", host: "b.test", path: "/post/\(index)", status: 201)
-                : Flow(host: "a.test", path: "/get/\(index)", status: 200)
-        }
-    }
-
-    private func makeController(_ flows: [Flow] = tenFlows, context: TUIContext? = nil,
-                                size: ScreenSize = ScreenSize(width: 100, height: 20)) throws -> (TUIController, TrafficRepository) {
-        let repository = try makeRepository(flows)
-        let feed = FlowListFeed(repository: repository, timeZone: TimeZone(identifier: "UTC")!, pollInterval: 0.02,
-                                firstSliceSize: 500)
-        feed.start()
-        addTeardownBlock { feed.stop() }
-        let controller = TUIController(repository: repository, feed: feed,
-                                       context: context ?? TUIContext(outputDirectory: directory.path, version: "test"))
-        controller.resize(size)
-        return (controller, repository)
-    }
-
-    /// Ticks until `condition` holds (at most 10 s); fails with the screen otherwise.
-    @discardableResult
-    private func settle(_ controller: TUIController, file: StaticString = #filePath, line: UInt = #line,
-                        until condition: (TUIController, String) -> Bool) -> String {
-        let deadline = Date().addingTimeInterval(10)
-        var screen = ""
-        repeat {
-            controller.worker.waitUntilIdle()
-            controller.tick()
-            screen = controller.render().text
-            if condition(controller, screen) { return screen }
-            Thread.sleep(forTimeInterval: 0.005)
-        } while Date() < deadline
-        XCTFail("not reached within 10 s; screen:\n\(screen)", file: file, line: line)
-        return screen
-    }
-
-    private func type(_ text: String, into controller: TUIController) {
-        for character in text { controller.handle(.character(character)) }
-    }
-
+final class TUIControllerTests: TUIControllerTestCase {
     private func listedPaths(_ screen: String) -> [String] {
         screen.split(separator: "\n").compactMap { line in
             line.split(separator: " ").first(where: { $0.hasPrefix("/get/") || $0.hasPrefix("/post/") }).map(String.init)
@@ -147,9 +87,13 @@ final class TUIControllerTests: XCTestCase {
         settle(controller) { controller, _ in controller.list.selectedIndex == 6 }
         controller.handle(.character("N"))
         settle(controller) { controller, _ in controller.list.selectedIndex == 3 }
+        // From the last match, n wraps around to the first, and N back again.
         controller.handle(.end)
         controller.handle(.character("n"))
-        let screen = settle(controller) { _, screen in screen.contains("no match below") }
+        var screen = settle(controller) { _, screen in screen.contains("search wrapped to the top: ~d b.test") }
+        XCTAssertEqual(controller.list.selectedIndex, 0, screen)
+        controller.handle(.character("N"))
+        screen = settle(controller) { _, screen in screen.contains("search wrapped to the bottom: ~d b.test") }
         XCTAssertEqual(controller.list.selectedIndex, 9, screen)
     }
 
@@ -462,7 +406,8 @@ final class TUIControllerTests: XCTestCase {
         XCTAssertEqual(try repository.flow(id: 10)?.marked, true)
     }
 
-    /// The pins arriving after the user moved on do not pull the pins view back up.
+    /// A key typed before the pins were read acts in the pins view once it is up (`p ?` is the
+    /// pins view's help), never on the flow list.
     func testLatePinsDoNotReplaceAnotherScreen() throws {
         let (controller, _) = try makeController()
         controller.handle(.character("p"))

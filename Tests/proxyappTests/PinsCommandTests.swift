@@ -66,10 +66,12 @@ final class PinsCommandTests: XCTestCase {
         XCTAssertTrue(try ProxyAppCommand.parseAsRoot(["pins"]) is PinsCommand.List)
     }
 
-    /// `pins remove` unpins one host whatever its case and leaves the others.
+    /// `pins remove` unpins one host whatever its spelling (case, a trailing dot: the host is
+    /// normalized as the engine's pins are) and leaves the others.
     func testRemoveUnpinsOneHost() throws {
-        let capture = try makeCapture(pins: [pin("a.example"), pin("b.example")])
+        let capture = try makeCapture(pins: [pin("a.example"), pin("b.example"), pin("c.example")])
         try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "A.Example"]).run()
+        try PinsCommand.Remove.parse(["--data-dir", capture.directory.path, "c.example."]).run()
         XCTAssertEqual(try capture.repository.pinnedDomains().map(\.host), ["b.example"])
     }
 

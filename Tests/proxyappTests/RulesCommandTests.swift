@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rules
+import RulesFile
 import XCTest
 
 @testable import proxyapp

@@ -2,6 +2,7 @@ import CaptureStore
 import Foundation
 import ProxyModel
 import Rules
+import RulesFile
 import XCTest
 
 @testable import proxyapp

@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 
 /// Writes JSON text token by token into a byte buffer that it hands to a `ByteOutput` whenever
 /// it passes 64 KiB.
@@ -217,85 +218,10 @@ final class JSONEmitter {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// Escapes valid UTF-8: quote, backslash and control characters, plus U+2028/U+2029 (which
-    /// old JavaScript parsers reject inside strings) and what a terminal must not receive raw
-    /// (`TerminalText.isUnsafe`: DEL, C1 controls, bidi overrides and isolates), so a HAR printed
-    /// with `export --har -` or `cat` cannot drive the terminal. The JSON values are unchanged.
+    /// Escapes valid UTF-8 with the terminal-safe policy (`JSONStringEscaper`): quote, backslash,
+    /// controls, DEL, C1, bidi controls and U+2028/U+2029, so a HAR printed with `export --har -`
+    /// or `cat` cannot drive the terminal. The JSON values are unchanged.
     private func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>) {
-        var runStart = 0
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            let byte = bytes[index]
-            if byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
-                index += 1
-                continue
-            }
-            var escapedScalar: UInt32? = nil
-            var length = 1
-            if byte >= 0x80 {
-                guard let scalar = Self.escapedMultiByteScalar(bytes, at: index) else {
-                    index += 1
-                    continue
-                }
-                escapedScalar = scalar.value
-                length = scalar.length
-            }
-            if runStart < index {
-                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            }
-            if let escapedScalar {
-                appendUnicodeEscape(UInt16(escapedScalar))
-            } else {
-                appendEscape(for: byte)
-            }
-            index += length
-            runStart = index
-        }
-        if runStart < count {
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
-        }
-    }
-
-    /// The scalar starting at `index` when it is one the emitter escapes although JSON allows it
-    /// raw: C1 controls (`C2 80`–`C2 9F`), U+2028/U+2029 and the bidi controls U+202A–U+202E
-    /// (`E2 80 A8`–`E2 80 AE`), U+2066–U+2069 (`E2 81 A6`–`E2 81 A9`); nil for anything else.
-    private static func escapedMultiByteScalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int)
-        -> (value: UInt32, length: Int)?
-    {
-        let byte = bytes[index]
-        if byte == 0xC2 {
-            guard index + 1 < bytes.count, (0x80...0x9F).contains(bytes[index + 1]) else { return nil }
-            return (UInt32(bytes[index + 1]), 2)
-        }
-        guard byte == 0xE2, index + 2 < bytes.count else { return nil }
-        let second = bytes[index + 1]
-        let third = bytes[index + 2]
-        if second == 0x80, (0xA8...0xAE).contains(third) { return (0x2000 + UInt32(third - 0x80), 3) }
-        if second == 0x81, (0xA6...0xA9).contains(third) { return (0x2040 + UInt32(third - 0x80), 3) }
-        return nil
-    }
-
-    /// `\u` and four hex digits.
-    private func appendUnicodeEscape(_ unit: UInt16) {
-        buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"),
-                                   Self.hexDigits[Int(unit >> 12)], Self.hexDigits[Int(unit >> 8 & 0xF)],
-                                   Self.hexDigits[Int(unit >> 4 & 0xF)], Self.hexDigits[Int(unit & 0xF)]])
-    }
-
-    private func appendEscape(for byte: UInt8) {
-        buffer.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\"))
-        case 0x0A: buffer.append(UInt8(ascii: "n"))
-        case 0x0D: buffer.append(UInt8(ascii: "r"))
-        case 0x09: buffer.append(UInt8(ascii: "t"))
-        default:
-            buffer.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                       Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
-        }
+        JSONStringEscaper.appendEscaped(bytes, to: &buffer, policy: .terminalSafe)
     }
 }

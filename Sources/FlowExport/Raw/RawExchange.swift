@@ -12,11 +12,8 @@ public enum RawExchange {
     private static let crlf: [UInt8] = [13, 10]
 
     public static func render(_ flow: Flow) -> [UInt8] {
-        let version = flow.httpVersion.uppercased().hasPrefix("HTTP/1") ? flow.httpVersion : "HTTP/1.1"
-        var output: [UInt8] = []
-        output += line("\(flow.method) \(requestTarget(flow)) \(version)")
-        output += headerBlock(requestHeaders(flow))
-        output += body(flow.requestBody)
+        let version = version(flow)
+        var output = request(flow)
         if output.last != 10 { output += crlf }
         output += crlf
         guard let status = flow.status else {
@@ -30,6 +27,15 @@ public enum RawExchange {
         output += headerBlock(flow.responseHeaders.filter { !$0.name.hasPrefix(":") })
         output += body(flow.responseBody)
         return output
+    }
+
+    /// The request alone (the TUI's `y r` copies it): request line, headers, blank line, body.
+    public static func request(_ flow: Flow) -> [UInt8] {
+        line("\(flow.method) \(requestTarget(flow)) \(version(flow))") + headerBlock(requestHeaders(flow)) + body(flow.requestBody)
+    }
+
+    private static func version(_ flow: Flow) -> String {
+        flow.httpVersion.uppercased().hasPrefix("HTTP/1") ? flow.httpVersion : "HTTP/1.1"
     }
 
     /// Origin-form (`/path?q`), or `host:port` for CONNECT.

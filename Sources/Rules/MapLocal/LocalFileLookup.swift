@@ -1,3 +1,5 @@
+import ProxyModel
+
 /// Which file a `map_local` rule answers a request with.
 ///
 /// A `file:` rule always answers with its file. A `dir:` rule appends the request's path,
@@ -21,7 +23,7 @@ public enum LocalFileLookup {
             if case .glob(let glob)? = condition, let remainder = glob.remainder(of: relative) {
                 relative = remainder
             }
-            guard let decoded = percentDecoded(relative) else {
+            guard let decoded = PercentDecoding.pathDecoded(relative) else {
                 return .refused("the path has invalid percent-encoding")
             }
             // Split and compare bytes, never Characters: a combining mark after a `/` would
@@ -40,25 +42,5 @@ public enum LocalFileLookup {
             let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
             return .file(([base] + components).joined(separator: "/"))
         }
-    }
-
-    /// `%XX` decoded (a `+` stays a `+`: this is a path, not a form); nil for a bad escape or
-    /// bytes that are not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(MatchedPath.hexValue),
-                      let low = iterator.next().flatMap(MatchedPath.hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -1,3 +1,5 @@
+import ProxyModel
+
 /// The path rules match on: the request's path as an origin reads it, so that spelling it
 /// differently cannot slip past a rule. `/%61dmin`, `/./admin`, `//admin` and `/x/../admin` all
 /// match `path: /admin*` (origins decode, resolve and merge them: RFC 3986 §6.2.2.2 and §5.2.4,
@@ -33,7 +35,7 @@ public enum MatchedPath {
         var index = 0
         while index < input.count {
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2]),
+               let high = PercentDecoding.hexValue(input[index + 1]), let low = PercentDecoding.hexValue(input[index + 2]),
                isUnreserved(high << 4 | low) {
                 output.append(high << 4 | low)
                 index += 3
@@ -70,16 +72,6 @@ public enum MatchedPath {
         }
         if trailingSlash && !segments.isEmpty { output.append(UInt8(ascii: "/")) }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    /// The value of one hex digit (any case); nil for other bytes.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {

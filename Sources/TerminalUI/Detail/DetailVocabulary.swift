@@ -42,6 +42,8 @@ public enum DetailAction: Sendable, Hashable {
     case scrollUp, scrollDown, pageUp, pageDown, top, bottom, scrollLeft, scrollRight
     /// The next body view that applies to the current tab's body, wrapping around.
     case cycleBodyView
+    /// Long lines wrap onto the next rows, or are cut at the edge (then Left/Right scroll).
+    case toggleWrap
     /// Request and Response tabs switch between the client's side of the exchange (as sent by
     /// the client, as the client got it) and the origin's (as forwarded, as the origin sent it).
     case toggleOriginSide

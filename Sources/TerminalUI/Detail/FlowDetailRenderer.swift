@@ -5,7 +5,8 @@ import ProxyModel
 /// Row 0 is a reverse-video bar naming the flow (method, URL, status, size, duration), row 1
 /// the tab titles with the current one highlighted, then the tab's content from the state's
 /// line and column offsets, and the last row a status line (position, message, key hint).
-/// Lines wider than the screen are clipped; Left and Right scroll them.
+/// Long lines wrap (`FlowDetailState.wraps`); unwrapped, lines wider than the screen are clipped
+/// and Left and Right scroll them.
 public enum FlowDetailRenderer {
     /// How many content lines fit on a screen `screenHeight` tall.
     public static func contentRows(screenHeight: Int) -> Int {
@@ -24,11 +25,16 @@ public enum FlowDetailRenderer {
 
         let page = state.page(state.tab, content: content)
         let rows = contentRows(screenHeight: size.height)
-        let top = FlowDetailState.clampedTop(state.top(of: state.tab), lineCount: page.lineCount, rows: rows)
-        for offset in 0..<rows {
-            let index = top + offset
-            guard index < page.lineCount else { break }
-            grid.put(page.line(index), row: 2 + offset, skip: state.left(of: state.tab))
+        let top: Int
+        if state.wraps {
+            top = drawWrapped(page, from: state.position(of: state.tab), rows: rows, into: &grid)
+        } else {
+            top = FlowDetailState.clampedTop(state.top(of: state.tab), lineCount: page.lineCount, rows: rows)
+            for offset in 0..<rows {
+                let index = top + offset
+                guard index < page.lineCount else { break }
+                grid.put(page.line(index), row: 2 + offset, skip: state.left(of: state.tab))
+            }
         }
         if size.height > 2 {
             let position = page.lineCount == 0 ? "empty" : "line \(NumberText.grouped(top + 1)) of \(NumberText.grouped(page.lineCount))"
@@ -37,6 +43,26 @@ public enum FlowDetailRenderer {
                                         message: message, hint: hint, row: size.height - 1, into: &grid)
         }
         return grid
+    }
+
+    /// Draws `page` from `position` with long lines wrapped onto `rows` rows; returns the first
+    /// line shown. (Only a position past the end is clamped here: the state keeps the rest.)
+    private static func drawWrapped(_ page: DetailPage, from position: DetailPosition, rows: Int,
+                                    into grid: inout ScreenGrid) -> Int {
+        let wrapped = WrappedRows(page: page, width: grid.width, wraps: true)
+        let start = wrapped.clampedRow(position)
+        var screenRow = 0
+        var index = start.line
+        var skip = start.row
+        while screenRow < rows, index < page.lineCount {
+            for line in wrapped.rows(index).dropFirst(skip) where screenRow < rows {
+                grid.put(line, row: 2 + screenRow, skip: 0)
+                screenRow += 1
+            }
+            skip = 0
+            index += 1
+        }
+        return start.line
     }
 
     /// `#12  GET https://api.example.com/v1/users?page=2  200 OK  1.2 KiB  120 ms`.

@@ -1,5 +1,6 @@
-/// The detail view's position as a value: the tab, and per tab the first line shown, the
-/// horizontal offset and the body view mode the user picked.
+/// The detail view's position as a value: the tab, and per tab the first line shown (and the
+/// row within it when long lines wrap), the horizontal offset and the body view mode the user
+/// picked; and whether long lines wrap (the default; `w` toggles, Left/Right turn it off).
 ///
 /// Per tab, so flipping between Request and Response keeps each one's place and view. Actions
 /// take the content and screen size because scrolling is clamped to what there is to show; the
@@ -9,6 +10,11 @@ public struct FlowDetailState: Sendable, Equatable {
     private var tops: [DetailTab: Int] = [:]
     private var lefts: [DetailTab: Int] = [:]
     private var chosenModes: [DetailTab: BodyViewMode] = [:]
+    /// The row within the top line where it wraps onto several rows.
+    private var topRows: [DetailTab: Int] = [:]
+    /// Long lines (notes, errors, headers, text and JSON bodies; never hex) continue on the next
+    /// rows instead of being cut at the screen's edge.
+    public var wraps = true
     /// Request and Response show the origin's side: the request as forwarded, the response as
     /// the origin sent it (only ever true for a flow that has one).
     public private(set) var showsOriginSide = false
@@ -23,6 +29,11 @@ public struct FlowDetailState: Sendable, Equatable {
     /// The first content line shown on `tab` (before clamping to the content).
     public func top(of tab: DetailTab) -> Int { tops[tab] ?? 0 }
 
+    /// The first row shown on `tab`: a line and, when it wraps, the row within it.
+    public func position(of tab: DetailTab) -> DetailPosition {
+        DetailPosition(line: top(of: tab), row: topRows[tab] ?? 0)
+    }
+
     /// The first content column shown on `tab`.
     public func left(of tab: DetailTab) -> Int { lefts[tab] ?? 0 }
 
@@ -36,6 +47,12 @@ public struct FlowDetailState: Sendable, Equatable {
 
     public mutating func apply(_ action: DetailAction, content: FlowDetailContent, size: ScreenSize) {
         let rows = max(1, FlowDetailRenderer.contentRows(screenHeight: size.height))
+        if wraps, let moved = wrappedMove(action, content: content, size: size, rows: rows) {
+            tops[tab] = moved.line
+            topRows[tab] = moved.row
+            clamp(content: content, size: size)
+            return
+        }
         switch action {
         case .nextTab: tab = Self.tab(after: tab, by: 1)
         case .previousTab: tab = Self.tab(after: tab, by: -1)
@@ -46,8 +63,10 @@ public struct FlowDetailState: Sendable, Equatable {
         case .pageDown: tops[tab] = top(of: tab) + rows
         case .top: tops[tab] = 0
         case .bottom: tops[tab] = Int.max / 2
-        case .scrollLeft: lefts[tab] = left(of: tab) - Self.horizontalStep
-        case .scrollRight: lefts[tab] = left(of: tab) + Self.horizontalStep
+        case .scrollLeft, .scrollRight:
+            if wraps { setWraps(false) }  // scrolling sideways means seeing lines whole: unwrap
+            lefts[tab] = left(of: tab) + (action == .scrollLeft ? -Self.horizontalStep : Self.horizontalStep)
+        case .toggleWrap: setWraps(!wraps)
         case .cycleBodyView:
             guard let document = content.body(for: tab), let current = bodyMode(of: tab, content: content),
                   let position = document.availableModes.firstIndex(of: current)
@@ -62,11 +81,43 @@ public struct FlowDetailState: Sendable, Equatable {
         clamp(content: content, size: size)
     }
 
+    /// Vertical moves over wrapped rows; nil for the actions that are not vertical moves.
+    private func wrappedMove(_ action: DetailAction, content: FlowDetailContent, size: ScreenSize,
+                             rows: Int) -> DetailPosition? {
+        let wrapped = WrappedRows(page: page(tab, content: content), width: size.width, wraps: true)
+        let position = position(of: tab)
+        switch action {
+        case .scrollUp: return wrapped.advance(position, by: -1)
+        case .scrollDown: return wrapped.advance(position, by: 1)
+        case .pageUp: return wrapped.advance(position, by: -rows)
+        case .pageDown: return wrapped.advance(position, by: rows)
+        case .top: return DetailPosition(line: 0)
+        case .bottom: return wrapped.lastTop(rows: rows)
+        default: return nil
+        }
+    }
+
+    /// Wrapping on or off: every tab keeps its top line, starts at that line's first row and
+    /// at the left edge.
+    private mutating func setWraps(_ on: Bool) {
+        wraps = on
+        topRows = [:]
+        lefts = [:]
+    }
+
     /// Keeps the current tab's offsets within its content: the last line no higher than the
     /// bottom of the screen, and no scrolling right past the widest line on screen.
     private mutating func clamp(content: FlowDetailContent, size: ScreenSize) {
         let page = page(tab, content: content)
         let rows = FlowDetailRenderer.contentRows(screenHeight: size.height)
+        if wraps {
+            let wrapped = WrappedRows(page: page, width: size.width, wraps: true)
+            let position = min(wrapped.clampedRow(position(of: tab)), wrapped.lastTop(rows: rows))
+            tops[tab] = position.line
+            topRows[tab] = position.row
+            lefts[tab] = 0
+            return
+        }
         let top = Self.clampedTop(top(of: tab), lineCount: page.lineCount, rows: rows)
         tops[tab] = top
         let widest = (top..<min(page.lineCount, top + rows)).reduce(0) { max($0, page.line($1).width) }

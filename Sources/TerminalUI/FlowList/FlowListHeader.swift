@@ -57,9 +57,9 @@ public struct StatusMessage: Sendable, Hashable {
 }
 
 /// Numbers as the UI writes them, independent of the process locale.
-enum NumberText {
+public enum NumberText {
     /// `1234567` → `1,234,567`.
-    static func grouped(_ value: Int) -> String {
+    public static func grouped(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var result = ""
         for (offset, digit) in digits.enumerated() {

@@ -11,8 +11,10 @@ public enum FlowListRenderer {
         max(0, screenHeight - 3)
     }
 
+    /// `highlighted`: flows matching the search, underlined in bold.
     public static func render(_ state: FlowListState, header: HeaderInfo, size: ScreenSize,
-                              message: StatusMessage? = nil, welcome: [String] = []) -> ScreenGrid {
+                              message: StatusMessage? = nil, welcome: [String] = [],
+                              highlighted: Set<Int64> = []) -> ScreenGrid {
         var grid = ScreenGrid(width: size.width, height: size.height)
         guard size.height > 0, size.width > 0 else { return grid }
         ScreenChrome.drawTitleBar(header.text(width: size.width), into: &grid)
@@ -43,6 +45,9 @@ public enum FlowListRenderer {
             let screenRow = 2 + offset
             if let row = state.row(at: index) {
                 draw(row, on: screenRow, columns: columns, into: &grid)
+                if let id = row.id, highlighted.contains(id) {
+                    grid.restyle(row: screenRow) { $0.bold = true; $0.underline = true }
+                }
             } else {
                 grid.put("…", row: screenRow, column: columns.id.start, style: CellStyle(dim: true))
             }

@@ -27,9 +27,11 @@ extension KeyBindings {
         KeyBinding(.character("l"), "l", .detail(.scrollRight)),
         KeyBinding(.right, "Right", .detail(.scrollRight)),
         KeyBinding(.character("v"), "v", .detail(.cycleBodyView)),
+        KeyBinding(.character("w"), "w", .detail(.toggleWrap)),
         KeyBinding(.character("f"), "f", .detail(.toggleOriginSide)),
         KeyBinding(.character("m"), "m", .toggleMark),
         KeyBinding(.character("c"), "c", .saveCurl),
+        KeyBinding(.character("y"), "y", .copy),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .closeDetail),
         KeyBinding(.escape, "Esc", .closeDetail),
@@ -53,7 +55,8 @@ extension DetailAction {
         case .scrollLeft: "scroll left"
         case .scrollRight: "scroll right"
         case .cycleBodyView: "next body view (json, form, text, hex)"
-        case .toggleOriginSide: "as sent by the client / as forwarded (when a rule changed it)"
+        case .toggleWrap: "wrap long lines, or cut them at the edge"
+        case .toggleOriginSide: "as sent / as forwarded (when a rule changed it)"
         }
     }
 }

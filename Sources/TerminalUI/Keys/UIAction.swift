@@ -18,6 +18,8 @@ public enum UIAction: Sendable, Hashable {
     case clearAll
     case exportHAR
     case saveCurl
+    /// Copy to the clipboard (`y`), then a key says what: the URL, curl, the body, the raw request.
+    case copy
     case showPins
     /// The info screen (`i`): how to send traffic, the CA page, the rules, the files.
     case showInfo
@@ -50,8 +52,9 @@ public enum UIAction: Sendable, Hashable {
         case .clearAll: "delete all flows (asks first)"
         case .exportHAR: "export the filtered or marked flows as HAR"
         case .saveCurl: "save the flow as a curl command"
+        case .copy: "copy: then u URL, c curl, b body, r raw request"
         case .showPins: "pinned domains"
-        case .showInfo: "proxy info: how to send traffic, the CA page, rules, files"
+        case .showInfo: "proxy info: how to send traffic, CA page, rules, files"
         case .showEventLog: "event log: the proxy's log lines"
         case .openDetail: "open the flow"
         case .detail(let action): action.description

@@ -13,7 +13,8 @@ public enum HelpRenderer {
         lines += [
             "",
             "Prompts (/ filter, s search, e export, c curl): Enter accepts, Esc cancels,",
-            "  Left/Right/Home/End move, Ctrl-U clears, Ctrl-W deletes a word.",
+            "  Left/Right/Home/End, Ctrl-A/E and Alt-B/F move, Ctrl-U clears the line,",
+            "  Ctrl-K deletes to the end, Ctrl-W or Alt-Backspace the word before it.",
             "Filter expressions: ~d domain  ~u url  ~m method  ~c code  ~h header  ~b body",
             "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  ~rule rule name,",
             "  combined with ! & | ( ).",

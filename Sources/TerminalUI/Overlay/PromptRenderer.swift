@@ -33,14 +33,14 @@ public enum PromptRenderer {
     }
 }
 
-/// A yes/no question on the status line (`Delete all 1,234 flows? y/n`), drawn in reverse video
-/// so it cannot be missed.
+/// A yes/no question on the status line (`Delete all 1,234 flows? y/n`), or a choice of keys
+/// (`copy: u URL  c curl …`), drawn in reverse video so it cannot be missed.
 public enum ConfirmRenderer {
-    public static func draw(question: String, into grid: inout ScreenGrid) {
+    public static func draw(question: String, choices: String = "y/n", into grid: inout ScreenGrid) {
         guard grid.height > 0 else { return }
         let row = grid.height - 1
         let style = CellStyle(foreground: .yellow, bold: true, reverse: true)
         grid.fill(row: row, style: style)
-        grid.put("\(question)  y/n", row: row, column: 0, style: style)
+        grid.put("\(question)  \(choices)", row: row, column: 0, style: style)
     }
 }

@@ -24,9 +24,11 @@ public struct LineEditor: Sendable, Equatable {
         case ignored
     }
 
-    /// Applies one key: printable characters insert; Left/Right/Home/End and Ctrl-A/E/B/F move;
-    /// Backspace/Delete/Ctrl-H/Ctrl-D delete; Ctrl-U clears to the start, Ctrl-K to the end,
-    /// Ctrl-W deletes the word before the cursor; Enter submits; Escape and Ctrl-C cancel.
+    /// Applies one key, as readline does: printable characters insert; Left/Right/Home/End,
+    /// Ctrl-A/E/B/F and Alt-B/F (a word back, forward) move; Backspace/Delete/Ctrl-H/Ctrl-D
+    /// delete; Ctrl-U clears the whole line wherever the cursor is (an error may have moved it),
+    /// Ctrl-K deletes to the end, Ctrl-W the blank-separated word before the cursor, Alt-D the
+    /// word after it, Alt-Backspace the word before it; Enter submits; Escape, Ctrl-C and Ctrl-G cancel.
     public mutating func handle(_ key: Key) -> Outcome {
         switch key {
         case .character(let character):
@@ -45,7 +47,7 @@ public struct LineEditor: Sendable, Equatable {
         case .delete, .control("d"):
             if cursor < text.count { text.remove(at: cursor) }
         case .control("u"):
-            text.removeSubrange(0..<cursor)
+            text.removeAll()
             cursor = 0
         case .control("k"):
             text.removeSubrange(cursor...)
@@ -55,9 +57,37 @@ public struct LineEditor: Sendable, Equatable {
             while start > 0, text[start - 1] != " " { start -= 1 }
             text.removeSubrange(start..<cursor)
             cursor = start
+        case .alt("b"), .alt("B"): cursor = wordStart(before: cursor)
+        case .alt("f"), .alt("F"): cursor = wordEnd(after: cursor)
+        case .alt("d"), .alt("D"): text.removeSubrange(cursor..<wordEnd(after: cursor))
+        case .alt(Key.altBackspace):
+            let start = wordStart(before: cursor)
+            text.removeSubrange(start..<cursor)
+            cursor = start
         default: return .ignored
         }
         return .edited
+    }
+
+    /// Readline's words for Alt-B/F/D: runs of letters and digits.
+    private func isWordCharacter(_ index: Int) -> Bool {
+        text[index].isLetter || text[index].isNumber
+    }
+
+    /// The start of the word at or before `position`, skipping non-word characters first.
+    private func wordStart(before position: Int) -> Int {
+        var index = position
+        while index > 0, !isWordCharacter(index - 1) { index -= 1 }
+        while index > 0, isWordCharacter(index - 1) { index -= 1 }
+        return index
+    }
+
+    /// The end of the word at or after `position`, skipping non-word characters first.
+    private func wordEnd(after position: Int) -> Int {
+        var index = position
+        while index < text.count, !isWordCharacter(index) { index += 1 }
+        while index < text.count, isWordCharacter(index) { index += 1 }
+        return index
     }
 
     /// Moves the cursor to a character offset (clamped): where a syntax error points.

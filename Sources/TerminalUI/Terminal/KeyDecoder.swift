@@ -1,5 +1,5 @@
-/// Turns the bytes a terminal sends into `Key`s: UTF-8 text, control keys, CSI and SS3 escape
-/// sequences and SGR mouse reports.
+/// Turns the bytes a terminal sends into `Key`s: UTF-8 text, control keys, Alt plus a character,
+/// CSI and SS3 escape sequences and SGR mouse reports.
 ///
 /// Stateful across reads because a read can end anywhere: in the middle of a UTF-8 character or
 /// an escape sequence. Incomplete input waits for the next `feed`. A lone ESC is ambiguous (the
@@ -99,8 +99,13 @@ public struct KeyDecoder: Sendable {
             guard start + 2 < pending.count else { return .incomplete }
             let key = ss3Key(pending[start + 2])
             return key.map { .key($0, length: 3) } ?? .skip(length: 3)
+        case 0x20...0x7E:
+            // ESC then a printable character: Alt-x (readline's Alt-B/F in prompts).
+            return .key(.alt(Character(Unicode.Scalar(pending[start + 1]))), length: 2)
+        case 0x7F, 0x08:
+            return .key(.alt(Key.altBackspace), length: 2)  // Alt-Backspace: delete a word back
         default:
-            // ESC then something else: the Escape key, then that byte on its own (Alt-x).
+            // ESC then something else (a control key, ESC, UTF-8): Escape, then that on its own.
             return .key(.escape, length: 1)
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ProxyModel
 import Rules
+import RulesFile
 
 /// `proxyapp rules`: checks a rules file and shows what it does, without starting the proxy.
 struct RulesCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rules
+import RulesFile
 
 /// `--rules FILE`, shared by `run` and `rules`: the rules file, by default `<data-dir>/rules.yml`.
 struct RulesOptions: ParsableArguments {

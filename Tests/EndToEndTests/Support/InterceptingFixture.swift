@@ -1,9 +1,11 @@
 import CaptureStore
 import Foundation
 import Logging
+import PersistentPins
 import ProxyCore
 import ProxyEngine
 import Rules
+import RulesFile
 
 /// One intercepting proxy in front of a plain HTTP origin and an HTTPS origin (certificate for
 /// `localhost`, signed by the origin CA the proxy trusts), so a test can capture plain and

@@ -1,6 +1,7 @@
 import CaptureStore
 import Foundation
 import Logging
+import PersistentPins
 import NIOSSL
 import ProxyCore
 

@@ -63,6 +63,17 @@ struct TmuxSession: Sendable {
         try await tmux(["capture-pane", "-p", "-t", target])
     }
 
+    /// The visible screen with its styles as escape sequences (`capture-pane -e`).
+    func styledScreen() async throws -> String {
+        try await tmux(["capture-pane", "-p", "-e", "-t", target])
+    }
+
+    /// Runs any tmux command on this server (`set-option -g set-clipboard on`, `show-buffer`).
+    @discardableResult
+    func command(_ arguments: String...) async throws -> String {
+        try await tmux(arguments)
+    }
+
     /// A tmux format expanded for the pane, e.g. `#{alternate_on}`.
     func display(_ format: String) async throws -> String {
         try await tmux(["display-message", "-p", "-t", target, format])

@@ -1,6 +1,7 @@
 import LinearRegex
-import XCTest
 @testable import Rules
+import RulesTestSupport
+import XCTest
 
 /// Which file a map_local rule answers with, and the request paths it refuses.
 final class LocalFileLookupTests: XCTestCase {

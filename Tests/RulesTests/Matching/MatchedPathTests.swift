@@ -1,5 +1,6 @@
-import XCTest
 @testable import Rules
+import RulesFile
+import XCTest
 
 /// Paths as rules match them: every spelling an origin reads as the same path is the same path,
 /// so a `block` on `/admin*` cannot be passed by writing `/admin` differently.

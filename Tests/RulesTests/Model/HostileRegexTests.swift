@@ -1,6 +1,7 @@
 import LinearRegex
-import XCTest
 @testable import Rules
+import RulesTestSupport
+import XCTest
 
 /// The patterns that stall a backtracking engine, through the rules' two regex entry points,
 /// against about 100 KB of the input that triggers them: the answers are right and come at once
@@ -11,12 +12,12 @@ final class HostileRegexTests: XCTestCase {
 
     /// `path_regex`: the plan's walk searches the path and query of each request.
     func testPathRegexOnHostilePaths() throws {
-        let set = try XCTUnwrap(RulesTestSupport.parse("""
+        let set = try RulesTestSupport.parse("""
             rules:
               - { name: nested, match: { host: "*", path_regex: "^/(a+)+$" }, block: {} }
               - { name: pairs, match: { host: "*", path_regex: "(x+x+)+y" }, map_local: { file: /dev/null } }
               - { name: words, match: { host: "*", path_regex: "^/q=(\\\\w+\\\\s?)*$" }, rewrite: { status: 200 } }
-            """))
+            """)
         let hostile = "http://h.test/" + run + "b?" + String(repeating: "x", count: 100_000)
         let plan = set.plan(for: RulesTestSupport.request(hostile))
         XCTAssertNil(plan.block)
@@ -29,7 +30,7 @@ final class HostileRegexTests: XCTestCase {
 
     /// Rewrite `regex`: a body replacement over a hostile body.
     func testRewriteRegexOnHostileBodies() throws {
-        let set = try XCTUnwrap(RulesTestSupport.parse("""
+        let set = try RulesTestSupport.parse("""
             rules:
               - name: r
                 match: { host: "*" }
@@ -38,7 +39,7 @@ final class HostileRegexTests: XCTestCase {
                     - { regex: "(a+)+$", replace: "tail" }
                     - { regex: "(x+x+)+y", replace: "never" }
                     - { regex: "^(\\\\w+\\\\s?)*$", replace: "words" }
-            """))
+            """)
         let replacements = try XCTUnwrap(set.plan(for: RulesTestSupport.request("http://h.test/")).rewrite).action.responseBody
         func rewrite(_ body: String) -> BodyTextRewriter.Outcome {
             BodyTextRewriter.rewrite(Array(body.utf8), contentType: "text/plain", contentEncoding: nil, replacements: replacements)

@@ -1,6 +1,7 @@
 import LinearRegex
-import XCTest
 @testable import Rules
+import RulesTestSupport
+import XCTest
 
 /// `RemoteDestination`: parsing `to:` and the path and query a mapped request is sent to.
 final class RemoteDestinationTests: XCTestCase {

@@ -1,5 +1,7 @@
-import XCTest
 @testable import Rules
+import RulesFile
+import RulesTestSupport
+import XCTest
 
 /// How `rules list` shows a rule (what it matches, what it does) and the ssl_proxying lists.
 final class RuleDescriptionTests: XCTestCase {

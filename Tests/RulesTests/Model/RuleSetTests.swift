@@ -1,11 +1,17 @@
-import XCTest
 @testable import Rules
+import RulesTestSupport
+import XCTest
 
 /// `RuleSet.plan(for:)`, `blockingConnect` and `dnsOverride`: which rule acts, by kind, in
 /// file order, and what each condition takes.
 final class RuleSetTests: XCTestCase {
     private func rules(_ yaml: String, file: StaticString = #filePath, line: UInt = #line) -> RuleSet {
-        RulesTestSupport.parse(yaml, file: file, line: line) ?? .empty
+        do {
+            return try RulesTestSupport.parse(yaml)
+        } catch {
+            XCTFail("the rules were refused:\n\(error)", file: file, line: line)
+            return .empty
+        }
     }
 
     private func request(_ url: String, method: String = "GET") -> RequestFacts {

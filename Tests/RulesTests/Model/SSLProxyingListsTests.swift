@@ -1,6 +1,7 @@
 import ProxyCore
-import XCTest
 @testable import Rules
+import RulesTestSupport
+import XCTest
 
 /// Which tunnels are decrypted: include by CONNECT host or SNI, exclude by either, exclude wins.
 final class SSLProxyingListsTests: XCTestCase {

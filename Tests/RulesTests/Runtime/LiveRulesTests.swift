@@ -1,5 +1,6 @@
-import XCTest
 @testable import Rules
+import RulesTestSupport
+import XCTest
 
 /// The rules in force: swapped whole, with a status that remembers a failed reload.
 final class LiveRulesTests: XCTestCase {

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOHTTP1
 import ProxyModel
 import Rules
+import RulesFile
 @testable import ProxyEngine
 
 /// Collects recorded flows in memory.

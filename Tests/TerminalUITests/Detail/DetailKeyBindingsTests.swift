@@ -15,7 +15,7 @@ final class DetailKeyBindingsTests: XCTestCase {
             (.character("g"), .detail(.top)), (.end, .detail(.bottom)), (.character("l"), .detail(.scrollRight)),
             (.left, .detail(.scrollLeft)), (.character("v"), .detail(.cycleBodyView)), (.character("q"), .closeDetail),
             (.escape, .closeDetail), (.backspace, .closeDetail), (.character("?"), .help), (.character("c"), .saveCurl),
-            (.character("m"), .toggleMark),
+            (.character("m"), .toggleMark), (.character("w"), .detail(.toggleWrap)), (.character("y"), .copy),
         ]
         for (key, action) in expected {
             XCTAssertEqual(keys.action(for: key), action, "\(key)")
@@ -39,7 +39,7 @@ final class DetailKeyBindingsTests: XCTestCase {
         var content = FlowDetailStateTests.textContent(lines: 100, wideLine: 200)
         // A rule changed the response, so `f` has a second side to show.
         content.flow.originResponse = OriginResponse(status: 500, reason: nil, headers: [])
-        let appActions: Set<UIAction> = [.closeDetail, .help, .saveCurl, .toggleMark]
+        let appActions: Set<UIAction> = [.closeDetail, .help, .saveCurl, .toggleMark, .copy]
         for binding in keys.bindings {
             guard case .detail(let action) = binding.action else {
                 XCTAssertTrue(appActions.contains(binding.action), "\(binding.name) → \(binding.action)")

@@ -50,6 +50,7 @@ final class FlowDetailRendererTests: XCTestCase {
             Content-Encoding: gzip
             Content-Length: 122
             Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly; Secure;
+            SameSite=Lax
 
             ── body (json) · application/json · 122 B (gzip, 119 B decoded) ────────────────
             {
@@ -65,7 +66,6 @@ final class FlowDetailRendererTests: XCTestCase {
               "settings": {},
               "score": 1e-7,
               "ok": true,
-              "manager": null
             line 1 of 22                                Tab next tab  v view  q back  ? help
             """#)
     }

@@ -42,6 +42,7 @@ final class FlowDetailStateTests: XCTestCase {
     func testVerticalScrollingIsClampedToTheContent() {
         let content = Self.textContent()
         var state = FlowDetailState()
+        state.wraps = false  // one row a line (wrapped scrolling: DetailWrapTests)
         state.apply(.scrollUp, content: content, size: size)
         XCTAssertEqual(state.top(of: .response), 0)
         state.apply(.scrollDown, content: content, size: size)

@@ -19,7 +19,8 @@ final class FlowDetailViewsTests: XCTestCase {
         DetailFixtures.render(DetailFixtures.content(flow), FlowDetailState(tab: tab), width: 80, height: 24).text
     }
 
-    /// Text: the body as sent, one line, clipped at the right edge.
+    /// Text: the body as sent, one line, wrapped at the right edge (long lines wrap by default),
+    /// as the Set-Cookie header is.
     func testTextView() {
         XCTAssertEqual(renderResponse(cycles: 1), #"""
              #7  POST https://api.example.com/v1/login?next=%2Fhome  200 OK  122 B  140 ms
@@ -29,11 +30,11 @@ final class FlowDetailViewsTests: XCTestCase {
             Content-Encoding: gzip
             Content-Length: 122
             Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly; Secure;
+            SameSite=Lax
 
             ── body (text) · application/json · 122 B (gzip, 119 B decoded) ────────────────
             {"id":42,"name":"Alice \"Al\" {x}","roles":["admin",["nested",[]]],"settings":{}
-
-
+            ,"score":1e-7,"ok":true,"manager":null}
 
 
 
@@ -58,6 +59,7 @@ final class FlowDetailViewsTests: XCTestCase {
             Content-Encoding: gzip
             Content-Length: 122
             Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly; Secure;
+            SameSite=Lax
 
             ── body (hex) · application/json · 122 B (gzip, 119 B decoded) ─────────────────
             00000000  7b 22 69 64 22 3a 34 32  2c 22 6e 61 6d 65 22 3a  |{"id":42,"name":|
@@ -68,7 +70,6 @@ final class FlowDetailViewsTests: XCTestCase {
             00000050  2c 22 73 63 6f 72 65 22  3a 31 65 2d 37 2c 22 6f  |,"score":1e-7,"o|
             00000060  6b 22 3a 74 72 75 65 2c  22 6d 61 6e 61 67 65 72  |k":true,"manager|
             00000070  22 3a 6e 75 6c 6c 7d                              |":null}|
-
 
 
 
@@ -218,10 +219,10 @@ final class FlowDetailViewsTests: XCTestCase {
             Content-Encoding: gzip
             Content-Length: 122
             Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; HttpOnly; Secure;
+            SameSite=Lax
 
             ── body ────────────────────────────────────────────────────────────────────────
             loading body…
-
             line 1 of 8  could not read the body: database is locked
             """)
         XCTAssertEqual(grid[11, 13].style, CellStyle(foreground: .red, bold: true))

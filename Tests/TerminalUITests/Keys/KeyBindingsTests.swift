@@ -24,6 +24,7 @@ final class KeyBindingsTests: XCTestCase {
             (.character("n"), .searchNext), (.character("N"), .searchPrevious), (.character("m"), .toggleMark),
             (.character("d"), .deleteFlow), (.character("z"), .clearAll), (.character("e"), .exportHAR),
             (.character("c"), .saveCurl), (.character("p"), .showPins), (.enter, .openDetail),
+            (.character("y"), .copy),
             (.character("i"), .showInfo), (.character("E"), .showEventLog),
         ]
         for (key, action) in expected {
@@ -46,6 +47,15 @@ final class KeyBindingsTests: XCTestCase {
         for action in FlowListAction.allCases {
             XCTAssertTrue(keys.bindings.contains { $0.action == .list(action) }, "\(action) has a key")
         }
+    }
+
+    /// How the "no such key" message and help name keys.
+    func testKeyNames() {
+        let names: [(Key, String)] = [
+            (.character("r"), "r"), (.character(" "), "Space"), (.control("t"), "Ctrl-T"), (.alt("x"), "Alt-x"), (.alt(Key.altBackspace), "Alt-Backspace"),
+            (.function(5), "F5"), (.pageDown, "PageDown"), (.backTab, "Shift-Tab"), (.insert, "Insert"), (.character("é"), "é"),
+        ]
+        for (key, name) in names { XCTAssertEqual(key.name, name) }
     }
 
     func testLaterBindingsReplaceEarlierOnes() {

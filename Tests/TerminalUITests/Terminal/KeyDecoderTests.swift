@@ -21,8 +21,10 @@ final class KeyDecoderTests: XCTestCase {
         // Unknown sequences vanish whole; the keys around them survive.
         ("a\u{1B}[99~b\u{1B}[?1;2cc\u{1B}OXd\u{1B}[<2;3;4Me\u{1B}[M !!f", [.character("a"), .character("b"), .character("c"),
                                                                          .character("d"), .character("e"), .character("f")]),
-        // ESC followed by a plain byte: the Escape key, then that byte.
-        ("\u{1B}x\u{1B}\u{1B}[A", [.escape, .character("x"), .escape, .up]),
+        // ESC followed by a printable byte: Alt plus it (the app reads Alt-x outside a prompt
+        // as Escape then x); ESC before a control byte or another ESC: Escape on its own.
+        ("\u{1B}x\u{1B}\u{1B}[A", [.alt("x"), .escape, .up]),
+        ("\u{1B}b\u{1B}F\u{1B}\u{7F}\u{1B}\r", [.alt("b"), .alt("F"), .alt(Key.altBackspace), .escape, .enter]),
     ]
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

@@ -1,3 +1,5 @@
+import ProxyModel
+
 /// String contents: read after `.key` or `.string`, decoded (escapes resolved, surrogate pairs
 /// joined) into UTF-8 bytes that are handed out in pieces as the input is read, so a string can
 /// be longer than any buffer. Bytes that are not UTF-8 are passed on as they are (the reader
@@ -100,7 +102,7 @@ extension JSONTokenizer {
         var unit: UInt16 = 0
         for _ in 0..<4 {
             guard let byte = try input.peek() else { throw endOfFile() }
-            guard let digit = URLEncodedPairs.hexValue(byte) else { throw unexpected("a hex digit of a \\u escape") }
+            guard let digit = PercentDecoding.hexValue(byte) else { throw unexpected("a hex digit of a \\u escape") }
             unit = unit << 4 | UInt16(digit)
             input.advance()
         }

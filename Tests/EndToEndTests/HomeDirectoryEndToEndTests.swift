@@ -1,0 +1,23 @@
+import ChildProcess
+import Foundation
+import XCTest
+
+/// The shipped binary puts its default data directory under `$HOME`, as a user trying it in a
+/// scratch home expects (`HOME=/tmp/try proxyapp`), not under the account's home from the
+/// password database.
+final class HomeDirectoryEndToEndTests: XCTestCase {
+    func testDefaultDataDirectoryFollowsHome() async throws {
+        let binary = try XCTUnwrap(ProxyAppProcess.builtExecutable,
+                                   "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+
+        let outcome = try await ChildProcess.run("/usr/bin/env", ["-u", "PROXYAPP_HOME", "HOME=\(home.path)", binary, "ca", "show"],
+                                                 timeout: 60)
+        XCTAssertEqual(outcome.exitCode, 0, String(decoding: outcome.stderr, as: UTF8.self))
+        let ca = home.appendingPathComponent(".proxyapp/ca/ProxyCA.pem").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ca), "the CA goes to $HOME/.proxyapp")
+        XCTAssertTrue((String(decoding: outcome.stdout + outcome.stderr, as: UTF8.self)).contains(ca))
+    }
+}
