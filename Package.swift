@@ -219,7 +219,7 @@ let package = Package(
         // The model's tests write their rules as YAML (RulesFile) for readability; the file's own
         // behaviour (parsing, every refusal, reading, reloading) is tested in RulesFileTests.
         .testTarget(name: "RulesTests", dependencies: ["Rules", "RulesFile", "RulesTestSupport", "ProxyCore", "ProxyModel", "BodyCodec",
-                                                       "Compressors", "LinearRegex"]),
+                                                       "Compressors", "LinearRegex", "SeededRandom"]),
         .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore"]),
         .testTarget(
             name: "proxyapp-loadTests",
