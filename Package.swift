@@ -194,28 +194,32 @@ let package = Package(
             ],
             path: "Tests/Support/FakeDNS"
         ),
+        // Test support: a seeded random generator, so random inputs replay from their seed.
+        .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
+        // Test support: checks a HAR document against the HAR 1.2 rules the export promises.
+        .target(name: "HARValidation", path: "Tests/Support/HARValidation"),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
-        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors"]),
+        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
-        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors"]),
+        .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
                            "RulesFile", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel"]),
+        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),
         // Test support: rule fixtures (requests, host lists, rules written as YAML) and temporary folders.
         .target(name: "RulesTestSupport", dependencies: ["Rules", "RulesFile", "ProxyCore"], path: "Tests/Support/RulesTestSupport"),
         // The model's tests write their rules as YAML (RulesFile) for readability; the file's own
         // behaviour (parsing, every refusal, reading, reloading) is tested in RulesFileTests.
         .testTarget(name: "RulesTests", dependencies: ["Rules", "RulesFile", "RulesTestSupport", "ProxyCore", "ProxyModel", "BodyCodec",
-                                                       "Compressors", "LinearRegex"]),
+                                                       "Compressors", "LinearRegex", "SeededRandom"]),
         .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore"]),
         .testTarget(
             name: "proxyapp-loadTests",
@@ -290,6 +294,7 @@ let package = Package(
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
                 "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins",
+                "HARValidation",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

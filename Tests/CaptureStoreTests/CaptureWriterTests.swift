@@ -150,18 +150,42 @@ final class CaptureWriterTests: XCTestCase {
 
     /// A writer whose database refuses writes keeps taking `record` calls without blocking,
     /// counts every lost batch and flow, and logs the failure once.
+    ///
+    /// "Without blocking" is shown by the event, not a stopwatch: the writer's thread is held
+    /// inside its failure (in the log call) while 1,000 records are made from another thread;
+    /// a `record` that waited on the writer would never return, and the safety bound fails.
     func testFailingDatabaseIsCountedAndLoggedOnce() throws {
         let directory = try makeTemporaryDirectory()
         let path = directory.path("capture.sqlite")
         _ = try TrafficDatabase(path: path)
         let readOnly = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: path))
-        let log = CapturingLogHandler()
+        let writerFailing = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let first = Locked(true)
+        let log = CapturingLogHandler(onEntry: { entry in
+            guard entry.level == .error else { return }
+            let isFirst = first.withValue { value -> Bool in
+                defer { value = false }
+                return value
+            }
+            guard isFirst else { return }
+            writerFailing.signal()
+            release.wait()
+        })
         let writer = CaptureWriter(repository: readOnly, limits: .init(maxBatchSize: 10),
                                    logger: log.logger, onCommitted: { _ in XCTFail("nothing commits") })
 
-        let started = ContinuousClock.now
-        for index in 0..<1_000 { writer.record(Samples.flow(index)) }
-        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "record must not wait on the database")
+        writer.record(Samples.flow(0))
+        XCTAssertEqual(writerFailing.wait(timeout: .now() + 60), .success, "the first batch never failed")
+        let recorded = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for index in 1..<1_000 { writer.record(Samples.flow(index)) }
+            recorded.signal()
+        }
+        let returned = recorded.wait(timeout: .now() + 60)
+        release.signal()
+        XCTAssertEqual(returned, .success, "record waited on the database while the writer was stuck in it")
+        if returned != .success { recorded.wait() }
         flush(writer)
         for index in 0..<55 { writer.record(Samples.flow(index)) }
         flush(writer)

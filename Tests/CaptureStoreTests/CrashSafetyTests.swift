@@ -42,14 +42,22 @@ final class CrashSafetyTests: XCTestCase {
             (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         }
 
-        // Let the child commit a good number of batches, reading the file from this process
-        // meanwhile: another process reads while the writer writes.
+        // Let the child commit a good number of batches (each at most 200 flows), reading the
+        // file from this process meanwhile: another process reads while the writer writes.
+        // The wait is for that event; its bound is only a safety net, and reaching it fails.
         var reader: TrafficRepository?
         var lastCount = 0
-        let deadline = ContinuousClock.now + .seconds(120)
-        while Self.lastCommittedID(progressPath) < 3_000 {
-            XCTAssertTrue(child.isRunning, "the child stopped early:\n\(childOutput())")
-            guard child.isRunning, ContinuousClock.now < deadline else { return }
+        let started = ContinuousClock.now
+        while Self.lastCommittedID(progressPath) < Self.flowsBeforeKill {
+            guard child.isRunning else {
+                return XCTFail("the child stopped after committing \(Self.lastCommittedID(progressPath)) flows, "
+                               + "before the kill:\n\(childOutput())")
+            }
+            guard ContinuousClock.now - started < Self.commitBound else {
+                return XCTFail("the child committed only \(Self.lastCommittedID(progressPath)) of "
+                               + "\(Self.flowsBeforeKill) flows in \(Self.commitBound): the kill was never tried\n"
+                               + childOutput())
+            }
             if reader == nil, Self.lastCommittedID(progressPath) > 0 {
                 reader = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: databasePath))
             }
@@ -88,6 +96,11 @@ final class CrashSafetyTests: XCTestCase {
         #endif
     }
 
+    /// Flows the child must have committed before the kill: at least 5 batches of 200.
+    static let flowsBeforeKill: Int64 = 1_000
+    /// The longest the child may take to commit them; only a safety net: reaching it fails.
+    static let commitBound = Duration.seconds(600)
+
     /// The highest flow id the child reported committed (0 before any).
     static func lastCommittedID(_ progressPath: String) -> Int64 {
         guard let text = try? String(contentsOfFile: progressPath, encoding: .utf8) else { return 0 }
@@ -116,9 +129,12 @@ final class CrashChildProcess: XCTestCase {
             onCommitted: { flows in
                 if let id = flows.last?.id { progress.write(Data("\(id)\n".utf8)) }
             })
-        let giveUp = ContinuousClock.now + .seconds(180)
+        // Writes until killed; stops on its own only when its parent is gone or long after the
+        // parent's bound, so an orphan never writes forever.
+        let parent = getppid()
+        let giveUp = ContinuousClock.now + CrashSafetyTests.commitBound + .seconds(60)
         var index = 0
-        while ContinuousClock.now < giveUp {
+        while ContinuousClock.now < giveUp, getppid() == parent {
             writer.record(Samples.flow(index, bodyBytes: 512))
             index += 1
             if index % 100 == 0 { usleep(1_000) }

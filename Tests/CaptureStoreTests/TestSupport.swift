@@ -122,6 +122,13 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     private var stored: [Entry] = []
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
+    /// Called with each entry on the logging thread, after it is stored (a test can hold that
+    /// thread here).
+    private let onEntry: @Sendable (Entry) -> Void
+
+    init(onEntry: @escaping @Sendable (Entry) -> Void = { _ in }) {
+        self.onEntry = onEntry
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -129,7 +136,9 @@ final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     }
 
     func log(event: LogEvent) {
-        lock.withLock { stored.append(Entry(level: event.level, message: event.message.description)) }
+        let entry = Entry(level: event.level, message: event.message.description)
+        lock.withLock { stored.append(entry) }
+        onEntry(entry)
     }
 
     var entries: [Entry] {

@@ -5,16 +5,25 @@ import XCTest
 /// Back-pressure: a client that does not read must make the proxy stop reading from the
 /// origin, so memory stays bounded whatever the body size.
 final class BackPressureTests: XCTestCase {
-    /// Waits until the origin's count of streamed bytes stops moving (unchanged over 5 polls
-    /// 50 ms apart), at most `timeout` seconds; returns the last count.
-    static func settledStreamedBytes(_ origin: TestOrigin, timeout: TimeInterval = 10) async throws -> Int {
+    /// Waits until the origin streamed something and its count of streamed bytes stops moving
+    /// (unchanged over 20 polls 50 ms apart: a whole second, longer than a loaded machine's
+    /// hiccup, which a 250 ms window took for a hold) and returns it. `timeout` is only a safety
+    /// net: a count still moving or still 0 then fails the test instead of passing on it.
+    static func settledStreamedBytes(_ origin: TestOrigin, timeout: TimeInterval = 60,
+                                     file: StaticString = #filePath, line: UInt = #line) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         var last = origin.log.streamedBodyBytes
         var unchanged = 0
-        for _ in 0..<1_000 where unchanged < 5 && Date() < deadline {
+        while unchanged < 20 {
+            guard Date() < deadline else {
+                XCTFail(last == 0 ? "the origin streamed nothing within \(timeout) s"
+                            : "the origin was still sending after \(timeout) s (\(last) bytes): nothing held it back",
+                        file: file, line: line)
+                return last
+            }
             try await Task.sleep(nanoseconds: 50_000_000)
             let now = origin.log.streamedBodyBytes
-            unchanged = now == last ? unchanged + 1 : 0
+            unchanged = now == last && now > 0 ? unchanged + 1 : 0
             last = now
         }
         return last

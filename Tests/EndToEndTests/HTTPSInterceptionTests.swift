@@ -241,8 +241,8 @@ final class HTTPSInterceptionTests: XCTestCase {
         }
     }
 
-    /// A server that speaks first (SMTP, IMAP) gets a relay once the client stayed silent for
-    /// the first-bytes timeout (1 s in these tests); its greeting then reaches the client.
+    /// A server that speaks first (SMTP, IMAP) gets a relay as soon as it speaks while the
+    /// client is silent (no timeout involved); its greeting then reaches the client.
     func testSilentClientGetsARelayForServerFirstProtocols() async throws {
         try await withHTTPS { setup in
             let greeter = try await TCPEchoServer.start(greeting: "220 smtp.test ESMTP ready\r\n")

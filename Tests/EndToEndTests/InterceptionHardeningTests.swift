@@ -166,12 +166,15 @@ final class InterceptionHardeningTests: XCTestCase {
                 let client = try RawClient(port: fixture.proxy.port)
                 try client.send("CONNECT 127.0.0.1:\(echo.port) HTTP/1.1\r\nHost: x\r\n\r\n")
                 XCTAssertEqual(try client.readResponse(noBody: true).status, 200)
-                try await Task.sleep(nanoseconds: 2_500_000_000)
+                // Nothing the client can see marks the deadline: wait it out with a wide margin
+                // (2.5 s past it), so "hi" is never taken for the client's first bytes.
+                try await Task.sleep(nanoseconds: 4_500_000_000)
                 try client.send("hi")
                 XCTAssertEqual(try client.receive(count: 2, timeout: 10), Data("hi".utf8))
                 client.close()
                 let flow = try await fixture.proxy.waitForFlows(count: 1).last
-                XCTAssertEqual(flow?.note, "relayed untouched: neither side sent anything within 2 s")
+                XCTAssertEqual(flow?.note, "relayed untouched: neither side sent anything within 2 s",
+                               "the deadline must have passed before the client spoke")
             }
         } catch {
             await echo.shutdown()

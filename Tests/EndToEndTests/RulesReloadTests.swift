@@ -20,7 +20,19 @@ final class RulesReloadTests: XCTestCase {
             async let download = Curl.viaProxy(
                 fixture.proxy.port, ["--limit-rate", "2M", "-o", output.path, fixture.origin.url("/bytes/\(size)")],
                 timeout: 30)
-            try await Task.sleep(nanoseconds: 800_000_000)
+            // The reloads must come after the download started: wait for its first bytes (the
+            // bound is a safety net), not for a time after which it is assumed to run.
+            let started = Date()
+            func received() -> Int {
+                (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+            }
+            while received() == 0, Date().timeIntervalSince(started) < 60 {
+                try await Task.sleep(nanoseconds: 20_000_000)
+            }
+            guard received() > 0 else {
+                _ = try? await download
+                return XCTFail("the download sent no byte within 60 s: the reloads could not be tested under it")
+            }
             try Data("""
                 rules:
                   - name: cut off
@@ -41,7 +53,7 @@ final class RulesReloadTests: XCTestCase {
             let stillBlocked = try await Curl.fetch(viaProxy: fixture.proxy.port, fixture.origin.url("/status/200"))
             XCTAssertEqual(stillBlocked.status, 403)
 
-            let receivedAfterReloads = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+            let receivedAfterReloads = received()
             XCTAssertLessThan(receivedAfterReloads, size, "the download was still running across both reloads")
             let finished = try await download
             XCTAssertEqual(finished.exitCode, 0, finished.summary)

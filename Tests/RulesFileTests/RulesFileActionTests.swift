@@ -78,13 +78,23 @@ final class RulesFileActionTests: XCTestCase {
         assertActionIssue("map_local: { dir: \"\" }", 23, "map_local dir must be a path, not empty text")
     }
 
-    /// A file the proxy cannot read is refused (not testable as root, who reads everything).
+    /// A file the proxy cannot read is refused. Root reads every file whatever its mode (and CI
+    /// runs as root), so as root the parse runs in a child that dropped to user nobody.
     func testMapLocalUnreadableFile() throws {
-        try XCTSkipIf(getuid() == 0, "root can read any file")
         let path = try folder.write("secret.json", "{}")
         XCTAssertEqual(chmod(path, 0o000), 0)
-        assertActionIssue("map_local: { file: secret.json }", 24,
-                          "map_local file '\(path)' cannot be read: check its permissions")
+        let action = "map_local: { file: secret.json }"
+        let message = "map_local file '\(path)' cannot be read: check its permissions"
+        guard geteuid() == 0 else { return assertActionIssue(action, 24, message) }
+        let found = try UnprivilegedParse.issues(rule(action), base: folder.path)
+        XCTAssertEqual(found, [issue(4, 24, "rule 1 'r'", message).description(file: "rules.yaml")])
+    }
+
+    /// The child parsing as nobody sees what nobody sees: a readable file is accepted, so the
+    /// refusal above comes from the mode, not from the child.
+    func testUnprivilegedParseAcceptsAReadableFile() throws {
+        try XCTSkipUnless(geteuid() == 0, "the unprivileged child is used only as root")
+        XCTAssertEqual(try UnprivilegedParse.issues(rule("map_local: { file: a.json }"), base: folder.path), [])
     }
 
     /// status, content_type and headers of map_local are checked.

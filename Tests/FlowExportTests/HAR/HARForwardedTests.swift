@@ -1,5 +1,6 @@
 import FlowExport
 import Foundation
+import HARValidation
 import ProxyModel
 import XCTest
 

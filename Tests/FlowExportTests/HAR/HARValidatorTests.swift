@@ -1,4 +1,5 @@
 import Foundation
+import HARValidation
 import XCTest
 
 /// The validator can fail: each broken document is rejected with the rule it breaks.

@@ -1,6 +1,7 @@
 import Foundation
 import LinearRegex
 import ProxyCore
+import SeededRandom
 import XCTest
 @testable import Rules
 
@@ -57,7 +58,7 @@ final class RuleIndexTests: XCTestCase {
     /// flags) and 2,000 random requests: the plan, the CONNECT block and the DNS override are
     /// those of a plain scan in file order. The seed is fixed, so a failure repeats.
     func testIndexAgreesWithAScan() {
-        var random = SplitMix64(seed: 0x5EED_2024)
+        var random = SeededRandom(seed: 0x5EED_2024)
         let generator = RandomRules()
         let rules = (0..<300).map { generator.rule(number: $0, &random) }
         let set = RuleSet(rules: rules)
@@ -86,22 +87,8 @@ final class RuleIndexTests: XCTestCase {
     }
 }
 
-/// A fixed-seed generator (SplitMix64), so random tests repeat exactly.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The draws the random rules and requests use.
+extension SeededRandom {
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
     mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
     mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
@@ -116,16 +103,16 @@ struct RandomRules {
     let globPaths = ["/api/*", "*.json", "/", "/static/*", "/a?c", "/api*"]
     let regexPaths = ["^/api", "q=1", "json$", "^/$"]
 
-    func host(_ random: inout SplitMix64) -> String {
+    func host(_ random: inout SeededRandom) -> String {
         random.chance(5) ? random.pick(["127.0.0.1", "::1", "com"]) : name(&random)
     }
 
-    func name(_ random: inout SplitMix64) -> String {
+    func name(_ random: inout SeededRandom) -> String {
         let depth = 1 + random.below(3)
         return ((0..<depth).map { _ in random.pick(labels) } + [random.pick(tlds)]).joined(separator: ".")
     }
 
-    func pattern(_ random: inout SplitMix64) -> String {
+    func pattern(_ random: inout SeededRandom) -> String {
         switch random.below(100) {
         case 0..<50: return host(&random)
         case 50..<85:
@@ -137,7 +124,7 @@ struct RandomRules {
         }
     }
 
-    func rule(number: Int, _ random: inout SplitMix64) -> Rule {
+    func rule(number: Int, _ random: inout SeededRandom) -> Rule {
         let patterns = (0...random.below(3)).map { _ in try! HostPattern(pattern(&random)) }
         let kind = random.pick([RuleKind.block, .block, .mapLocal, .mapRemote, .rewrite, .rewrite, .dns])
         var match = RuleMatch(hosts: HostPatternList(patterns))
@@ -169,7 +156,7 @@ struct RandomRules {
         return Rule(name: "r\(number)", enabled: random.chance(80), match: match, action: action)
     }
 
-    func request(_ random: inout SplitMix64) -> RequestFacts {
+    func request(_ random: inout SeededRandom) -> RequestFacts {
         RequestFacts(scheme: random.pick(["http", "https"]), host: host(&random), port: random.pick([80, 443, 8080]),
                      method: random.pick(["GET", "POST", "PUT"]), pathAndQuery: random.pick(paths))
     }

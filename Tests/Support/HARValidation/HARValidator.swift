@@ -7,12 +7,12 @@ import Foundation
 ///
 /// It parses with `JSONSerialization`, independent of the writer, and returns every problem
 /// found as a line naming its JSON path (empty: valid).
-struct HARValidator {
+public struct HARValidator {
     private(set) var problems: [String] = []
     private var pageIDs: Set<String> = []
 
     /// Parses and checks `data`; the problems, empty when the document is valid.
-    static func problems(in data: Data) -> [String] {
+    public static func problems(in data: Data) -> [String] {
         let root: Any
         do {
             root = try JSONSerialization.jsonObject(with: data)
