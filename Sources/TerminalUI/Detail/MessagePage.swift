@@ -30,6 +30,9 @@ struct MessagePage {
             addMessage(headers: flow.responseHeaders, document: document, chosen: chosen)
         } else if let error = flow.error {
             head.append(DetailLine("No response: \(error)", CellStyle(foreground: .red, bold: true)))
+            if let note = flow.note {  // what to do about it ("install the CA from …", "to undo: …")
+                head.append(DetailLine("Note: \(note)", CellStyle(foreground: .yellow)))
+            }
         } else if flow.kind == .tunnel {
             head.append(DetailLine("No HTTP response: the tunnel relayed opaque bytes (see Timing/TLS).", Self.dimStyle))
         } else {

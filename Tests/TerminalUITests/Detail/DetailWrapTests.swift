@@ -34,9 +34,10 @@ final class DetailWrapTests: XCTestCase {
             "st was issued by an authority this machine does not trust (self-signed certifica",
             "te in chain)",
         ])
-        XCTAssertEqual(narrow.last?.hasPrefix("line 1 of 1"), true, "one line, three rows:\n\(narrow.joined(separator: "\n"))")
+        XCTAssertEqual(narrow.last?.hasPrefix("line 1 of 2"), true, "two lines (the error, then the note), five rows:\n\(narrow.joined(separator: "\n"))")
         let wide = render(failed, FlowDetailState(tab: .response), width: 200, height: 50)
-        XCTAssertEqual(rows(startingWith: "No response:", count: 2, in: wide), ["No response: \(Self.longError)", ""])
+        XCTAssertEqual(rows(startingWith: "No response:", count: 3, in: wide),
+                       ["No response: \(Self.longError)", "Note: \(Self.longNote)", ""])
     }
 
     func testTheNoteAndErrorOfTheTimingPageWrap() {
@@ -59,8 +60,9 @@ final class DetailWrapTests: XCTestCase {
         state.apply(.toggleWrap, content: content, size: size)
         XCTAssertFalse(state.wraps)
         let cut = render(failed, state, width: 80, height: 24)
-        XCTAssertEqual(rows(startingWith: "No response:", count: 2, in: cut),
-                       ["No response: upstream TLS handshake failed: the server's certificate for down.te", ""])
+        XCTAssertEqual(rows(startingWith: "No response:", count: 3, in: cut),
+                       ["No response: upstream TLS handshake failed: the server's certificate for down.te",
+                        "Note: this client does not trust the ProxyApp CA yet: install it from http://pro", ""])
         state.apply(.toggleWrap, content: content, size: size)
         XCTAssertTrue(state.wraps)
         XCTAssertEqual(rows(startingWith: "No response:", count: 3, in: render(failed, state, width: 80, height: 24)).count, 3)

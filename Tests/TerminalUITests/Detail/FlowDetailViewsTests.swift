@@ -134,6 +134,17 @@ final class FlowDetailViewsTests: XCTestCase {
             """)
     }
 
+    /// A failed tunnel's advice (install the CA, how to undo a pin) sits under its error on the
+    /// Response tab, where a user opening the failed row looks first, not only on Timing/TLS.
+    func testFailedFlowShowsItsNoteUnderTheError() {
+        var flow = DetailFixtures.failed
+        flow.note = "this client does not trust the ProxyApp CA yet: install it from http://proxyapp.cert/"
+        let lines = render(flow, .response).split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(lines[2], "No response: connection refused")
+        XCTAssertEqual(lines[3], "Note: this client does not trust the ProxyApp CA yet: install it from http://pro")
+        XCTAssertEqual(lines[4], "xyapp.cert/")
+    }
+
     func testFailedFlow() {
         XCTAssertEqual(render(DetailFixtures.failed, .response), """
              #9  GET http://down.test/health  failed: connection refused  41 ms
