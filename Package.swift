@@ -157,7 +157,7 @@ let package = Package(
             path: "Benchmarks/proxyapp-bench-mint"
         ),
         // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
-        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"],
+        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec", "SeededRandom"],
                           path: "Benchmarks/proxyapp-bench-flows"),
         // The rule lookups of one request, timed without I/O (scripts/bench's rules phase).
         .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "RulesFile", "ProxyCore"],
@@ -196,6 +196,8 @@ let package = Package(
         ),
         // Test support: a seeded random generator, so random inputs replay from their seed.
         .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
+        // Test support: a temporary directory for tests that need real files (no XCTest, no other target).
+        .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
         // Test support: checks a HAR document against the HAR 1.2 rules the export promises.
         .target(name: "HARValidation", path: "Tests/Support/HARValidation"),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
@@ -203,7 +205,7 @@ let package = Package(
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),
@@ -214,13 +216,13 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),
-        // Test support: rule fixtures (requests, host lists, rules written as YAML) and temporary folders.
+        // Test support: rule fixtures (requests, host lists, rules written as YAML).
         .target(name: "RulesTestSupport", dependencies: ["Rules", "RulesFile", "ProxyCore"], path: "Tests/Support/RulesTestSupport"),
         // The model's tests write their rules as YAML (RulesFile) for readability; the file's own
         // behaviour (parsing, every refusal, reading, reloading) is tested in RulesFileTests.
         .testTarget(name: "RulesTests", dependencies: ["Rules", "RulesFile", "RulesTestSupport", "ProxyCore", "ProxyModel", "BodyCodec",
-                                                       "Compressors", "LinearRegex", "SeededRandom"]),
-        .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore"]),
+                                                       "Compressors", "LinearRegex", "SeededRandom", "TestSupport"]),
+        .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore", "TestSupport"]),
         .testTarget(
             name: "proxyapp-loadTests",
             dependencies: [
@@ -238,7 +240,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CaptureStoreTests",
-            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
@@ -276,7 +278,7 @@ let package = Package(
         .testTarget(
             name: "ProxyTLSTests",
             dependencies: [
-                "ProxyTLS", "ChildProcess",
+                "ProxyTLS", "ChildProcess", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
