@@ -212,7 +212,7 @@ let package = Package(
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
-                           "RulesFile", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           "RulesFile", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),

@@ -11,13 +11,6 @@ import XCTest
 /// selection (filter, since, marked), files written whole or not at all, and every error naming
 /// its problem and fix.
 final class ExportImportCommandTests: XCTestCase {
-    private func makeDataDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-export-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private let epoch = Date(timeIntervalSince1970: 1_795_341_600)  // 2026-11-22T10:00:00Z
 
     /// Ten flows one minute apart: even ones POST to a.test, odd ones GET from b.test; #3 and

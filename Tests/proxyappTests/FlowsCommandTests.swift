@@ -36,9 +36,7 @@ final class FlowsCommandTests: XCTestCase {
 
     /// With a filter, `--limit` keeps the newest matching flows, printed oldest first.
     func testLatestMatchingFlows() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeDataDirectory()
         let command = try FlowsCommand.parse(["--data-dir", directory.path, "--limit", "3", "--filter", "~m POST"])
         let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
         let flows = (0..<10).map { Flow(method: $0 % 2 == 0 ? "POST" : "GET", host: "h\($0).test") }

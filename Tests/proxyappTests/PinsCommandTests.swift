@@ -10,13 +10,6 @@ import XCTest
 final class PinsCommandTests: XCTestCase {
     private let firstSeen = Date(timeIntervalSince1970: 1_763_760_000)  // 2025-11-21 21:20 UTC
 
-    private func makeDataDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-pins-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private func makeCapture(pins: [PinnedDomain]) throws -> (directory: URL, repository: TrafficRepository) {
         let directory = try makeDataDirectory()
         let repository = TrafficRepository(

@@ -8,13 +8,6 @@ import XCTest
 
 /// `proxyapp rules check|list`, `--rules` and what `run` makes of the rules file at start.
 final class RulesCommandTests: XCTestCase {
-    private func makeDataDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-rules-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private let sample = """
         rules:
           - name: No ads

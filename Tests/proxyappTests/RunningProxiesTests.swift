@@ -14,12 +14,7 @@ final class RunningProxiesTests: XCTestCase {
     private var dataDirectory: URL!
 
     override func setUpWithError() throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-running-\(UUID())")
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dataDirectory)
+        dataDirectory = try makeDataDirectory()
     }
 
     private var store: CertificateAuthorityStore {
