@@ -196,8 +196,12 @@ let package = Package(
         ),
         // Test support: a seeded random generator, so random inputs replay from their seed.
         .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
-        // Test support: a temporary directory for tests that need real files (no XCTest, no other target).
+        // Test support: temporary directories for tests that need real files, removed at the test's end
+        // (XCTest only for that teardown block).
         .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
+        // Test support: a capture database in a temporary directory, for the targets that test over one.
+        .target(name: "CaptureTestSupport", dependencies: ["CaptureStore", "ProxyModel", "TestSupport"],
+                path: "Tests/Support/CaptureTestSupport"),
         // Test support: checks a HAR document against the HAR 1.2 rules the export promises.
         .target(name: "HARValidation", path: "Tests/Support/HARValidation"),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
@@ -206,7 +210,8 @@ let package = Package(
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
-        .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
+        .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
+                                                       "TestSupport", "CaptureTestSupport"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),
         .testTarget(
@@ -240,12 +245,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CaptureStoreTests",
-            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport", "CaptureTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "PersistentPinsTests",
-            dependencies: ["PersistentPins", "CaptureStore", "ProxyCore", "ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["PersistentPins", "CaptureStore", "ProxyCore", "ProxyModel", "TestSupport", "CaptureTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         // Test support: the engine's client pipeline in memory (EngineHarness, fake upstreams) and an

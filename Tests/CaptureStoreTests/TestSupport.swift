@@ -8,13 +8,6 @@ import XCTest
 @testable import CaptureStore
 
 extension XCTestCase {
-    /// A temporary directory removed when the test ends.
-    func makeTemporaryDirectory(_ label: String = #function) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory("capturestore-\(label)")
-        addTeardownBlock { directory.remove() }
-        return directory
-    }
-
     /// Flushes `writer` on another thread and fails the test, instead of hanging it, when the
     /// flush takes longer than `timeout` seconds.
     func flush(_ writer: CaptureWriter, timeout: TimeInterval = 30,
@@ -27,12 +20,6 @@ extension XCTestCase {
         if flushed.wait(timeout: .now() + timeout) == .timedOut {
             XCTFail("flush did not return within \(timeout) s", file: file, line: line)
         }
-    }
-
-    /// A new read-write capture database in a temporary directory.
-    func makeRepository(_ label: String = #function) throws -> TrafficRepository {
-        let directory = try makeTemporaryDirectory(label)
-        return TrafficRepository(database: try TrafficDatabase(path: directory.file("capture.sqlite")))
     }
 }
 

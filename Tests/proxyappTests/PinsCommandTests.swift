@@ -2,6 +2,7 @@ import ArgumentParser
 import CaptureStore
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -11,7 +12,7 @@ final class PinsCommandTests: XCTestCase {
     private let firstSeen = Date(timeIntervalSince1970: 1_763_760_000)  // 2025-11-21 21:20 UTC
 
     private func makeCapture(pins: [PinnedDomain]) throws -> (directory: URL, repository: TrafficRepository) {
-        let directory = try makeDataDirectory()
+        let directory = try makeTemporaryDirectory().url
         let repository = TrafficRepository(
             database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
         try repository.savePins(pins)

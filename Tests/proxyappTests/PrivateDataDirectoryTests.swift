@@ -2,6 +2,7 @@ import CaptureExport
 import CaptureStore
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -14,7 +15,7 @@ final class PrivateDataDirectoryTests: XCTestCase {
     private var savedUmask: mode_t = 0
 
     override func setUpWithError() throws {
-        scratch = try makeDataDirectory()
+        scratch = try makeTemporaryDirectory().url
         // The most permissive umask: every mode below is what the code asked for, nothing removed.
         savedUmask = umask(0)
     }

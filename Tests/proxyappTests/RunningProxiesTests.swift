@@ -1,5 +1,6 @@
 import Foundation
 import ProxyTLS
+import TestSupport
 import XCTest
 @testable import proxyapp
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ final class RunningProxiesTests: XCTestCase {
     private var dataDirectory: URL!
 
     override func setUpWithError() throws {
-        dataDirectory = try makeDataDirectory()
+        dataDirectory = try makeTemporaryDirectory().url
     }
 
     private var store: CertificateAuthorityStore {

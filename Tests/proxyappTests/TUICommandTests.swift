@@ -1,5 +1,6 @@
 import CaptureStore
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -16,7 +17,7 @@ final class TUICommandTests: XCTestCase {
     }
 
     func testNotATerminalNamesTheAlternatives() throws {
-        let directory = try makeDataDirectory()
+        let directory = try makeTemporaryDirectory().url
         let path = directory.appendingPathComponent("traffic.sqlite").path
         _ = try TrafficDatabase(path: path)
         // Under `swift test` stdin and stdout are pipes or files, never this test's terminal.

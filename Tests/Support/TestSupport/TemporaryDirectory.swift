@@ -1,8 +1,8 @@
 import Foundation
 
 /// A fresh directory under the system's temporary directory, for tests that need real files: one
-/// type for every test target (it was written three times). Without XCTest, like the other support
-/// targets: a test removes it with `remove()` (in `tearDown`, a `defer` or a teardown block).
+/// type for every test target (it was written three times). A test removes it with `remove()`, or
+/// gets one removed at its end from `XCTestCase.makeTemporaryDirectory`.
 public struct TemporaryDirectory: Sendable {
     /// The directory, created by `init`.
     public let url: URL
