@@ -273,7 +273,7 @@ let package = Package(
             name: "ProxyEngineTests",
             dependencies: [
                 "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "RulesFile", "Compressors", "EngineTestSupport", "LinearRegex",
-                "FakeDNS", "CAres",
+                "FakeDNS", "CAres", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOHTTP1
 import ProxyModel
 import Rules
+import TestSupport
 import XCTest
 @testable import EngineTestSupport
 @testable import ProxyEngine
@@ -13,9 +14,7 @@ import XCTest
 /// before its fix.
 final class RuleReviewTests: XCTestCase {
     private func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rule-review-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         return directory
     }
 
