@@ -6,7 +6,7 @@ import XCTest
 /// its own response, on one client connection.
 ///
 /// Regression guard: NIO's `HTTPServerPipelineHandler` hands the buffered next request to
-/// `HTTPProxyHandler` from inside the `write(.end)` of the previous response, so the handler's
+/// `ClientHTTPHandler` from inside the `write(.end)` of the previous response, so the handler's
 /// state must be final before that write (`completeResponse`), or the next request is dropped
 /// with the connection left open. A correct proxy answers within milliseconds on loopback, so
 /// the reads here wait at most `responseTimeout`.

@@ -9,7 +9,7 @@ import NIOHTTP1
 /// ByteToMessageHandler<HTTPRequestDecoder>   64 KiB header limit → 431; keeps bytes after CONNECT/upgrade
 /// HTTPServerPipelineHandler   one request at a time: pipelined requests answered in order
 /// HTTPServerUpgradeHandler    (no upgraders; only makes the decoder forward leftover bytes, then leaves)
-/// HTTPProxyHandler            decides and carries out each request; closes idle connections
+/// ClientHTTPHandler           decides and carries out each request; closes idle connections
 /// ```
 ///
 /// A connection accepted beyond `--max-connections` gets none of these: only
@@ -29,7 +29,7 @@ enum ClientPipelineSetup {
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
     /// the requests when the connection is a CONNECT tunnel carrying HTTP (decrypted or plain).
     static func configure(_ channel: any Channel, services: ProxyServices,
-                          tunnel: HTTPProxyHandler.TunnelOrigin? = nil) throws {
+                          tunnel: ClientHTTPHandler.TunnelOrigin? = nil) throws {
         let pipeline = channel.pipeline.syncOperations
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
@@ -41,7 +41,7 @@ enum ClientPipelineSetup {
             withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try pipeline.addHandler(HTTPProxyHandler(services: services, tunnel: tunnel))
+        try pipeline.addHandler(ClientHTTPHandler(services: services, tunnel: tunnel))
     }
 
     /// Puts `replacement` at the end of the client pipeline and removes every HTTP handler,
@@ -58,7 +58,7 @@ enum ClientPipelineSetup {
         pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let channel = context.channel
-        pipeline.removeHandler(context: context, promise: nil)  // this HTTPProxyHandler
+        pipeline.removeHandler(context: context, promise: nil)  // this ClientHTTPHandler
         // The decoder leaves on the next loop tick, handing over the bytes it holds; an end of
         // input read before then waits, or the decoder would drop those bytes.
         let hold = InputClosedHold()

@@ -7,13 +7,13 @@ import Rules
 /// One request forwarded to an origin and its response relayed back, streamed both ways with
 /// back-pressure, and recorded as a flow.
 ///
-/// Created by `HTTPProxyHandler` for each request the rules let through (to the URL's origin,
+/// Created by `ClientHTTPHandler` for each request the rules let through (to the URL's origin,
 /// or where a map-remote rule sends it); it owns the upstream connection for the exchange's
 /// lifetime and gives it back to the pool only after a clean, complete exchange. A rewrite
 /// rule's edits are applied on the way; a body it rewrites is held whole (`ExchangeRewriter`).
 /// Everything runs on the client channel's event loop.
 final class ForwardExchange: UpstreamHTTPHandlerDelegate {
-    unowned let client: HTTPProxyHandler
+    unowned let client: ClientHTTPHandler
     let services: ProxyServices
     let pool: UpstreamConnectionPool
     let key: UpstreamConnectionPool.Key
@@ -75,7 +75,7 @@ final class ForwardExchange: UpstreamHTTPHandlerDelegate {
     /// A rewrite changed the response's status or headers.
     var responseHeadEdited = false
 
-    init(client: HTTPProxyHandler, services: ProxyServices, pool: UpstreamConnectionPool, request: ClientRequest,
+    init(client: ClientHTTPHandler, services: ProxyServices, pool: UpstreamConnectionPool, request: ClientRequest,
          target: UpstreamTarget, recorder: ExchangeRecorder, upstreamTLS: UpstreamTLSTarget?) {
         self.client = client
         self.services = services

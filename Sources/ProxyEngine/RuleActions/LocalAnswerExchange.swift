@@ -20,7 +20,7 @@ final class LocalAnswerExchange {
         case file(AppliedRule<MapLocalAction>, LocalFileLookup.Result)
     }
 
-    private unowned let client: HTTPProxyHandler
+    private unowned let client: ClientHTTPHandler
     private let services: ProxyServices
     private let answer: Answer
     private var recorder: ExchangeRecorder
@@ -45,7 +45,7 @@ final class LocalAnswerExchange {
 
     static let chunkSize = 64 << 10
 
-    init(client: HTTPProxyHandler, services: ProxyServices, request: ClientRequest, answer: Answer,
+    init(client: ClientHTTPHandler, services: ProxyServices, request: ClientRequest, answer: Answer,
          recorder: ExchangeRecorder) {
         self.client = client
         self.services = services

@@ -18,7 +18,7 @@ import Rules
 /// arrives while the target is being dialled, since the FIN reaches the HTTP decoder (which then
 /// drops what it holds) before any handover; `InputClosedHold` guards only the handover itself.
 final class ConnectTunnel {
-    private unowned let client: HTTPProxyHandler
+    private unowned let client: ClientHTTPHandler
     private let services: ProxyServices
     private let clientVersion: HTTPVersion
     private let host: String
@@ -34,7 +34,7 @@ final class ConnectTunnel {
     /// The tunnel's host in the form rules match (`HostName.normalized`).
     private let normalizedHost: String
 
-    init(client: HTTPProxyHandler, services: ProxyServices, head: HTTPRequestHead, host: String, port: Int,
+    init(client: ClientHTTPHandler, services: ProxyServices, head: HTTPRequestHead, host: String, port: Int,
          clientAddress: String, rules: RuleSet) {
         self.client = client
         self.services = services

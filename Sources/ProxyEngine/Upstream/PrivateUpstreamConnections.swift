@@ -5,7 +5,7 @@ import NIOCore
 /// `UpstreamConnectionPool`; the client's next request to the same origin takes its own one back,
 /// and they close with the client connection.
 ///
-/// Owned by `HTTPProxyHandler`; only its event loop touches it.
+/// Owned by `ClientHTTPHandler`; only its event loop touches it.
 final class PrivateUpstreamConnections {
     private var idle: [UpstreamConnectionPool.Key: (channel: any Channel, handler: UpstreamHTTPHandler)] = [:]
     /// The client connection ended: a connection handed back later is closed, not kept.

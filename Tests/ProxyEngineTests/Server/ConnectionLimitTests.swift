@@ -88,7 +88,7 @@ final class ConnectionLimitTests: XCTestCase {
         XCTAssertEqual(limit.current, 0, "a second close gives nothing back again")
 
         let swapped = try accept(services)
-        while let handler = try? swapped.pipeline.syncOperations.handler(type: HTTPProxyHandler.self) {
+        while let handler = try? swapped.pipeline.syncOperations.handler(type: ClientHTTPHandler.self) {
             try swapped.pipeline.syncOperations.removeHandler(handler).wait()
         }
         XCTAssertEqual(limit.current, 1, "removing handlers does not end the connection")
@@ -121,7 +121,7 @@ final class ConnectionLimitTests: XCTestCase {
         let held = try accept(services)
         let refused = EmbeddedChannel(loop: loop)
         try ClientPipelineSetup.configureAccepted(refused, services: services)
-        XCTAssertNil(try? refused.pipeline.syncOperations.handler(type: HTTPProxyHandler.self),
+        XCTAssertNil(try? refused.pipeline.syncOperations.handler(type: ClientHTTPHandler.self),
                      "a refused connection gets no HTTP handlers")
         _ = refused.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 8080))
         loop.run()

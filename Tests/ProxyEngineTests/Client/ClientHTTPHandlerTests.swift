@@ -9,7 +9,7 @@ import XCTest
 
 /// The client pipeline as transcripts: bytes a client sends → what the origin gets → what the
 /// client gets back → the flow recorded. No sockets.
-final class HTTPProxyHandlerTests: XCTestCase {
+final class ClientHTTPHandlerTests: XCTestCase {
     /// An absolute-form GET becomes an origin-form request with Host set and hop-by-hop headers
     /// gone; the response comes back; the flow has the exchange.
     func testForwardsGetAndRecordsFlow() throws {
@@ -217,7 +217,7 @@ final class HTTPProxyHandlerTests: XCTestCase {
         let connector = harness!.connector
         connector.holdConnects = true
         try harness!.clientSends("GET http://slow.test/ HTTP/1.1\r\nHost: slow.test\r\n\r\n")
-        weak let handler = try harness!.client.pipeline.syncOperations.handler(type: HTTPProxyHandler.self)
+        weak let handler = try harness!.client.pipeline.syncOperations.handler(type: ClientHTTPHandler.self)
         XCTAssertNotNil(handler)
         try harness!.client.close().wait()
         let sink = harness!.sink

@@ -5,10 +5,10 @@ import ProxyCore
 import ProxyModel
 import Rules
 
-/// How `HTTPProxyHandler` dispatches each request: to a CONNECT tunnel, a built-in page, a
+/// How `ClientHTTPHandler` dispatches each request: to a CONNECT tunnel, a built-in page, a
 /// local answer a rule asks for (block, map-local), or a forwarded exchange (maybe mapped
 /// elsewhere and rewritten by rules).
-extension HTTPProxyHandler {
+extension ClientHTTPHandler {
     func startRequest(_ head: HTTPRequestHead) {
         guard case .idle = state, let pool else {
             // HTTPServerPipelineHandler hands over one request at a time; anything else is a bug

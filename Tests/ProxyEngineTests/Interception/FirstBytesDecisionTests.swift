@@ -3,8 +3,9 @@ import NIOEmbedded
 import XCTest
 @testable import ProxyEngine
 
-/// Regression guards for the first-bytes decision (from a review; each failed before its fix).
-final class FirstBytesReviewTests: XCTestCase {
+/// What a tunnel's first bytes are taken for: only a real request line is HTTP, other
+/// upper-case text is opaque, and a prefix that stalls is relayed at the deadline.
+final class FirstBytesDecisionTests: XCTestCase {
     /// Was a hang: bytes that are a valid prefix of a ClientHello and then nothing were never
     /// decided. The tunnel's deadline now relays them (`FirstSpeaker`), with a note.
     func testStalledPrefixIsRelayedAtTheDeadline() {

@@ -12,8 +12,9 @@ import Rules
 /// It owns the client half of every exchange: writing responses, holding reads while the
 /// upstream side cannot keep up, closing at the right time, and answering every failure with a
 /// status code and a one-line reason. `HTTPServerPipelineHandler` in front of it guarantees one
-/// request at a time, so pipelined requests are answered in order.
-final class HTTPProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
+/// request at a time, so pipelined requests are answered in order. Its counterpart on the
+/// upstream side is `UpstreamHTTPHandler`.
+final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart

@@ -4,14 +4,15 @@ import ProxyEngine
 import ProxyModel
 import XCTest
 
-/// Regression guards from a review of HTTPS interception: each test states the behaviour a
-/// correct proxy has, and failed before its fix.
-final class HTTPSInterceptionReviewTests: XCTestCase {
+/// What a client sends into an intercepted CONNECT tunnel reaches the target as sent: first
+/// bytes that stall or are no HTTP are relayed, half-closes and bytes sent with the CONNECT get
+/// through, requests pipelined with it are all answered, and its Host header is kept.
+final class InterceptedTunnelFidelityTests: XCTestCase {
     /// An intercepting proxy (its own CAs, origin CA trusted upstream, no pin registry).
     private func withInterceptingProxy(firstBytesTimeout: Double = 30,
                                        _ body: (ProxyHarness, TLSFixtures) async throws -> Void) async throws {
         let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-review-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("proxyapp-tunnel-fidelity-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let tls = try TLSFixtures(directory: scratch)
@@ -88,7 +89,7 @@ final class HTTPSInterceptionReviewTests: XCTestCase {
     /// `Host: virtual.test`; through the intercepting proxy the origin must see the same.
     func testHostHeaderInsideTLSTunnelIsKept() async throws {
         let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-review-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("proxyapp-tunnel-fidelity-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let tls = try TLSFixtures(directory: scratch)
@@ -104,7 +105,7 @@ final class HTTPSInterceptionReviewTests: XCTestCase {
         await origin.shutdown()
     }
 
-    /// Checked and fine: HTTP requests pipelined in the same write as the CONNECT reach the
+    /// HTTP requests pipelined in the same write as the CONNECT reach the
     /// HTTP path, all of them, in order.
     func testRequestsPipelinedWithTheConnectAreAllAnswered() async throws {
         let origin = try await TestOrigin.start()
@@ -123,7 +124,7 @@ final class HTTPSInterceptionReviewTests: XCTestCase {
         await origin.shutdown()
     }
 
-    /// Checked and fine: a half-close right after opaque first bytes reaches the target.
+    /// A half-close right after opaque first bytes reaches the target.
     func testHalfCloseAfterOpaqueBytesIsRelayed() async throws {
         try await withEcho { proxy, echo in
             let client = try RawClient(port: proxy.port)

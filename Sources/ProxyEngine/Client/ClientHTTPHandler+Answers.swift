@@ -6,8 +6,8 @@ import ProxyModel
 import Rules
 
 /// The client handler's own answers (built-in pages, failures) and the switch to a byte relay
-/// or a tunnel's sniffer: the parts of `HTTPProxyHandler` that replace forwarding.
-extension HTTPProxyHandler {
+/// or a tunnel's sniffer: the parts of `ClientHTTPHandler` that replace forwarding.
+extension ClientHTTPHandler {
     func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
         let page = BuiltInPages.page(for: pathAndQuery, method: head.method,
                                      rootCertificate: services.configuration.rootCertificate)

@@ -10,12 +10,12 @@ import XCTest
 @testable import EngineTestSupport
 @testable import ProxyEngine
 
-/// Regression tests for what a review of the rules engine found: each one failed (or crashed)
-/// before its fix.
-final class RuleReviewTests: XCTestCase {
+/// A rule's action never crashes, hangs or blocks the connection it acts on: a file read that
+/// outlives its client, a local answer to an upgrade, a compressed body to rewrite, a held body
+/// whose pooled connection closes, a 304 under a status rewrite, a block rule on a CONNECT.
+final class RuleActionSafetyTests: XCTestCase {
     private func scratch() throws -> URL {
-        let directory = try makeTemporaryDirectory().url
-        return directory
+        try makeTemporaryDirectory().url
     }
 
     /// A map-local file read that completes after the client left (its handler gone) neither
