@@ -157,7 +157,7 @@ let package = Package(
             path: "Benchmarks/proxyapp-bench-mint"
         ),
         // Writes N synthetic flows into a capture database (scripts/bench's export figure; large captures to try).
-        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec"],
+        .executableTarget(name: "proxyapp-bench-flows", dependencies: ["CaptureStore", "ProxyModel", "BodyCodec", "SeededRandom"],
                           path: "Benchmarks/proxyapp-bench-flows"),
         // The rule lookups of one request, timed without I/O (scripts/bench's rules phase).
         .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "RulesFile", "ProxyCore"],
@@ -196,6 +196,12 @@ let package = Package(
         ),
         // Test support: a seeded random generator, so random inputs replay from their seed.
         .target(name: "SeededRandom", path: "Tests/Support/SeededRandom"),
+        // Test support: temporary directories for tests that need real files, removed at the test's end
+        // (XCTest only for that teardown block).
+        .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
+        // Test support: a capture database in a temporary directory, for the targets that test over one.
+        .target(name: "CaptureTestSupport", dependencies: ["CaptureStore", "ProxyModel", "TestSupport"],
+                path: "Tests/Support/CaptureTestSupport"),
         // Test support: checks a HAR document against the HAR 1.2 rules the export promises.
         .target(name: "HARValidation", path: "Tests/Support/HARValidation"),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
@@ -203,24 +209,25 @@ let package = Package(
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom"]),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors"]),
-        .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
+        .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
+                                                       "TestSupport", "CaptureTestSupport"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
-                           "RulesFile", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           "RulesFile", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),
-        // Test support: rule fixtures (requests, host lists, rules written as YAML) and temporary folders.
+        // Test support: rule fixtures (requests, host lists, rules written as YAML).
         .target(name: "RulesTestSupport", dependencies: ["Rules", "RulesFile", "ProxyCore"], path: "Tests/Support/RulesTestSupport"),
         // The model's tests write their rules as YAML (RulesFile) for readability; the file's own
         // behaviour (parsing, every refusal, reading, reloading) is tested in RulesFileTests.
         .testTarget(name: "RulesTests", dependencies: ["Rules", "RulesFile", "RulesTestSupport", "ProxyCore", "ProxyModel", "BodyCodec",
-                                                       "Compressors", "LinearRegex", "SeededRandom"]),
-        .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore"]),
+                                                       "Compressors", "LinearRegex", "SeededRandom", "TestSupport"]),
+        .testTarget(name: "RulesFileTests", dependencies: ["RulesFile", "Rules", "RulesTestSupport", "ProxyCore", "TestSupport"]),
         .testTarget(
             name: "proxyapp-loadTests",
             dependencies: [
@@ -238,12 +245,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CaptureStoreTests",
-            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport", "CaptureTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "PersistentPinsTests",
-            dependencies: ["PersistentPins", "CaptureStore", "ProxyCore", "ProxyModel", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["PersistentPins", "CaptureStore", "ProxyCore", "ProxyModel", "TestSupport", "CaptureTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         // Test support: the engine's client pipeline in memory (EngineHarness, fake upstreams) and an
@@ -265,7 +273,7 @@ let package = Package(
             name: "ProxyEngineTests",
             dependencies: [
                 "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "RulesFile", "Compressors", "EngineTestSupport", "LinearRegex",
-                "FakeDNS", "CAres",
+                "FakeDNS", "CAres", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -276,7 +284,7 @@ let package = Package(
         .testTarget(
             name: "ProxyTLSTests",
             dependencies: [
-                "ProxyTLS", "ChildProcess",
+                "ProxyTLS", "ChildProcess", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -8,6 +8,7 @@ import BodyCodec
 import CaptureStore
 import Foundation
 import ProxyModel
+import SeededRandom
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2, let count = Int(arguments[0]), count > 0 else {
@@ -33,22 +34,9 @@ struct Bodies {
         let paragraphs = (0..<60).map { "<p>Paragraph \($0) of a page that a browser fetched through the proxy.</p>" }
         html = Array("<!doctype html><html><head><title>Bench</title></head><body>\(paragraphs.joined())</body></html>".utf8)
         brotliHTML = try BodyEncoder.encode(html, contentEncoding: "br")
-        var generator = SplitMix(seed: 42)
+        var generator = SeededRandom(seed: 42)
         png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<3_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         form = Array("user=someone%40example.test&password=hunter2&remember=on".utf8)
-    }
-}
-
-/// A tiny deterministic generator for the image bytes.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,7 +1,9 @@
+import CaptureTestSupport
 import FlowFilter
 import Foundation
 import GRDB
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -91,7 +93,7 @@ final class AppliedRulesColumnTests: XCTestCase {
     /// upgrade; a reader is asked to wait for it.
     func testVersion3DatabaseIsUpgraded() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         let queue = try DatabaseQueue(path: path)
         try TrafficMigrations.migrator.migrate(queue, upTo: "v3-server-address")
         try queue.write { db in

@@ -1,7 +1,9 @@
+import CaptureTestSupport
 import Dispatch
 import Foundation
 import Logging
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -156,7 +158,7 @@ final class CaptureWriterTests: XCTestCase {
     /// a `record` that waited on the writer would never return, and the safety bound fails.
     func testFailingDatabaseIsCountedAndLoggedOnce() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         _ = try TrafficDatabase(path: path)
         let readOnly = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: path))
         let writerFailing = DispatchSemaphore(value: 0)
@@ -203,7 +205,7 @@ final class CaptureWriterTests: XCTestCase {
     /// (counted, logged once) instead of writing into an unlinked file or crashing.
     func testDeletedDatabaseDirectoryIsCounted() throws {
         let directory = try makeTemporaryDirectory()
-        let repository = TrafficRepository(database: try TrafficDatabase(path: directory.path("capture.sqlite")))
+        let repository = TrafficRepository(database: try TrafficDatabase(path: directory.file("capture.sqlite")))
         let log = CapturingLogHandler()
         let writer = CaptureWriter(repository: repository, limits: .init(maxBatchSize: 8), logger: log.logger)
         for index in 0..<20 { writer.record(Samples.flow(index)) }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -15,13 +16,13 @@ final class CheckpointAtCloseTests: XCTestCase {
 
     /// The flows in the database file alone: a copy of it without its `-wal`.
     private func flowsInTheMainFile(_ path: String) throws -> Int {
-        let copy = try makeTemporaryDirectory().path("copy.sqlite")
+        let copy = try makeTemporaryDirectory().file("copy.sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         return try TrafficRepository(database: try TrafficDatabase.openReadOnly(path: copy)).count()
     }
 
     func testCloseFoldsTheLogIntoTheFile() throws {
-        let path = try makeTemporaryDirectory().path("capture.sqlite")
+        let path = try makeTemporaryDirectory().file("capture.sqlite")
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
         let writer = CaptureWriter(repository: repository, limits: .init(maxBatchSize: 64),
                                    logger: CapturingLogHandler().logger)
@@ -36,7 +37,7 @@ final class CheckpointAtCloseTests: XCTestCase {
     /// A reader holding an old snapshot keeps the log from being emptied: the close waits a
     /// bounded time, says so in the log, and loses nothing (the log stays for the next opener).
     func testAReaderHoldingTheLogDelaysTheCloseABoundedTime() throws {
-        let path = try makeTemporaryDirectory().path("capture.sqlite")
+        let path = try makeTemporaryDirectory().file("capture.sqlite")
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
         let log = CapturingLogHandler()
         let writer = CaptureWriter(repository: repository, logger: log.logger)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -10,7 +11,7 @@ final class ConcurrentReaderTests: XCTestCase {
     /// counts that never go down and never fail, and sees the writes as they land.
     func testReadOnlyReaderWhileWriting() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
         let reader = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: path))
         let writer = CaptureWriter(repository: repository,

@@ -1,5 +1,6 @@
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -20,9 +21,9 @@ final class CrashSafetyTests: XCTestCase {
     func testKillDashNineKeepsCommittedBatchesAndIntegrity() throws {
         #if os(Linux)
         let directory = try makeTemporaryDirectory()
-        let databasePath = directory.path("capture.sqlite")
-        let progressPath = directory.path("progress")
-        let outputPath = directory.path("child-output")
+        let databasePath = directory.file("capture.sqlite")
+        let progressPath = directory.file("progress")
+        let outputPath = directory.file("child-output")
         XCTAssertTrue(FileManager.default.createFile(atPath: progressPath, contents: nil))
         XCTAssertTrue(FileManager.default.createFile(atPath: outputPath, contents: nil))
 

@@ -1,3 +1,4 @@
+import CaptureTestSupport
 import FlowFilter
 import Foundation
 import GRDB

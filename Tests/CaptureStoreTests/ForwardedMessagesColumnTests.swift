@@ -1,6 +1,8 @@
+import CaptureTestSupport
 import Foundation
 import GRDB
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -96,7 +98,7 @@ final class ForwardedMessagesColumnTests: XCTestCase {
 
     func testVersion5DatabaseIsUpgraded() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         let queue = try DatabaseQueue(path: path)
         try TrafficMigrations.migrator.migrate(queue, upTo: "v5-pin-changes")
         try queue.write { db in

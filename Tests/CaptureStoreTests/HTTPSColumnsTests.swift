@@ -1,6 +1,8 @@
+import CaptureTestSupport
 import Foundation
 import GRDB
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -87,7 +89,7 @@ final class HTTPSColumnsTests: XCTestCase {
     /// without TLS or note, new flows store both, and the pin table exists.
     func testVersion1DatabaseIsUpgraded() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         try writeVersion1Capture(at: path)
 
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
@@ -107,7 +109,7 @@ final class HTTPSColumnsTests: XCTestCase {
     /// proxy upgrade it, rather than "not a capture database".
     func testReadOnlyOpenOfVersion1DatabaseAsksForTheUpgrade() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         try writeVersion1Capture(at: path)
         XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: path)) { error in
             XCTAssertEqual(error as? CaptureStoreError, .schemaTooOld(path: path))

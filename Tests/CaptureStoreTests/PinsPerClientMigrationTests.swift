@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -12,7 +13,7 @@ final class PinsPerClientMigrationTests: XCTestCase {
     /// same host can be added beside it.
     func testVersion5PinsBecomeAnyClientPins() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         let queue = try DatabaseQueue(path: path)
         try TrafficMigrations.migrator.migrate(queue, upTo: "v5-pin-changes")
         try queue.write { db in

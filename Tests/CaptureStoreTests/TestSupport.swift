@@ -2,38 +2,12 @@ import Dispatch
 import Foundation
 import Logging
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
 
-/// A fresh directory under the temporary directory, removed by `cleanUp`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init(_ label: String = #function) throws {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("capturestore-\(safe)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    func cleanUp() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
 extension XCTestCase {
-    /// A temporary directory removed when the test ends.
-    func makeTemporaryDirectory(_ label: String = #function) throws -> TemporaryDirectory {
-        let directory = try TemporaryDirectory(label)
-        addTeardownBlock { directory.cleanUp() }
-        return directory
-    }
-
     /// Flushes `writer` on another thread and fails the test, instead of hanging it, when the
     /// flush takes longer than `timeout` seconds.
     func flush(_ writer: CaptureWriter, timeout: TimeInterval = 30,
@@ -46,12 +20,6 @@ extension XCTestCase {
         if flushed.wait(timeout: .now() + timeout) == .timedOut {
             XCTFail("flush did not return within \(timeout) s", file: file, line: line)
         }
-    }
-
-    /// A new read-write capture database in a temporary directory.
-    func makeRepository(_ label: String = #function) throws -> TrafficRepository {
-        let directory = try makeTemporaryDirectory(label)
-        return TrafficRepository(database: try TrafficDatabase(path: directory.path("capture.sqlite")))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -9,7 +10,7 @@ final class TrafficDatabaseTests: XCTestCase {
     /// A read-only open of a missing file says so, and creates nothing.
     func testOpenReadOnlyMissingFile() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("nothing.sqlite")
+        let path = directory.file("nothing.sqlite")
         XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: path)) { error in
             XCTAssertEqual(error as? CaptureStoreError, .databaseNotFound(path: path))
         }
@@ -20,7 +21,7 @@ final class TrafficDatabaseTests: XCTestCase {
     /// schema, is refused with a clear error.
     func testOpenReadOnlyRejectsForeignFiles() throws {
         let directory = try makeTemporaryDirectory()
-        let textPath = directory.path("notes.txt")
+        let textPath = directory.file("notes.txt")
         try Data(String(repeating: "not a database\n", count: 100).utf8)
             .write(to: URL(fileURLWithPath: textPath))
         XCTAssertThrowsError(try TrafficDatabase.openReadOnly(path: textPath)) { error in
@@ -34,7 +35,7 @@ final class TrafficDatabaseTests: XCTestCase {
     /// An SQLite file without the capture tables is not a capture database for a reader.
     func testOpenReadOnlyRejectsSQLiteWithoutTheSchema() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("other.sqlite")
+        let path = directory.file("other.sqlite")
         try DatabaseQueue(path: path).write { db in
             try db.execute(sql: "CREATE TABLE notes (text TEXT)")
         }
@@ -47,7 +48,7 @@ final class TrafficDatabaseTests: XCTestCase {
     /// readers and by the writer, instead of being misread or written with an old schema.
     func testNewerSchemaIsRefused() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         do {
             let database = try TrafficDatabase(path: path)
             try database.pool.write { db in
@@ -66,15 +67,15 @@ final class TrafficDatabaseTests: XCTestCase {
     /// missing.
     func testReadWriteOpenNeedsTheDirectory() throws {
         let directory = try makeTemporaryDirectory()
-        XCTAssertThrowsError(try TrafficDatabase(path: directory.path("missing/capture.sqlite")))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path("missing")))
+        XCTAssertThrowsError(try TrafficDatabase(path: directory.file("missing/capture.sqlite")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("missing")))
     }
 
     /// A read-only database reads what the writer stored, refuses writes with an error (no
     /// crash), and works again after the writer closed its connections.
     func testReadOnlyDatabaseReadsAndRefusesWrites() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         do {
             let writer = TrafficRepository(database: try TrafficDatabase(path: path))
             try writer.insert([Samples.flow(0), Samples.flow(1)])
@@ -90,7 +91,7 @@ final class TrafficDatabaseTests: XCTestCase {
     /// `fileIsInPlace` notices the file being deleted or replaced.
     func testFileIsInPlaceNoticesDeletionAndReplacement() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         let database = try TrafficDatabase(path: path)
         XCTAssertTrue(database.fileIsInPlace)
         try FileManager.default.removeItem(atPath: path)

@@ -1,5 +1,7 @@
+import CaptureTestSupport
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import CaptureStore
@@ -137,7 +139,7 @@ final class TrafficRepositoryTests: XCTestCase {
     /// Reopening an existing file keeps its flows (migrations do not run twice).
     func testReopeningKeepsFlows() throws {
         let directory = try makeTemporaryDirectory()
-        let path = directory.path("capture.sqlite")
+        let path = directory.file("capture.sqlite")
         do {
             let repository = TrafficRepository(database: try TrafficDatabase(path: path))
             try repository.insert([Samples.flow(0), Samples.flow(1)])

@@ -1,10 +1,12 @@
 import CaptureStore
+import CaptureTestSupport
 import Foundation
 import GRDB
 import InMemoryLogging
 import Logging
 import ProxyCore
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import PersistentPins
@@ -37,14 +39,7 @@ final class PersistentPinRegistryTests: XCTestCase {
 
     /// A path for a new capture file in a directory removed when the test ends.
     private func makeCapturePath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pins-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory.appendingPathComponent("capture.sqlite").path
-    }
-
-    private func makeRepository() throws -> TrafficRepository {
-        TrafficRepository(database: try TrafficDatabase(path: try makeCapturePath()))
+        try makeTemporaryDirectory().file("capture.sqlite")
     }
 
     private func makeRegistry(_ repository: TrafficRepository, clock: TestClock, ttl: TimeInterval? = nil,

@@ -1,5 +1,6 @@
 import Foundation
 import TerminalUI
+import TestSupport
 import XCTest
 
 @testable import ProxyAppUI
@@ -9,12 +10,7 @@ final class EventLogFeedTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-log-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory().url
     }
 
     private func file(_ text: String) throws -> String {

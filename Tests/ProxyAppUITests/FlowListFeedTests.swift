@@ -1,4 +1,5 @@
 import CaptureStore
+import CaptureTestSupport
 import Foundation
 import ProxyModel
 import TerminalUI
@@ -9,13 +10,6 @@ import XCTest
 /// `FlowListFeed`: counts and windows of a capture read on the feed's own queue, including flows
 /// stored after it started (as by a proxy in another process).
 final class FlowListFeedTests: XCTestCase {
-    private func makeRepository() throws -> TrafficRepository {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-feed-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return TrafficRepository(database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
-    }
-
     /// Polls `feed.latest()` until `condition` holds, for at most 10 s.
     private func waitFor(_ feed: FlowListFeed, _ condition: (FlowListFeed.Snapshot) -> Bool,
                          file: StaticString = #filePath, line: UInt = #line) -> FlowListFeed.Snapshot {

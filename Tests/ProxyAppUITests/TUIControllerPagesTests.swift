@@ -2,6 +2,7 @@ import CaptureStore
 import Foundation
 import ProxyModel
 import TerminalUI
+import TestSupport
 import XCTest
 
 @testable import ProxyAppUI
@@ -11,12 +12,7 @@ final class TUIControllerPagesTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-pages-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory().url
     }
 
     private var logPath: String { directory.appendingPathComponent("proxyapp.log").path }

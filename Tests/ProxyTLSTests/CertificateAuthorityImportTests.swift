@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import X509
 import XCTest
 import _CryptoExtras
@@ -11,7 +12,7 @@ final class CertificateAuthorityImportTests: XCTestCase {
     private var store: CertificateAuthorityStore!
 
     override func setUpWithError() throws {
-        temporary = try TemporaryDirectory()
+        temporary = try TemporaryDirectory("proxytls")
         store = CertificateAuthorityStore(directory: temporary.url.appendingPathComponent("ca"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import X509
 import XCTest
 @testable import ProxyTLS
@@ -10,7 +11,7 @@ final class CertificateAuthorityStoreTests: XCTestCase {
     private var store: CertificateAuthorityStore!
 
     override func setUpWithError() throws {
-        temporary = try TemporaryDirectory()
+        temporary = try TemporaryDirectory("proxytls")
         store = CertificateAuthorityStore(directory: temporary.url.appendingPathComponent("data/ca"))
     }
 

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import ProxyTLS
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -27,14 +28,12 @@ final class HandshakeFailureClassifierTests: XCTestCase {
     override func setUp() async throws {
         identity = try SelfSignedIdentity()
         server = try HandshakeErrorServer(identity: identity)
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try makeTemporaryDirectory().url
         unrelatedCAFile = try SelfSignedIdentity(commonName: "Unrelated CA").writeCertificate(to: scratch, name: "unrelated.pem")
     }
 
     override func tearDown() async throws {
         try await server?.shutdown()
-        if let scratch { try? FileManager.default.removeItem(at: scratch) }
     }
 
     /// The first error the server caught on its one connection, classified as the engine will.

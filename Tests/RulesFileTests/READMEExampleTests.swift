@@ -1,6 +1,7 @@
 import Foundation
 @testable import Rules
 @testable import RulesFile
+import TestSupport
 import XCTest
 
 /// README's rules example is a file the proxy accepts, with the rules README says it has.
@@ -16,10 +17,9 @@ final class READMEExampleTests: XCTestCase {
 
         // The files the example names, in a folder of their own (`~/site/build` is only checked
         // to exist, so the home directory's is swapped for one made here).
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-rules-\(UUID().uuidString)")
+        let folder = try makeTemporaryDirectory().url
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("mocks"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("site/build"), withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         try Data("{}".utf8).write(to: folder.appendingPathComponent("mocks/config.json"))
         let text = yaml.replacingOccurrences(of: "~/site/build", with: folder.appendingPathComponent("site/build").path)
 

@@ -2,15 +2,16 @@ import Foundation
 @testable import Rules
 @testable import RulesFile
 import RulesTestSupport
+import TestSupport
 import XCTest
 
 /// The block, map_local, map_remote and dns actions: every refusal with its exact text, place
 /// and rule, and how map_local paths are resolved.
 final class RulesFileActionTests: XCTestCase {
-    private var folder: TemporaryFolder!
+    private var folder: TemporaryDirectory!
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
+        folder = try TemporaryDirectory("rules-tests")
         try folder.write("a.json", "{}")
         try folder.makeFolder("web")
     }

@@ -2,11 +2,12 @@ import Foundation
 @testable import Rules
 @testable import RulesFile
 import RulesTestSupport
+import TestSupport
 import XCTest
 
 /// A file with every rule kind and every key parses into exactly the rules it says.
 final class RulesFileCompleteTests: XCTestCase {
-    private var folder: TemporaryFolder!
+    private var folder: TemporaryDirectory!
     private var rules: RuleSet!
 
     static let text = """
@@ -77,7 +78,7 @@ final class RulesFileCompleteTests: XCTestCase {
         """
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
+        folder = try TemporaryDirectory("rules-tests")
         try folder.makeFolder("web")
         let path = try folder.write("rules.yaml", Self.text)
         rules = try RulesFile.load(path: path)

@@ -2,15 +2,16 @@ import Foundation
 @testable import Rules
 @testable import RulesFile
 import RulesTestSupport
+import TestSupport
 import XCTest
 
 /// Reading a rules file from disk: size limit, encoding, unreadable files, and where relative
 /// paths start.
 final class RulesFileReadTests: XCTestCase {
-    private var folder: TemporaryFolder!
+    private var folder: TemporaryDirectory!
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
+        folder = try TemporaryDirectory("rules-tests")
     }
 
     override func tearDown() {

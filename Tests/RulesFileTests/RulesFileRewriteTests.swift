@@ -1,6 +1,7 @@
 @testable import Rules
 @testable import RulesFile
 import RulesTestSupport
+import TestSupport
 import XCTest
 
 /// The rewrite action: header edits, status, body replacements; every refusal with its exact
@@ -172,9 +173,7 @@ extension RulesFileRewriteTests {
         assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    rewrite: { status: 304 }\n",
                     issue(4, 24, "rule 1 'w'",
                           "rewrite status 304 cannot carry a body, and the origin's body is still sent: use another status"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bodyless-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try makeTemporaryDirectory().url
         try Data("x".utf8).write(to: folder.appendingPathComponent("f.txt"))
         assertIssue("rules:\n  - name: w\n    match: { host: \"*\" }\n    map_local: { file: f.txt, status: 204 }\n",
                     issue(4, 39, "rule 1 'w'", "map_local status 204 cannot carry a body, and it answers with the file: use another status"),

@@ -2,17 +2,18 @@ import Foundation
 @testable import Rules
 @testable import RulesFile
 import RulesTestSupport
+import TestSupport
 import XCTest
 
 /// Live reload by polling, driven by `checkNow()`: every edit changes the file's size or inode,
 /// so no test waits for the clock.
 final class RulesFileWatcherTests: XCTestCase {
-    private var folder: TemporaryFolder!
+    private var folder: TemporaryDirectory!
     private var path: String!
     private let reports = ReportLog()
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
+        folder = try TemporaryDirectory("rules-tests")
         path = folder.file("rules.yaml")
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import CaptureStore
 import Logging
+import TestSupport
 import XCTest
 @testable import proxyapp
 
@@ -141,10 +142,8 @@ final class CommandLineTests: XCTestCase {
     /// A first run creates the CA and the interception setup; a damaged CA key stops the start
     /// with a message naming the file and the fix.
     func testHTTPSSetupCreatesTheCAAndReportsADamagedOne() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         let command = try RunCommand.parse(["--data-dir", directory.path])
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let setup = try XCTUnwrap(try command.https.makeSetup(data: command.data, repository: repository, logger: logger))
@@ -165,9 +164,7 @@ final class CommandLineTests: XCTestCase {
     /// An --upstream-ca file that exists but holds no certificate stops the start with a message
     /// naming the flag and what it needs.
     func testUpstreamCAThatIsNotPEMIsAClearError() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory().url
         let garbage = directory.appendingPathComponent("not-a-ca.pem")
         try "hello, not a certificate\n".write(to: garbage, atomically: true, encoding: .utf8)
         let command = try RunCommand.parse(["--data-dir", directory.path, "--upstream-ca", garbage.path])

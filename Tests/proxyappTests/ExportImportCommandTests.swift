@@ -3,6 +3,7 @@ import CaptureExport
 import CaptureStore
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -11,19 +12,12 @@ import XCTest
 /// selection (filter, since, marked), files written whole or not at all, and every error naming
 /// its problem and fix.
 final class ExportImportCommandTests: XCTestCase {
-    private func makeDataDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-export-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private let epoch = Date(timeIntervalSince1970: 1_795_341_600)  // 2026-11-22T10:00:00Z
 
     /// Ten flows one minute apart: even ones POST to a.test, odd ones GET from b.test; #3 and
     /// #6 (by index) are marked; index 9 is a tunnel.
     private func makeCapture() throws -> (URL, TrafficRepository, [Int64]) {
-        let directory = try makeDataDirectory()
+        let directory = try makeTemporaryDirectory().url
         let repository = TrafficRepository(
             database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
         let flows = (0..<10).map { index -> Flow in
@@ -81,7 +75,7 @@ final class ExportImportCommandTests: XCTestCase {
 
     /// --redact reaches the file: a secret query value and the cookie value are gone.
     func testExportRedacts() throws {
-        let directory = try makeDataDirectory()
+        let directory = try makeTemporaryDirectory().url
         let repository = TrafficRepository(
             database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
         try repository.insert([Flow(
@@ -143,7 +137,7 @@ final class ExportImportCommandTests: XCTestCase {
         XCTAssertThrowsError(try ExportCommand.parse(["--har", "a.har", "--since", "yesterday"])) { error in
             XCTAssertTrue(ExportCommand.message(for: error).contains("--since"), ExportCommand.message(for: error))
         }
-        let directory = try makeDataDirectory()
+        let directory = try makeTemporaryDirectory().url
         XCTAssertThrowsError(try ExportCommand.parse(["--data-dir", directory.path, "--har", "x.har", "--filter", "~q ("])) { error in
             XCTAssertTrue(ExportCommand.message(for: error).hasPrefix("bad --filter expression"), ExportCommand.message(for: error))
             XCTAssertEqual(ExportCommand.exitCode(for: error), .validationFailure, "a usage error, as every bad flag")
@@ -168,7 +162,7 @@ final class ExportImportCommandTests: XCTestCase {
         let (directory, repository, _) = try makeCapture()
         let out = directory.appendingPathComponent("all.har")
         try ExportCommand.parse(["--data-dir", directory.path, "--har", out.path]).run()
-        let target = try makeDataDirectory().appendingPathComponent("fresh")
+        let target = try makeTemporaryDirectory().url.appendingPathComponent("fresh")
         try ImportCommand.parse(["--data-dir", target.path, "--har", out.path]).run()
         let imported = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: target.appendingPathComponent("traffic.sqlite").path))
         XCTAssertEqual(try imported.count(), 10)
@@ -207,7 +201,7 @@ final class ExportImportCommandTests: XCTestCase {
             try? handle.close()
         }
         writer.start()
-        let target = try makeDataDirectory()
+        let target = try makeTemporaryDirectory().url
         try ImportCommand.parse(["--data-dir", target.path, "--har", fifo.path]).run()
         let imported = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: target.appendingPathComponent("traffic.sqlite").path))
         XCTAssertEqual(try imported.latestFlows(limit: 10).map(\.host), ["pipe.test"])

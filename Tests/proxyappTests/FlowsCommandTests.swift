@@ -2,6 +2,7 @@ import CaptureStore
 import FlowFilter
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -36,9 +37,7 @@ final class FlowsCommandTests: XCTestCase {
 
     /// With a filter, `--limit` keeps the newest matching flows, printed oldest first.
     func testLatestMatchingFlows() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-cli-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory().url
         let command = try FlowsCommand.parse(["--data-dir", directory.path, "--limit", "3", "--filter", "~m POST"])
         let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
         let flows = (0..<10).map { Flow(method: $0 % 2 == 0 ? "POST" : "GET", host: "h\($0).test") }

@@ -1,6 +1,7 @@
 import CaptureStore
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -8,13 +9,6 @@ import XCTest
 /// `proxyapp import` reads the HAR as a stream: `--max-body-size` as in `run`, and a file that
 /// fails after whole chunks were stored leaves the store as it was.
 final class ImportCommandTests: XCTestCase {
-    private func makeDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-import-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private func entry(_ index: Int, url: String? = nil, body: String = "") -> String {
         #"{"startedDateTime":"2026-11-22T10:00:00Z","request":{"method":"GET","url":"\#(url ?? "http://a.test/\(index)")"},"#
             + #""response":{"status":200,"content":{"mimeType":"text/plain","text":"\#(body)"}}}"#
@@ -25,7 +19,7 @@ final class ImportCommandTests: XCTestCase {
     }
 
     func testMaxBodySizeTruncatesLikeRun() throws {
-        let directory = try makeDirectory()
+        let directory = try makeTemporaryDirectory().url
         let har = directory.appendingPathComponent("big.har")
         try write([entry(0, body: String(repeating: "z", count: 5_000))], to: har)
         try ImportCommand.parse(["--data-dir", directory.path, "--har", har.path, "--max-body-size", "1KiB"]).run()
@@ -43,7 +37,7 @@ final class ImportCommandTests: XCTestCase {
     /// Entry 2,500 is bad: the first 2,000 were already stored in their own transaction, and are
     /// removed again; the flows stored before the import stay.
     func testFailureAfterAStoredChunkRemovesIt() throws {
-        let directory = try makeDirectory()
+        let directory = try makeTemporaryDirectory().url
         let options = try DataDirectoryOptions.parse(["--data-dir", directory.path])
         _ = try options.preparePrivateDirectory()
         let before = try TrafficRepository(database: try TrafficDatabase(path: options.databasePath)).insert([Flow(host: "kept.test")])
@@ -60,7 +54,7 @@ final class ImportCommandTests: XCTestCase {
 
     /// A file that fails before its first entry creates no capture.
     func testBadFileCreatesNothing() throws {
-        let directory = try makeDirectory()
+        let directory = try makeTemporaryDirectory().url
         let har = directory.appendingPathComponent("bad.har")
         try Data("<html>".utf8).write(to: har)
         let target = directory.appendingPathComponent("data")

@@ -2,6 +2,7 @@ import ArgumentParser
 import CaptureStore
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -10,15 +11,8 @@ import XCTest
 final class PinsCommandTests: XCTestCase {
     private let firstSeen = Date(timeIntervalSince1970: 1_763_760_000)  // 2025-11-21 21:20 UTC
 
-    private func makeDataDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-pins-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private func makeCapture(pins: [PinnedDomain]) throws -> (directory: URL, repository: TrafficRepository) {
-        let directory = try makeDataDirectory()
+        let directory = try makeTemporaryDirectory().url
         let repository = TrafficRepository(
             database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
         try repository.savePins(pins)

@@ -2,6 +2,7 @@ import CaptureExport
 import CaptureStore
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -14,15 +15,13 @@ final class PrivateDataDirectoryTests: XCTestCase {
     private var savedUmask: mode_t = 0
 
     override func setUpWithError() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-private-\(UUID())")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        scratch = try makeTemporaryDirectory().url
         // The most permissive umask: every mode below is what the code asked for, nothing removed.
         savedUmask = umask(0)
     }
 
     override func tearDownWithError() throws {
         umask(savedUmask)
-        try? FileManager.default.removeItem(at: scratch)
     }
 
     private func mode(_ path: String) -> mode_t {

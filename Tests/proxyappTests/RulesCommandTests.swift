@@ -2,19 +2,13 @@ import ArgumentParser
 import Foundation
 import Rules
 import RulesFile
+import TestSupport
 import XCTest
 
 @testable import proxyapp
 
 /// `proxyapp rules check|list`, `--rules` and what `run` makes of the rules file at start.
 final class RulesCommandTests: XCTestCase {
-    private func makeDataDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-rules-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
-    }
-
     private let sample = """
         rules:
           - name: No ads
@@ -52,7 +46,7 @@ final class RulesCommandTests: XCTestCase {
     /// `rules check` takes a file argument, else --rules, else the data directory's rules.yml;
     /// a file with errors fails naming how many.
     func testCheckFindsTheFileAndFailsOnErrors() throws {
-        let data = try makeDataDirectory()
+        let data = try makeTemporaryDirectory().url
         let good = data.appendingPathComponent("rules.yml")
         try Data(sample.utf8).write(to: good)
         XCTAssertNoThrow(try RulesCommand.Check.parse(["--data-dir", data.path]).run())
@@ -77,7 +71,7 @@ final class RulesCommandTests: XCTestCase {
     /// `rules check` with no rules file in the data directory is no error (exit 0): the proxy
     /// runs without rules, and it says so.
     func testCheckWithoutTheDefaultFileIsNotAnError() throws {
-        let data = try makeDataDirectory()
+        let data = try makeTemporaryDirectory().url
         XCTAssertNoThrow(try RulesCommand.Check.parse(["--data-dir", data.path]).run())
         let path = data.appendingPathComponent("rules.yml").path
         XCTAssertEqual(try RulesCommand.Check.noFile(at: path, named: nil),
@@ -86,7 +80,7 @@ final class RulesCommandTests: XCTestCase {
 
     /// `rules list` without a rules file says there are no rules and how to add some.
     func testListWithoutAFileIsNotAnError() throws {
-        let data = try makeDataDirectory()
+        let data = try makeTemporaryDirectory().url
         XCTAssertNoThrow(try RulesCommand.List.parse(["--data-dir", data.path]).run())
         try Data("rules: [ { match: {}, block: {} } ]".utf8).write(to: data.appendingPathComponent("rules.yml"))
         XCTAssertThrowsError(try RulesCommand.List.parse(["--data-dir", data.path]).run()) { error in
@@ -97,7 +91,7 @@ final class RulesCommandTests: XCTestCase {
     /// What `run` starts with: no file at the default place is no rules (and says where to put
     /// them); a missing --rules file and a broken file are start-up errors naming the fix.
     func testRunStartsWithTheRulesFile() throws {
-        let data = try makeDataDirectory()
+        let data = try makeTemporaryDirectory().url
         let dataOptions = try DataDirectoryOptions.parse(["--data-dir", data.path])
         let none = try RulesOptions.parse([]).loadForRun(data: dataOptions)
         XCTAssertEqual(none.rules.rules.count, 0)

@@ -1,5 +1,6 @@
 import Foundation
 import ProxyTLS
+import TestSupport
 import XCTest
 @testable import proxyapp
 #if canImport(Glibc)
@@ -14,12 +15,7 @@ final class RunningProxiesTests: XCTestCase {
     private var dataDirectory: URL!
 
     override func setUpWithError() throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-running-\(UUID())")
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dataDirectory)
+        dataDirectory = try makeTemporaryDirectory().url
     }
 
     private var store: CertificateAuthorityStore {

@@ -1,5 +1,6 @@
 import CaptureStore
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -16,9 +17,7 @@ final class TUICommandTests: XCTestCase {
     }
 
     func testNotATerminalNamesTheAlternatives() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tui-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         let path = directory.appendingPathComponent("traffic.sqlite").path
         _ = try TrafficDatabase(path: path)
         // Under `swift test` stdin and stdout are pipes or files, never this test's terminal.

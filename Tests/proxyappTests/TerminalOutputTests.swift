@@ -3,6 +3,7 @@ import Foundation
 import ProxyModel
 import Rules
 import RulesFile
+import TestSupport
 import XCTest
 
 @testable import proxyapp
@@ -50,9 +51,7 @@ final class TerminalOutputTests: XCTestCase {
         Self.assertSafe(table, keeping: ["\n"])
         XCTAssertTrue(table.contains(#"1. evil\u{9B}2J\u{202E}  [line 2]"#), table)
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-escape-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         try Data("rules:\n  - name: \"evil\\e]0;title\\a\"\n    match: { host: a.test }\n    block: {}\n".utf8)
             .write(to: directory.appendingPathComponent("rules.yml"))
         let data = try DataDirectoryOptions.parse(["--data-dir", directory.path])
@@ -72,9 +71,7 @@ final class TerminalOutputTests: XCTestCase {
     /// An import error quoting the file's strings shows them escaped, line breaks included (a
     /// newline inside a quoted URL must not start a line of its own).
     func testImportErrorsQuotingTheFileAreEscaped() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-escape-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         let har = directory.appendingPathComponent("evil.har")
         func refusal(method: String, url: String) throws -> String {
             try Data(#"{"log":{"entries":[{"startedDateTime":"2026-11-22T10:00:00Z","request":{"method":"\#(method)","url":"\#(url)"}}]}}"#.utf8)

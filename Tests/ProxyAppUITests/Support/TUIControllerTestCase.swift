@@ -2,6 +2,7 @@ import CaptureStore
 import Foundation
 import ProxyModel
 import TerminalUI
+import TestSupport
 import XCTest
 
 @testable import ProxyAppUI
@@ -13,12 +14,7 @@ class TUIControllerTestCase: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tui-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory().url
     }
 
     /// `name`: the capture file in `directory` (a test that opens several captures names each).

@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Rules
+import TestSupport
 import XCTest
 @testable import EngineTestSupport
 @testable import ProxyEngine
@@ -12,9 +13,7 @@ import XCTest
 /// queued on the pool never run, and a rewrite stops before its next step.
 final class AbandonedWorkTests: XCTestCase {
     private func folderWithBigFile() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("abandoned-work-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        let folder = try makeTemporaryDirectory().url
         try Data(repeating: 0x61, count: 300 << 10).write(to: folder.appendingPathComponent("big.bin"))
         return folder
     }

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOHTTP1
 import ProxyModel
 import Rules
+import TestSupport
 import XCTest
 @testable import EngineTestSupport
 @testable import ProxyEngine
@@ -14,10 +15,7 @@ import XCTest
 /// whose pooled connection closes, a 304 under a status rewrite, a block rule on a CONNECT.
 final class RuleActionSafetyTests: XCTestCase {
     private func scratch() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rule-action-safety-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
-        return directory
+        try makeTemporaryDirectory().url
     }
 
     /// A map-local file read that completes after the client left (its handler gone) neither

@@ -1,15 +1,16 @@
 @testable import Rules
 import RulesFile
 import RulesTestSupport
+import TestSupport
 import XCTest
 
 /// How `rules list` shows a rule (what it matches, what it does) and the ssl_proxying lists.
 final class RuleDescriptionTests: XCTestCase {
-    private var folder: TemporaryFolder!
+    private var folder: TemporaryDirectory!
     private var rules: [Rule] = []
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder()
+        folder = try TemporaryDirectory("rules-tests")
         try folder.write("user.json", "{}")
         try folder.makeFolder("web")
         let path = try folder.write("rules.yaml", """

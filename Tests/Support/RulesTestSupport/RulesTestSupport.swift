@@ -40,31 +40,3 @@ public enum RulesTestSupport {
         try! HostPatternList(parsing: texts)
     }
 }
-
-/// A fresh folder under the system's temporary directory, removed by `remove()`.
-public struct TemporaryFolder: Sendable {
-    public let path: String
-
-    public init() throws {
-        let base = NSTemporaryDirectory() + "rules-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
-        path = URL(fileURLWithPath: base).standardizedFileURL.path
-    }
-
-    public func file(_ name: String) -> String { path + "/" + name }
-
-    @discardableResult
-    public func write(_ name: String, _ text: String) throws -> String {
-        let target = file(name)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: target))
-        return target
-    }
-
-    public func makeFolder(_ name: String) throws {
-        try FileManager.default.createDirectory(atPath: file(name), withIntermediateDirectories: true)
-    }
-
-    public func remove() {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}

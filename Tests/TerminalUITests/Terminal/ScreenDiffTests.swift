@@ -1,3 +1,4 @@
+import SeededRandom
 import XCTest
 @testable import TerminalUI
 
@@ -70,7 +71,7 @@ final class ScreenDiffTests: XCTestCase {
 
     /// Random edits replayed on a model terminal: the screen must end up equal to the new grid.
     func testRandomMutationsRoundTripThroughAModelTerminal() {
-        var random = SeededGenerator(seed: 0x5EED)
+        var random = SeededRandom(seed: 0x5EED)
         let pieces = ["a", "Zq", "界", "é", "e\u{301}", "🙂", "日本", "x界y", "  ", "-", "ab界cd"]
         let styles = [CellStyle.plain, CellStyle(foreground: .green), CellStyle(background: .brightRed, bold: true),
                       CellStyle(reverse: true), CellStyle(foreground: .brightCyan, dim: true, underline: true)]
@@ -98,18 +99,5 @@ final class ScreenDiffTests: XCTestCase {
             if !screen.matches(next) { return }
             previous = next
         }
-    }
-}
-
-/// SplitMix64: reproducible random tests.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ProxyCore
+import TestSupport
 import XCTest
 @testable import ProxyEngine
 
@@ -241,9 +242,7 @@ final class AresResolverThreadTests: XCTestCase {
     /// Names in the hosts file are answered from it without a DNS query, and an edited file is
     /// followed by the next lookups.
     func testHostsFileAnswersWithoutDNSAndEditsAreFollowed() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-hosts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         let hostsFile = directory.appendingPathComponent("hosts")
         try "192.0.2.10 pinned.answers.test\n::1 pinned.answers.test\n".write(to: hostsFile, atomically: true, encoding: .utf8)
         let server = try await server()
@@ -268,9 +267,7 @@ final class AresResolverThreadTests: XCTestCase {
     /// A changed resolv.conf is followed by new lookups (here: its search domain), as glibc
     /// does; c-ares alone would keep what it read at start.
     func testChangedResolvConfIsFollowed() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-resolv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         let resolvConf = directory.appendingPathComponent("resolv.conf")
         try "search one.test\n".write(to: resolvConf, atomically: false, encoding: .utf8)
         let server = try await server { name in name == "box.two.test" ? .addresses(["192.0.2.2"]) : nil }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import TestSupport
 import XCTest
 @testable import ProxyEngine
 
@@ -53,9 +54,7 @@ final class HostsFileTests: XCTestCase {
     }
 
     private func makeDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-hosts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory().url
         return directory
     }
 }
