@@ -58,11 +58,7 @@ final class ClientHTTPHandlerTests: XCTestCase {
     /// A pooled connection the origin closed is replaced transparently for a body-less request.
     func testStalePooledConnectionIsRetriedOnce() throws {
         let harness = try EngineHarness()
-        try harness.clientSends("GET http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\n")
-        try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-        _ = try harness.clientReceived()
-        let first = try XCTUnwrap(harness.upstream)
-        _ = try harness.originReceived(on: first)
+        let first = try harness.pooledConnectionAfterOneExchange()
 
         try harness.clientSends("GET http://a.test/2 HTTP/1.1\r\nHost: a.test\r\n\r\n")
         first.pipeline.fireChannelInactive()  // the origin had closed it

@@ -49,11 +49,7 @@ final class PoolSafetyTests: XCTestCase {
     func testUnsafeMethodsAreNotRetried() throws {
         for method in ["POST", "DELETE", "PATCH", "PURGE"] {
             let harness = try EngineHarness()
-            try harness.clientSends("GET http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\n")
-            try harness.originSends("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-            _ = try harness.clientReceived()
-            let first = try XCTUnwrap(harness.upstream)
-            _ = try harness.originReceived(on: first)
+            let first = try harness.pooledConnectionAfterOneExchange()
             try harness.clientSends("\(method) http://a.test/2 HTTP/1.1\r\nHost: a.test\r\n\r\n")
             first.pipeline.fireChannelInactive()
             XCTAssertEqual(harness.connector.connects.count, 1, "\(method) is not retried")

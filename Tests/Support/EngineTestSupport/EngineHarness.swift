@@ -185,6 +185,18 @@ final class EngineHarness {
         loop.run()
     }
 
+    /// Runs one complete `GET http://a.test/1` exchange (empty `200`) and returns its upstream
+    /// connection, now idle in the pool, with both sides' bytes drained: the starting point of
+    /// every "what happens to a pooled connection" test.
+    func pooledConnectionAfterOneExchange() throws -> EmbeddedChannel {
+        try clientSends("GET http://a.test/1 HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try originSends("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        _ = try clientReceived()
+        guard let first = upstream else { throw EngineHarnessError.noUpstreamConnection }
+        _ = try originReceived(on: first)
+        return first
+    }
+
     /// Everything the proxy wrote to the origin so far.
     func originReceived(on channel: EmbeddedChannel? = nil) throws -> String {
         try Self.drain(channel ?? upstream!)
@@ -210,4 +222,9 @@ final class EngineHarness {
         }
         return text
     }
+}
+
+/// A harness step that expected the proxy to have opened an upstream connection.
+enum EngineHarnessError: Error {
+    case noUpstreamConnection
 }
