@@ -36,13 +36,18 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     case headersTooLarge(limit: Int)
     /// The request asks for something this proxy does not do (yet).
     case notImplemented(reason: String)
+    /// An exchange held at a breakpoint was aborted by whoever held it (`side`: "request" or
+    /// "response").
+    case heldExchangeAborted(side: String)
+    /// An exchange held at a breakpoint was not released within the hold timeout.
+    case heldExchangeTimedOut(side: String, seconds: Int64)
 
     public var statusCode: Int {
         switch self {
         case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError,
-             .upstreamCertificateInvalid, .upstreamTLSFailed:
+             .upstreamCertificateInvalid, .upstreamTLSFailed, .heldExchangeAborted:
             return 502
-        case .dnsTimeout, .connectTimeout, .upstreamTimeout, .upstreamStalledReading:
+        case .dnsTimeout, .connectTimeout, .upstreamTimeout, .upstreamStalledReading, .heldExchangeTimedOut:
             return 504
         case .requestBodyTimeout:
             return 408
@@ -71,6 +76,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .upstreamCertificateInvalid: return "tls_certificate_error"
         case .upstreamTLSFailed: return "tls_protocol_error"
         case .badRequest, .headersTooLarge, .notImplemented: return "http_request_error"
+        case .heldExchangeAborted: return "http_request_denied"
+        case .heldExchangeTimedOut: return "http_response_timeout"
         }
     }
 
@@ -125,6 +132,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
             return "request header section is larger than \(limit / 1024) KiB"
         case .notImplemented(let reason):
             return reason
+        case .heldExchangeAborted(let side):
+            return "the \(side) was aborted at a breakpoint"
+        case .heldExchangeTimedOut(let side, let seconds):
+            return "the \(side) was held at a breakpoint for \(seconds)s and nobody released it"
         }
     }
 

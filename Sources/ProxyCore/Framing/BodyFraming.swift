@@ -4,7 +4,7 @@
 /// framing header of its own on the next hop: it never forwards `Content-Length` or
 /// `Transfer-Encoding` as received. Two parsers that disagree on where a body ends are how
 /// request smuggling happens; deciding here, in one place, is how it cannot.
-public enum BodyFraming: Equatable, Sendable {
+public enum BodyFraming: Hashable, Sendable {
     /// The message has no body.
     case none
     /// Exactly this many bytes follow the head.

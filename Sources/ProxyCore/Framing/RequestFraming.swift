@@ -8,7 +8,7 @@
 public enum RequestFraming {
     /// The framing to forward and whether the client's framing headers can be forwarded as they
     /// are (exactly the one header the proxy would write, spelled the same way).
-    public struct Decision: Equatable, Sendable {
+    public struct Decision: Hashable, Sendable {
         public var framing: BodyFraming
         public var isCanonical: Bool
 

@@ -6,7 +6,7 @@
 /// `Content-Length`. Transfer codings other than `chunked` alone are refused (502), as nginx does:
 /// a client told `chunked` would get bytes still coded with something it was never told about.
 public enum ResponseFraming {
-    public struct Decision: Equatable, Sendable {
+    public struct Decision: Hashable, Sendable {
         /// How the origin's body ends.
         public var framing: BodyFraming
         /// For a response without a body (HEAD, 304): the origin's valid Content-Length, kept as

@@ -84,72 +84,18 @@ extension ClientHTTPHandler {
         }
     }
 
-    /// Runs a request through the rules: answered here (block, map-local) or forwarded, maybe
-    /// elsewhere (map-remote, dns) and with edits (rewrite).
+    /// Starts the exchange for a proxied request: its machine decides the framing, the rules
+    /// decide where it goes (answered here, or forwarded, maybe elsewhere and with edits).
     private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
                          clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
         let recorder = ExchangeRecorder(
             clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
             path: pathAndQuery, version: head.version, headers: head.headers,
             cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil)
-        // Framing first: a request whose body could be read two ways never reaches rules or origin.
-        let framing: RequestFraming.Decision
-        switch RequestFraming.decide(head.headers, method: head.method.rawValue,
-                                     isHTTP10: head.version.major == 1 && head.version.minor == 0) {
-        case .success(let decision):
-            framing = decision
-        case .failure(let refusal):
-            refuseFraming(refusal, head: head, recorder: recorder)
-            return
-        }
-        let request = ClientRequest(
-            head: head, scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery,
-            authority: clientAuthority ?? ForwardExchange.authority(host: host, port: port, scheme: scheme),
-            framing: framing)
-        switch RequestRouting.decide(request, rules: services.rules.current) {
-        case .block(let rule):
-            answerLocally(request, .block(rule), recorder: recorder)
-        case .mapLocal(let rule, let facts):
-            answerLocally(request, .file(rule, LocalFileLookup.file(for: rule.action, request: facts, condition: rule.path)),
-                          recorder: recorder)
-        case .forward(let target):
-            var upstreamTLS: UpstreamTLSTarget?
-            if target.scheme == "https" {
-                guard let interception = services.interception else {
-                    let reason = scheme == "https" ? "HTTPS interception is off"
-                        : "map_remote to an https:// URL needs HTTPS interception (run without --no-intercept)"
-                    answer(.notImplemented(reason: reason), version: head.version, keepAlive: false, requestEnded: false)
-                    return
-                }
-                let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
-                let sameHost = target.host == host
-                upstreamTLS = UpstreamTLSTarget(
-                    policy: interception.upstream,
-                    serverName: (sameHost ? clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
-            }
-            let exchange = ForwardExchange(client: self, services: services, pool: pool, request: request,
-                                           target: target, recorder: recorder, upstreamTLS: upstreamTLS)
-            state = .forwarding(exchange)
-            exchange.start()
-        }
+        let exchange = ExchangeDriver(client: self, services: services, pool: pool, head: head, recorder: recorder)
+        state = .exchange(exchange)
+        if inputClosed { exchange.clientInputClosed() }
+        exchange.start(.init(scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: clientTLS,
+                             clientAuthority: clientAuthority))
     }
-
-    /// Answers a request whose framing the proxy will not forward (400 or 501) and closes: the
-    /// rest of the connection's bytes cannot be trusted to start a new request. The attempt is
-    /// recorded, so it shows in the capture with its reason.
-    private func refuseFraming(_ refusal: FramingRefusal, head: HTTPRequestHead, recorder: ExchangeRecorder) {
-        let failure: ProxyFailure = refusal.statusCode == 501 ? .notImplemented(reason: refusal.reason)
-            : .badRequest(reason: refusal.reason)
-        var recorder = recorder
-        services.sink.record(recorder.finish(error: failure.message))
-        answer(failure, version: head.version, keepAlive: false, requestEnded: false)
-    }
-
-    private func answerLocally(_ request: ClientRequest, _ answer: LocalAnswerExchange.Answer, recorder: ExchangeRecorder) {
-        let local = LocalAnswerExchange(client: self, services: services, request: request, answer: answer,
-                                        recorder: recorder)
-        state = .answering(local)
-        local.start()
-    }
-
 }

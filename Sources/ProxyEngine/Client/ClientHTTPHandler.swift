@@ -14,7 +14,7 @@ import Rules
 /// status code and a one-line reason. `HTTPServerPipelineHandler` in front of it guarantees one
 /// request at a time, so pipelined requests are answered in order. Its counterpart on the
 /// upstream side is `UpstreamHTTPHandler`.
-final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, ExchangeClientSide {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
@@ -29,9 +29,8 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Set only by this handler and its extensions (dispatch, answers).
     enum State {
         case idle
-        case forwarding(ForwardExchange)
-        /// A rule answers this request itself (block, map-local).
-        case answering(LocalAnswerExchange)
+        /// A request forwarded or answered by the proxy itself (block, map-local).
+        case exchange(ExchangeDriver)
         case tunnelling(ConnectTunnel)
         /// Answered already; the rest of this request is read and dropped.
         case draining
@@ -74,6 +73,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var eventLoop: any EventLoop { context!.eventLoop }
     var channel: (any Channel)? { context?.channel }
     var isWritable: Bool { context?.channel.isWritable ?? false }
+    var allocator: ByteBufferAllocator { context?.channel.allocator ?? ByteBufferAllocator() }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -130,32 +130,24 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             next = lastClientActivity + timeout
-        case .forwarding(let exchange) where !exchange.isRequestComplete && !pauseReasons.contains(.connecting):
+        case .exchange(let exchange) where exchange.awaitsClientBody:
             if now - lastClientActivity >= timeout {
-                exchange.requestStalled(originNotReading: pauseReasons.contains(.upstreamBusy),
-                                        seconds: timeout.nanoseconds / 1_000_000_000)
+                exchange.requestStalled(seconds: timeout.nanoseconds / 1_000_000_000)
                 if self.context == nil { return }
             } else {
                 next = lastClientActivity + timeout
             }
-        case .answering(let local) where !local.isRequestComplete:
-            if now - lastClientActivity >= timeout {
-                local.requestStalled(seconds: timeout.nanoseconds / 1_000_000_000)
-                if self.context == nil { return }
-            } else {
-                next = lastClientActivity + timeout
-            }
-        case .answering(let local):
+        case .exchange(let exchange) where exchange.isWritingLocalAnswer:
             // A streamed map-local file: the client must keep taking it.
-            if let progress = local.lastWriteProgress {
+            if let progress = exchange.lastWriteProgress {
                 if now - progress >= timeout {
-                    local.writeStalled(seconds: timeout.nanoseconds / 1_000_000_000)
+                    exchange.writeStalled(seconds: timeout.nanoseconds / 1_000_000_000)
                     if self.context == nil { return }
                 } else {
                     next = progress + timeout
                 }
             }
-        case .forwarding, .tunnelling, .done:
+        case .exchange, .tunnelling, .done:
             break
         }
         idleTimerArmed = true
@@ -170,17 +162,13 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             startRequest(head)
         case .body(let buffer):
-            switch state {
-            case .forwarding(let exchange): exchange.clientBody(buffer)
-            case .answering(let local): local.clientBody(buffer)
-            default: break
+            if case .exchange(let exchange) = state {
+                exchange.clientBody(buffer)
             }
         case .end(let trailers):
             switch state {
-            case .forwarding(let exchange):
+            case .exchange(let exchange):
                 exchange.clientEnd(trailers)
-            case .answering(let local):
-                local.clientEnd()
             case .tunnelling(let tunnel):
                 tunnel.clientRequestEnded()
             case .draining:
@@ -194,13 +182,13 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        if case .forwarding(let exchange) = state {
+        if case .exchange(let exchange) = state {
             exchange.clientReadComplete()
         }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if case .forwarding(let exchange) = state {
+        if case .exchange(let exchange) = state, context.channel.isWritable {
             exchange.clientWritabilityChanged(isWritable: context.channel.isWritable)
         }
     }
@@ -211,8 +199,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let previous = state
         state = .done
         switch previous {
-        case .forwarding(let exchange): exchange.clientClosed()
-        case .answering(let local): local.clientClosed()
+        case .exchange(let exchange): exchange.clientClosed()
         case .tunnelling(let tunnel): tunnel.clientClosed()
         default: break
         }
@@ -223,9 +210,14 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch event {
         case ChannelEvent.inputClosed:
             inputClosed = true
-            if case .idle = state {
+            switch state {
+            case .idle:
                 state = .done
                 context.close(promise: nil)
+            case .exchange(let exchange):
+                exchange.clientInputClosed()
+            default:
+                break
             }
         default:
             context.fireUserInboundEventTriggered(event)
@@ -248,10 +240,8 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         switch state {
         case .idle, .draining:
             answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
-        case .forwarding(let exchange):
+        case .exchange(let exchange):
             exchange.requestFailed(failure)
-        case .answering(let local):
-            local.requestFailed(failure)
         case .tunnelling:
             abortConnection(reason: "the client sent a malformed request: \(parserError.reason)")
         case .done:
@@ -273,7 +263,12 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func setReadsPaused(_ paused: Bool, by reason: PauseReasons) {
+    func setReadsPaused(_ paused: Bool, by pause: ClientReadPause) {
+        let reason: PauseReasons
+        switch pause {
+        case .connecting: reason = .connecting
+        case .upstreamBusy: reason = .upstreamBusy
+        }
         if paused {
             pauseReasons.insert(reason)
         } else {
@@ -343,8 +338,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // Whatever was running must learn that the client is gone (both are no-ops when they
         // already finished): otherwise it would outlive this handler and still call it.
         switch previous {
-        case .forwarding(let exchange): exchange.clientClosed(reason: reason)
-        case .answering(let local): local.clientClosed(reason: reason)
+        case .exchange(let exchange): exchange.clientClosed(reason: reason)
         case .tunnelling(let tunnel): tunnel.clientClosed()
         case .idle, .draining, .done: break
         }

@@ -20,7 +20,7 @@ final class PrivateUpstreamConnections {
 
     /// Keeps a connection for this client only; one per origin (a second closes the first).
     func checkin(_ key: UpstreamConnectionPool.Key, channel: any Channel, handler: UpstreamHTTPHandler) {
-        handler.delegate = nil
+        handler.detach()
         handler.resumeReads()
         guard channel.isActive, !isClosed else {
             channel.close(promise: nil)

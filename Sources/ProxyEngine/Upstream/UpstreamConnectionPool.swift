@@ -60,7 +60,7 @@ final class UpstreamConnectionPool {
     /// Keeps a connection whose last exchange completed cleanly; closes it when the pool for
     /// that origin is full, and closes the oldest idle connection when the whole pool is.
     func checkin(_ key: Key, channel: any Channel, handler: UpstreamHTTPHandler) {
-        handler.delegate = nil
+        handler.detach()
         handler.resumeReads()
         guard channel.isActive, maxIdle > 0, (idle[key]?.count ?? 0) < maxIdlePerKey else {
             channel.close(promise: nil)

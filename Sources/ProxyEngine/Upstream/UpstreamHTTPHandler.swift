@@ -27,8 +27,9 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPClientRequestPart
 
     /// The exchange using this connection. A strong reference on purpose (a weak one puts both
-    /// objects on the slow reference-counting path); every exchange clears it when it ends.
-    var delegate: (any UpstreamHTTPHandlerDelegate)? {
+    /// objects on the slow reference-counting path). Set by `attach`; let go only here, when the
+    /// connection is checked in, detached or fails.
+    private(set) var delegate: (any UpstreamHTTPHandlerDelegate)? {
         didSet {
             if delegate == nil, let context {
                 lastActivity = context.eventLoop.now  // idle in the pool from now on
@@ -122,6 +123,29 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         timer.cancel()
         release = nil
         self.context = nil
+    }
+
+    /// The exchange `delegate` uses this connection from now on.
+    func attach(_ delegate: any UpstreamHTTPHandlerDelegate) {
+        self.delegate = delegate
+    }
+
+    /// No exchange uses this connection any more (it idles in a pool, or leaves HTTP).
+    func detach() {
+        delegate = nil
+    }
+
+    /// The exchange is done with the connection and it cannot be reused: closed.
+    func detachAndClose() {
+        delegate = nil
+        release = nil
+        context?.close(promise: nil)
+    }
+
+    /// The exchange is done with the connection: it goes back through `giveBack` after the read.
+    func checkIn(_ giveBack: @escaping () -> Void) {
+        delegate = nil
+        releaseAfterRead(giveBack)
     }
 
     /// Runs `giveBack` (back to the shared pool, or to the client's own connections) once the read

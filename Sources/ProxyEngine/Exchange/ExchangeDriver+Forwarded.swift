@@ -5,7 +5,7 @@ import NIOHTTP1
 /// recorder keeps it as forwarded, and when a rewrite changed the response it keeps the
 /// origin's. Nothing is kept for a rule that changed nothing, so flows without a change cost
 /// nothing more.
-extension ForwardExchange {
+extension ExchangeDriver {
     /// Whether the rules sent the request somewhere other than the client's URL (map-remote).
     static func routedElsewhere(_ request: ClientRequest, _ target: UpstreamTarget) -> Bool {
         target.scheme != request.scheme || target.host != request.host || target.port != request.port

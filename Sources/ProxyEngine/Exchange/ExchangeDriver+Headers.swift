@@ -4,7 +4,7 @@ import ProxyCore
 
 /// The header rules of a forwarded exchange that need no state: hop-by-hop filtering, the
 /// upstream `Host`, and how upstream errors become failures.
-extension ForwardExchange {
+extension ExchangeDriver {
     /// Whether any header could be hop-by-hop; most messages have none, and then the headers
     /// are forwarded as they are, without a copy.
     static func hasHopByHopHeader(_ headers: HTTPHeaders) -> Bool {
@@ -111,25 +111,19 @@ extension ForwardExchange {
     }
 }
 
-/// An origin's response head as the client gets it: hop-by-hop headers removed, and the
-/// client connection's fate decided (kept alive, closed, or switched to a byte relay).
+/// An origin's response head as the client gets it, shaped from what the machine decided
+/// (`ResponseHeadPlan`): hop-by-hop fields removed, exactly one framing field of the proxy's
+/// own when the origin's are not already that, and `Connection` saying the connection's fate.
 struct ClientResponseHead {
     let head: HTTPResponseHead
-    /// A `101` the client asked for: the connection becomes a byte relay after it.
-    let switchingProtocols: Bool
-    /// The client connection closes after this response.
-    let close: Bool
 
-    /// - Parameter framing: how the origin framed the body (`ResponseFraming`); when its headers
-    ///   are not already the one framing header the proxy would write, they are replaced.
-    init(from head: HTTPResponseHead, framing: ResponseFraming.Decision, clientVersion: HTTPVersion,
-         clientKeepAlive: Bool, inputClosed: Bool, wantsUpgrade: Bool, isHeadRequest: Bool) {
-        let switching = head.status == .switchingProtocols && wantsUpgrade
+    init(from head: HTTPResponseHead, plan: ResponseHeadPlan, clientVersion: HTTPVersion) {
+        let framing = plan.framing
         var headers = head.headers
-        if !framing.isCanonical || ForwardExchange.hasHopByHopHeader(headers) {
+        if !framing.isCanonical || ExchangeDriver.hasHopByHopHeader(headers) {
             let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
-                                      forwardUpgrade: switching)
-            headers = ForwardExchange.filtered(headers, keeping: hop, droppingFraming: !framing.isCanonical)
+                                      forwardUpgrade: plan.switchingProtocols)
+            headers = ExchangeDriver.filtered(headers, keeping: hop, droppingFraming: !framing.isCanonical)
             if !framing.isCanonical {
                 switch framing.framing {
                 case .contentLength(let length):
@@ -143,26 +137,17 @@ struct ClientResponseHead {
                 }
             }
         }
-        // A failed upgrade leaves the client's request parser stopped: this connection is done.
-        var close = !clientKeepAlive || inputClosed || (wantsUpgrade && !switching)
         let http10 = clientVersion.major == 1 && clientVersion.minor == 0
         if http10 {
-            let hasLength = headers.contains(name: "content-length")
             headers.remove(name: "transfer-encoding")
-            let bodyless = isHeadRequest || head.status == .noContent || head.status == .notModified
-            if !hasLength && !bodyless {
-                close = true  // an HTTP/1.0 client reads such a body until the connection closes
-            }
         }
-        if switching {
+        if plan.switchingProtocols {
             headers.add(name: "Connection", value: "upgrade")
-        } else if close {
+        } else if plan.close {
             headers.add(name: "Connection", value: "close")
         } else if http10 {
             headers.add(name: "Connection", value: "keep-alive")
         }
         self.head = HTTPResponseHead(version: clientVersion, status: head.status, headers: headers)
-        self.switchingProtocols = switching
-        self.close = close
     }
 }

@@ -1,0 +1,274 @@
+/// The upstream side of a forwarded exchange: the connection, the response, and what goes
+/// back to the pool.
+extension ExchangeStateMachine {
+    /// No connection could be taken at once: a new one is being opened.
+    public mutating func upstreamConnecting() -> [ExchangeAction] {
+        guard phase == .forwarding, upstream == .notOpened || upstream == .gone else { return [] }
+        upstream = .opening
+        guard !pausedForConnecting else { return [] }
+        pausedForConnecting = true
+        return [.pauseClientReads(.connecting)]
+    }
+
+    /// - Parameters:
+    ///   - reused: a pooled (or the client's bound) connection, which the origin may have closed
+    ///     meanwhile; a request on it may be retried once on a new one.
+    ///   - boundToClient: the client's own bound connection (NTLM, Negotiate).
+    public mutating func upstreamConnected(reused: Bool, boundToClient: Bool = false) -> [ExchangeAction] {
+        guard phase == .forwarding, !isConnected else {
+            // The exchange ended while the connection was being opened.
+            return [.closeUpstream]
+        }
+        var actions: [ExchangeAction] = []
+        if pausedForConnecting {
+            pausedForConnecting = false
+            actions.append(.resumeClientReads(.connecting))
+        }
+        upstream = .connected(reused: reused)
+        if boundToClient { self.boundToClient = true }
+        guard requestState == .streaming || requestState == .ended else { return actions }
+        actions.append(.sendRequestHead)
+        if hasBufferedBody {
+            hasBufferedBody = false
+            actions.append(.sendBufferedRequestBody)
+        }
+        if requestState == .ended {
+            requestWritten = true
+            actions.append(.sendRequestEnd)
+        }
+        actions.append(.flushUpstream)
+        return actions
+    }
+
+    var isConnected: Bool {
+        if case .connected = upstream { return true }
+        return false
+    }
+
+    public mutating func upstreamConnectFailed(_ failure: ProxyFailure) -> [ExchangeAction] {
+        guard phase == .forwarding, upstream == .opening else { return [] }
+        var actions: [ExchangeAction] = []
+        if pausedForConnecting {
+            pausedForConnecting = false
+            actions.append(.resumeClientReads(.connecting))
+        }
+        upstream = .gone
+        return actions + fail(failure)
+    }
+
+    public mutating func upstreamWritabilityChanged(isWritable: Bool) -> [ExchangeAction] {
+        guard phase == .forwarding else { return [] }
+        if isWritable {
+            guard pausedForUpstreamBusy else { return [] }
+            pausedForUpstreamBusy = false
+            return [.resumeClientReads(.upstreamBusy)]
+        }
+        guard case .connected = upstream, !pausedForUpstreamBusy else { return [] }
+        pausedForUpstreamBusy = true
+        return [.pauseClientReads(.upstreamBusy)]
+    }
+
+    /// A response head from the origin: interim (relayed to a client that understands it) or
+    /// final (judged: status, framing, upgrade; planned: how the client gets it).
+    /// - Parameters:
+    ///   - fields: the head's fields as parsed.
+    ///   - keepAlive: the origin keeps the connection open after this response.
+    ///   - bindsConnection: the exchange ties the connection to its client (`ConnectionBoundAuth`).
+    public mutating func upstreamHead<Fields: Sequence>(status: Int, fields: Fields, keepAlive: Bool,
+                                                        bindsConnection: Bool) -> [ExchangeAction]
+        where Fields.Element == (name: String, value: String) {
+        guard phase == .forwarding, case .connected = upstream, response == .awaitingHead, let forwarding
+        else { return [] }
+        let host = forwarding.host
+        if status < 100 {
+            return fail(.upstreamProtocolError(host: host, reason: "status \(status) is not an HTTP status code"))
+        }
+        if status < 200 && status != 101 {
+            interimResponses += 1
+            guard interimResponses <= Self.maxInterimResponses else {
+                return fail(.upstreamProtocolError(
+                    host: host, reason: "more than \(Self.maxInterimResponses) interim (1xx) responses"))
+            }
+            // A 100 the proxy already sent itself for a held body is not sent twice.
+            guard request.understandsInterim, !(answeredContinue && status == 100) else { return [] }
+            clientSawResponse = true
+            return [.writeInterimHead, .flushClient]
+        }
+        if status == 101 && (!forwarding.forwardsUpgrade || !requestEnded) {
+            // An upgrade nobody asked for, or one that cuts off a request body still being sent:
+            // neither side could be relayed as bytes safely.
+            return fail(.upstreamProtocolError(
+                host: host,
+                reason: forwarding.forwardsUpgrade ? "switched protocols before the request body ended"
+                    : "101 Switching Protocols for a request that did not ask to upgrade"))
+        }
+        let framing: ResponseFraming.Decision
+        switch ResponseFraming.decide(fields, status: status, isHeadRequest: request.isHead) {
+        case .success(let decision):
+            framing = decision
+        case .failure(let refusal):
+            return fail(.upstreamProtocolError(host: host, reason: refusal.reason))
+        }
+        responseHeadReceived = true
+        originKeepAlive = keepAlive
+        if bindsConnection { boundToClient = true }
+        let switching = status == 101
+        // A failed upgrade leaves the client's request parser stopped: the connection is done.
+        var close = !request.keepAlive || inputClosed || (forwarding.forwardsUpgrade && !switching)
+        if request.isHTTP10 {
+            // An HTTP/1.0 client reads a body without a length until the connection closes.
+            let hasLength: Bool
+            if case .contentLength = framing.framing { hasLength = true } else { hasLength = framing.advertisedLength != nil }
+            let bodyless = request.isHead || status == 204 || status == 304
+            if !hasLength && !bodyless { close = true }
+        }
+        let plan = ResponseHeadPlan(framing: framing, close: close, switchingProtocols: switching)
+        responsePlan = plan
+        if forwarding.mayHoldResponse && !switching {
+            response = .awaitingHoldDecision
+            return [.prepareResponseHead(plan), .decideResponseHold]
+        }
+        response = .streaming
+        responseHeadWritten = true
+        clientSawResponse = true
+        return [.prepareResponseHead(plan), .writeResponseHead]
+    }
+
+    public mutating func responseHoldDecided(hold: Bool) -> [ExchangeAction] {
+        guard phase == .forwarding, response == .awaitingHoldDecision else { return [] }
+        if hold {
+            response = .holding
+            return []
+        }
+        response = .streaming
+        responseHeadWritten = true
+        clientSawResponse = true
+        return [.writeResponseHead]
+    }
+
+    public mutating func upstreamBody() -> [ExchangeAction] {
+        guard phase == .forwarding else { return [] }
+        switch response {
+        case .holding: return [.holdResponseBody]
+        case .streaming: return [.writeResponseBody]
+        default: return []
+        }
+    }
+
+    /// The origin's read is over: what it carried goes to the client now.
+    public mutating func upstreamReadComplete() -> [ExchangeAction] {
+        guard phase == .forwarding, case .connected = upstream else { return [] }
+        return [.flushClient]
+    }
+
+    /// The response ended. The connection goes back to the pool only when both messages ended
+    /// where both sides agree they did: the request was written whole, the origin keeps the
+    /// connection, nothing was upgraded, and the body's end did not depend on a close.
+    public mutating func upstreamEnd() -> [ExchangeAction] {
+        guard phase == .forwarding, response == .streaming || response == .holding, let forwarding,
+              let plan = responsePlan else { return [] }
+        if plan.switchingProtocols {
+            response = .ended
+            upstream = .gone
+            phase = .finished
+            return [.record(error: nil), .switchToByteRelay]
+        }
+        let reusable = requestWritten && originKeepAlive && !forwarding.forwardsUpgrade && plan.framing.framing != .untilClose
+        var actions: [ExchangeAction] = [reusable ? .checkInUpstream(boundToClient: boundToClient) : .closeUpstream]
+        upstream = .gone
+        upstreamReadsPaused = false
+        if response == .holding {
+            response = .awaitingRelease
+            actions.append(.responseHeld)
+            return actions
+        }
+        response = .ended
+        actions += completing(plan)
+        return actions
+    }
+
+    /// The connection failed or closed before the exchange released it.
+    /// - Parameter mayRetry: the failure allows sending the request again (a closed connection,
+    ///   not a timeout: an origin that took too long must not get the request twice).
+    public mutating func upstreamFailed(_ failure: ProxyFailure, mayRetry: Bool) -> [ExchangeAction] {
+        guard phase == .forwarding, case .connected(let reused) = upstream else { return [] }
+        upstream = .gone
+        upstreamReadsPaused = false
+        // A pooled connection the origin had already closed: send a body-less request once more
+        // on a new connection, as browsers do — a safe method only, and only while nothing of
+        // a response reached the client (RFC 9110 §9.2.2: a POST must never run twice).
+        if reused && mayRetry && !responseHeadReceived && !requestHadBody && !clientSawResponse && request.isSafe {
+            requestWritten = false
+            return [.openUpstream(allowReuse: false)]
+        }
+        return fail(failure)
+    }
+
+    // MARK: holds
+
+    /// The held request body grew past what may be held: it is sent as it is, and the rest
+    /// streams.
+    public mutating func requestHoldOverflowed() -> [ExchangeAction] {
+        guard phase == .forwarding, requestState == .holding else { return [] }
+        requestState = .streaming
+        hasBufferedBody = true
+        return [.bufferReleasedRequestBody, .openUpstream(allowReuse: true)]
+    }
+
+    /// The held request is released (rewritten or edited, or not): it goes to the origin now.
+    public mutating func requestReleased() -> [ExchangeAction] {
+        guard phase == .forwarding, requestState == .awaitingRelease else { return [] }
+        requestState = .ended
+        hasBufferedBody = true
+        return [.bufferReleasedRequestBody, .openUpstream(allowReuse: true)]
+    }
+
+    /// The held response body grew past what may be held: what was held is written as it is.
+    public mutating func responseHoldOverflowed() -> [ExchangeAction] {
+        guard phase == .forwarding, response == .holding else { return [] }
+        response = .streaming
+        responseHeadWritten = true
+        clientSawResponse = true
+        return [.writeResponseHead, .writeHeldResponseBody]
+    }
+
+    /// The held response is released (rewritten or edited, or not): it goes to the client.
+    public mutating func responseReleased() -> [ExchangeAction] {
+        guard phase == .forwarding, response == .awaitingRelease, let plan = responsePlan else { return [] }
+        response = .ended
+        responseHeadWritten = true
+        var actions: [ExchangeAction] = [.writeReleasedResponse]
+        actions += completing(plan)
+        return actions
+    }
+
+    /// Whoever held the exchange gave it up: the client is answered 502.
+    public mutating func holdAborted() -> [ExchangeAction] {
+        guard let side = heldSide else { return [] }
+        return fail(.heldExchangeAborted(side: side))
+    }
+
+    /// Nobody released the held exchange in time: the client is answered 504.
+    public mutating func holdTimedOut(seconds: Int64) -> [ExchangeAction] {
+        guard let side = heldSide else { return [] }
+        return fail(.heldExchangeTimedOut(side: side, seconds: seconds))
+    }
+
+    /// Which message waits for a release, if any.
+    var heldSide: String? {
+        guard phase == .forwarding else { return nil }
+        if requestState == .awaitingRelease { return "request" }
+        if response == .awaitingRelease { return "response" }
+        return nil
+    }
+
+    /// Records the complete exchange and ends the response; the client connection closes when
+    /// the plan says so or when the request has not ended (its rest cannot be read as a next
+    /// request).
+    mutating func completing(_ plan: ResponseHeadPlan) -> [ExchangeAction] {
+        phase = .finished
+        pausedForConnecting = false
+        pausedForUpstreamBusy = false
+        return [.record(error: nil), .completeResponse(close: plan.close || !requestEnded, requestEnded: requestEnded)]
+    }
+}

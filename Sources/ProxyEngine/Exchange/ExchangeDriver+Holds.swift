@@ -1,0 +1,100 @@
+import NIOCore
+import NIOHTTP1
+import Rules
+
+/// The bodies a rewrite rule holds back (`ExchangeRewriter`): the request body until it ends,
+/// then sent rewritten; the response body until it ends, then written rewritten. A body past
+/// the rewriter's limit is released unchanged and streamed on, with a note on the flow.
+///
+/// The machine's hold state is what a breakpoint will use too: the request parked after its
+/// end, the response after its end, until released, aborted or timed out.
+extension ExchangeDriver {
+    func holdRequestBody(_ buffer: ByteBuffer) {
+        guard heldRequest != nil else { return }
+        if heldRequest!.append(buffer) { return }
+        recorder.applied(rule: nil, note: "rewrite: request body over \(heldRequest!.limit >> 20) MiB, not rewritten")
+        releasedRequestBody = heldRequest!.parts
+        heldRequest = nil
+        perform(machine.requestHoldOverflowed())
+    }
+
+    /// The request ended while held: rewrite it (off the loop when large), then release it.
+    func rewriteHeldRequest() {
+        guard let rewriter, let held = heldRequest else {
+            perform(machine.requestReleased())
+            return
+        }
+        rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody, side: "request") { result in
+            var headers = self.upstreamHead.headers
+            ExchangeRewriter.fit(&headers, to: result)
+            var buffer = ByteBuffer()
+            buffer.writeBytes(result.body)
+            self.requestTrailers = nil
+            self.upstreamHead.headers = headers
+            self.recordForwardedRequest(after: result)
+            self.heldRequest = nil
+            self.releasedRequestBody = result.body.isEmpty ? [] : [buffer]
+            self.perform(self.machine.requestReleased())
+        }
+    }
+
+    func holdResponseBody(_ buffer: ByteBuffer) {
+        guard heldResponse != nil else { return }
+        if heldResponse!.append(buffer) { return }
+        // Too large to rewrite: what was held goes out as it is, and the rest streams.
+        recorder.applied(rule: nil, note: "rewrite: response body over \(heldResponse!.limit >> 20) MiB, not rewritten")
+        perform(machine.responseHoldOverflowed())
+    }
+
+    func writeHeldResponseBody() {
+        guard let held = heldResponse else { return }
+        heldResponse = nil
+        for part in held.parts { relayResponseBody(part) }
+    }
+
+    /// The response ended while held: rewrite it (off the loop when large), then release it.
+    func rewriteHeldResponse() {
+        guard let rewriter, let head = preparedHead, let held = heldResponse else {
+            perform(machine.responseReleased())
+            return
+        }
+        rewrite(held, headers: head.headers, replacements: rewriter.action.responseBody, side: "response") { result in
+            self.recordOriginResponse(after: result, original: held)
+            var head = head
+            ExchangeRewriter.fit(&head.headers, to: result)
+            var buffer = ByteBuffer()
+            buffer.writeBytes(result.body)
+            self.heldResponse = nil
+            self.releasedResponse = (head, buffer)
+            self.responseTrailers = nil
+            self.perform(self.machine.responseReleased())
+        }
+    }
+
+    /// Runs the rewrite of a held body (off the loop when large) and hands its result, with its
+    /// note recorded, to `release` — unless the exchange ended meanwhile.
+    private func rewrite(_ held: HeldBody, headers: HTTPHeaders, replacements: [TextReplacement], side: String,
+                         release: @escaping (ExchangeRewriter.RewrittenBody) -> Void) {
+        guard let rewriter else { return }
+        ExchangeRewriter.rewrite(held, headers: headers, replacements: replacements, side: side, limit: rewriter.limit,
+                                 cancellation: workCancellation, work: services.blockingWork, on: client.eventLoop)
+            .assumeIsolated()
+            .whenComplete { outcome in
+                guard self.machine.phase == .forwarding else { return }
+                let result = ExchangeRewriter.result(of: outcome, held: held, side: side)
+                if let note = result.note { self.recorder.applied(rule: nil, note: note) }
+                release(result)
+            }
+    }
+
+    func writeReleasedResponse() {
+        guard let (head, body) = releasedResponse else { return }
+        releasedResponse = nil
+        recorder.responseHead(head)
+        recorder.responseBody(body)
+        client.write(.head(head))
+        if body.readableBytes > 0 {
+            client.write(.body(.byteBuffer(body)))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import NIOCore
+import NIOHTTP1
+import ProxyCore
+import ProxyModel
+import Rules
+
+/// Where a request goes: the rules run on it (`RequestRouting`), and what they decided is
+/// reported to the machine: answered here (block, map-local), refused, or forwarded — maybe
+/// elsewhere (map-remote, dns) and with edits (rewrite).
+extension ExchangeDriver {
+    /// Where the client asked the request to go (before any rule).
+    struct Destination {
+        var scheme: String
+        var host: String
+        var port: Int
+        var pathAndQuery: String
+        /// The client side's TLS (nil for plain HTTP).
+        var clientTLS: TLSDetails?
+        /// The client's own `Host` inside a tunnel (virtual hosts); nil: the URL's authority.
+        var clientAuthority: String?
+    }
+
+    /// The request head was read: framing first (a request whose body could be read two ways
+    /// never reaches rules or origin), then the rules.
+    func start(_ destination: Destination) {
+        self.destination = destination
+        perform(machine.start(fields: upstreamHead.headers))
+    }
+
+    func route() {
+        guard let destination, let framing = machine.requestFraming else { return }
+        let head = upstreamHead
+        let request = ClientRequest(
+            head: head, scheme: destination.scheme, host: destination.host, port: destination.port,
+            pathAndQuery: destination.pathAndQuery,
+            authority: destination.clientAuthority
+                ?? Self.authority(host: destination.host, port: destination.port, scheme: destination.scheme),
+            framing: framing)
+        switch RequestRouting.decide(request, rules: services.rules.current) {
+        case .block(let rule):
+            recorder.applied(rule: rule.name, note: nil)
+            localAnswer = .block(rule)
+            perform(machine.routeDecided(.answerLocally(needsPreparation: false)))
+        case .mapLocal(let rule, let facts):
+            recorder.applied(rule: rule.name, note: nil)
+            let lookup = LocalFileLookup.file(for: rule.action, request: facts, condition: rule.path)
+            localAnswer = .file(rule, lookup)
+            var needsFile = false
+            if case .file = lookup {
+                needsFile = true
+                workCancellation = WorkCancellation()
+            }
+            perform(machine.routeDecided(.answerLocally(needsPreparation: needsFile)))
+        case .forward(let target):
+            if target.scheme == "https" {
+                guard let interception = services.interception else {
+                    let reason = destination.scheme == "https" ? "HTTPS interception is off"
+                        : "map_remote to an https:// URL needs HTTPS interception (run without --no-intercept)"
+                    perform(machine.routeDecided(.refuse(.notImplemented(reason: reason))))
+                    return
+                }
+                let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
+                let sameHost = target.host == destination.host
+                upstreamTLS = UpstreamTLSTarget(
+                    policy: interception.upstream,
+                    serverName: (sameHost ? destination.clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
+            }
+            forward(request, to: target)
+        }
+    }
+
+    /// Prepares the request as forwarded (hop-by-hop fields gone, the target's `Host`, exactly
+    /// one framing field, a rewrite rule's header edits) and starts forwarding it.
+    private func forward(_ request: ClientRequest, to target: UpstreamTarget) {
+        addresses = target.addresses
+        key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
+                    addressOverride: target.addresses?.joined(separator: ","))
+        for name in target.appliedRules {
+            recorder.applied(rule: name, note: nil)
+        }
+        for note in target.notes {
+            recorder.applied(rule: nil, note: note)
+        }
+        var (headers, upgrade) = Self.upstreamHeaders(from: request.head.headers, authority: target.authority,
+                                                      framing: request.framing)
+        var headersEdited = false
+        if let rule = target.rewrite {
+            let rewriter = ExchangeRewriter(rule: rule, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))
+            self.rewriter = rewriter
+            workCancellation = WorkCancellation()
+            let before = ExchangeRecorder.fields(headers)
+            rewriter.editRequestHeaders(&headers)
+            headersEdited = ExchangeRecorder.fields(headers) != before
+        }
+        let actions = machine.routeDecided(.forward(.init(
+            host: key.host, port: key.port, forwardsUpgrade: upgrade,
+            holdsRequest: rewriter?.holdsRequestBody ?? false,
+            mayHoldResponse: !(rewriter?.action.responseBody.isEmpty ?? true))))
+        if machine.holdsRequest, let rewriter {
+            heldRequest = HeldBody(limit: rewriter.limit)
+            // The body is sent only once it is whole: nothing for the origin to continue.
+            headers.remove(name: "expect")
+        }
+        upstreamHead = HTTPRequestHead(version: .http1_1, method: request.head.method, uri: target.pathAndQuery,
+                                       headers: headers)
+        requestChanged = headersEdited || Self.routedElsewhere(request, target)
+        if requestChanged { recordForwardedRequest(body: nil) }
+        perform(actions)
+    }
+}

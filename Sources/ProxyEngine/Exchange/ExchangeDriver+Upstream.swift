@@ -1,0 +1,125 @@
+import NIOCore
+import NIOHTTP1
+import ProxyCore
+
+/// The upstream connection: taken (the client's bound one, a pooled one) or opened, given back
+/// or closed when the machine says so, and what its handler reports turned into events.
+extension ExchangeDriver {
+    func openUpstream(allowReuse: Bool) {
+        if allowReuse {
+            if let (channel, handler) = client.privateUpstreams.checkout(key) {
+                attach(channel: channel, handler: handler, timings: .reused)
+                perform(machine.upstreamConnected(reused: true, boundToClient: true))
+                return
+            }
+            if let (channel, handler) = pool.checkout(key) {
+                attach(channel: channel, handler: handler, timings: .reused)
+                perform(machine.upstreamConnected(reused: true))
+                return
+            }
+        }
+        perform(machine.upstreamConnecting())
+        services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
+                                   on: client.eventLoop)
+            .assumeIsolated()
+            .whenComplete { result in
+                // The exchange may have finished meanwhile (the client left): the machine then
+                // answers a late connection with `closeUpstream` and touches nothing else.
+                switch result {
+                case .success(let (channel, timings)):
+                    guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
+                    else {
+                        channel.close(promise: nil)
+                        self.perform(self.machine.upstreamConnectFailed(
+                            .connectFailed(host: self.key.host, port: self.key.port, reason: "no HTTP pipeline")))
+                        return
+                    }
+                    self.attach(channel: channel, handler: handler, timings: timings)
+                    self.perform(self.machine.upstreamConnected(reused: false))
+                case .failure(let error):
+                    self.perform(self.machine.upstreamConnectFailed(
+                        error as? ProxyFailure
+                            ?? .connectFailed(host: self.key.host, port: self.key.port,
+                                              reason: SystemErrorText.describe(error, peer: .server))))
+                }
+            }
+    }
+
+    private func attach(channel: any Channel, handler: UpstreamHTTPHandler, timings: UpstreamConnectTimings) {
+        upstream = (channel, handler)
+        handler.attach(self)
+        if machine.phase == .forwarding {
+            recorder.upstreamConnected(timings, tls: handler.tlsSession, serverAddress: handler.serverAddress)
+        }
+    }
+
+    /// Back to the client's bound connections or the shared pool, once the read that ended the
+    /// response is over (`UpstreamHTTPHandler.checkIn(afterRead:)`).
+    func checkInUpstream(boundToClient: Bool) {
+        guard let (channel, handler) = upstream else { return }
+        upstream = nil
+        let key = key
+        if boundToClient {
+            let privateUpstreams = client.privateUpstreams
+            handler.checkIn { privateUpstreams.checkin(key, channel: channel, handler: handler) }
+        } else {
+            let pool = pool
+            handler.checkIn { pool.checkin(key, channel: channel, handler: handler) }
+        }
+    }
+
+    func closeUpstream() {
+        guard let (_, handler) = upstream else { return }
+        upstream = nil
+        handler.detachAndClose()
+    }
+
+    /// The origin switched protocols: the response ends, and both connections become one relay.
+    func switchToByteRelay() {
+        guard let (channel, handler) = upstream else { return }
+        upstream = nil
+        handler.detach()
+        client.write(.end(nil))
+        client.flush()
+        client.switchToRawBytes(upstream: channel)
+    }
+
+    // MARK: UpstreamHTTPHandlerDelegate
+
+    func upstreamReceived(_ part: HTTPClientResponsePart) {
+        switch part {
+        case .head(let head):
+            // Taken for every head, in order, so the origin's phrases stay matched to heads.
+            originStatus = upstream?.handler.statusWithOriginPhrase(head.status) ?? head.status
+            originResponseHead = head
+            perform(machine.upstreamHead(
+                status: Int(head.status.code), fields: head.headers, keepAlive: head.isKeepAlive,
+                bindsConnection: Self.bindsConnection(request: upstreamHead.headers, response: head.headers)))
+        case .body(let buffer):
+            perform(machine.upstreamBody(), body: buffer)
+        case .end(let trailers):
+            responseTrailers = trailers.flatMap(TrailerFields.forwardable)
+            perform(machine.upstreamEnd())
+        }
+    }
+
+    func upstreamReadComplete() {
+        perform(machine.upstreamReadComplete())
+    }
+
+    func upstreamWritabilityChanged(isWritable: Bool) {
+        // Only a connection taking bytes again matters here: one that stops is noticed when a
+        // body part is sent (`sendUpstream`).
+        if isWritable {
+            perform(machine.upstreamWritabilityChanged(isWritable: true))
+        }
+    }
+
+    func upstreamFailed(_ error: any Error) {
+        // The handler has let go of this exchange and closes the connection itself.
+        upstream = nil
+        perform(machine.upstreamFailed(
+            Self.failure(for: error, host: key.host, port: key.port, timeout: services.configuration.upstreamTimeout),
+            mayRetry: !(error is UpstreamTimeoutError)))
+    }
+}
