@@ -4,6 +4,12 @@
 /// A forward proxy sees three shapes: absolute-form (`GET http://host/path`, a proxy request),
 /// authority-form (`CONNECT host:443`, a tunnel) and origin-form (`GET /`, a request for the
 /// proxy itself, which answers with its own pages).
+///
+/// The words for where things go, from the client to the origin: a `RequestTarget` is the
+/// request line's form as parsed; the *requested destination* (`ExchangeDriver.RequestedDestination`)
+/// is where the client asked to go — inside a CONNECT tunnel, its `TunnelDestination`; the
+/// *upstream destination* (`UpstreamDestination`) is where the rules send it (a map_remote
+/// rule's `RemoteDestination`, a dns rule's addresses), reached over TLS with `UpstreamTLSSettings`.
 public enum RequestTarget: Sendable, Hashable {
     /// `scheme://host[:port]/path?query` — forward to the origin.
     case absolute(scheme: String, host: String, port: Int, pathAndQuery: String)

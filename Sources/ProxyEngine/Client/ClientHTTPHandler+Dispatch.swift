@@ -61,7 +61,7 @@ extension ClientHTTPHandler {
 
     /// A request read inside a CONNECT tunnel: it goes to the tunnel's target (an absolute-form
     /// request may name another host; the tunnel's scheme applies either way).
-    private func startTunnelledRequest(_ head: HTTPRequestHead, target: RequestTarget, tunnel: TunnelOrigin,
+    private func startTunnelledRequest(_ head: HTTPRequestHead, target: RequestTarget, tunnel: TunnelDestination,
                                        pool: UpstreamConnectionPool) {
         switch target {
         case .origin(let pathAndQuery) where BuiltInPages.isReservedHost(tunnel.host),

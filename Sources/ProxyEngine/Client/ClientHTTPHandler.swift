@@ -40,7 +40,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
 
     /// Where the requests of a CONNECT tunnel carrying HTTP go: the tunnel's target, over TLS
     /// when the client's TLS was terminated here.
-    struct TunnelOrigin {
+    struct TunnelDestination {
         var scheme: String
         var host: String
         var port: Int
@@ -49,7 +49,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     }
 
     let services: ProxyServices
-    let tunnel: TunnelOrigin?
+    let tunnel: TunnelDestination?
     var state: State = .idle
     private(set) var context: ChannelHandlerContext?
     private(set) var pool: UpstreamConnectionPool?
@@ -65,7 +65,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     private(set) var inputClosed = false
     private(set) var clientAddress = ""
 
-    init(services: ProxyServices, tunnel: TunnelOrigin? = nil) {
+    init(services: ProxyServices, tunnel: TunnelDestination? = nil) {
         self.services = services
         self.tunnel = tunnel
     }

@@ -29,7 +29,7 @@ enum ClientPipelineSetup {
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
     /// the requests when the connection is a CONNECT tunnel carrying HTTP (decrypted or plain).
     static func configure(_ channel: any Channel, services: ProxyServices,
-                          tunnel: ClientHTTPHandler.TunnelOrigin? = nil) throws {
+                          tunnel: ClientHTTPHandler.TunnelDestination? = nil) throws {
         let pipeline = channel.pipeline.syncOperations
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes

@@ -7,7 +7,7 @@ import NIOHTTP1
 /// nothing more.
 extension ExchangeDriver {
     /// Whether the rules sent the request somewhere other than the client's URL (map-remote).
-    static func routedElsewhere(_ request: ClientRequest, _ target: UpstreamTarget) -> Bool {
+    static func routedElsewhere(_ request: ClientRequest, _ target: UpstreamDestination) -> Bool {
         target.scheme != request.scheme || target.host != request.host || target.port != request.port
             || target.pathAndQuery != request.pathAndQuery || target.authority != request.authority
     }

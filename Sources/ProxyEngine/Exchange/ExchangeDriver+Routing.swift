@@ -9,7 +9,7 @@ import Rules
 /// elsewhere (map-remote, dns) and with edits (rewrite).
 extension ExchangeDriver {
     /// Where the client asked the request to go (before any rule).
-    struct Destination {
+    struct RequestedDestination {
         var scheme: String
         var host: String
         var port: Int
@@ -22,7 +22,7 @@ extension ExchangeDriver {
 
     /// The request head was read: framing first (a request whose body could be read two ways
     /// never reaches rules or origin), then the rules.
-    func start(_ destination: Destination) {
+    func start(_ destination: RequestedDestination) {
         self.destination = destination
         perform(machine.start(fields: upstreamHead.headers))
     }
@@ -61,7 +61,7 @@ extension ExchangeDriver {
                 }
                 let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
                 let sameHost = target.host == destination.host
-                upstreamTLS = UpstreamTLSTarget(
+                upstreamTLS = UpstreamTLSSettings(
                     policy: interception.upstream,
                     serverName: (sameHost ? destination.clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
             }
@@ -71,7 +71,7 @@ extension ExchangeDriver {
 
     /// Prepares the request as forwarded (hop-by-hop fields gone, the target's `Host`, exactly
     /// one framing field, a rewrite rule's header edits) and starts forwarding it.
-    private func forward(_ request: ClientRequest, to target: UpstreamTarget) {
+    private func forward(_ request: ClientRequest, to target: UpstreamDestination) {
         addresses = target.addresses
         key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
                     addressOverride: target.addresses?.joined(separator: ","))

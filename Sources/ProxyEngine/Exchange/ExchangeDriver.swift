@@ -49,11 +49,11 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
     let isHeadRequest: Bool
 
     // Set by routing (`ExchangeDriver+Routing`).
-    var destination: Destination?
+    var destination: RequestedDestination?
     var key = UpstreamConnectionPool.Key(host: "", port: 0, tls: false, serverName: nil, addressOverride: nil)
     var upstreamHead: HTTPRequestHead
     /// How to reach the origin over TLS (nil: plain HTTP).
-    var upstreamTLS: UpstreamTLSTarget?
+    var upstreamTLS: UpstreamTLSSettings?
     /// A dns rule's addresses for the upstream connection.
     var addresses: [String]?
     var rewriter: ExchangeRewriter?

@@ -184,7 +184,7 @@ final class InterceptedTunnel {
 
     private func installHTTP(scheme: String, tls: ClientTLSState?) {
         do {
-            let origin = ClientHTTPHandler.TunnelOrigin(scheme: scheme, host: host, port: port, tls: tls)
+            let origin = ClientHTTPHandler.TunnelDestination(scheme: scheme, host: host, port: port, tls: tls)
             try ClientPipelineSetup.configure(channel, services: services, tunnel: origin)
             sniffer?.handOver()
         } catch {

@@ -18,7 +18,7 @@ struct ClientRequest {
 
 /// Where a forwarded request goes after the rules, and what they do on the way. The flow still
 /// records the request as the client sent it.
-struct UpstreamTarget {
+struct UpstreamDestination {
     var scheme: String
     var host: String
     var port: Int
@@ -40,11 +40,11 @@ enum RequestRouting {
     enum Decision {
         case block(AppliedRule<BlockAction>)
         case mapLocal(AppliedRule<MapLocalAction>, facts: RequestFacts)
-        case forward(UpstreamTarget)
+        case forward(UpstreamDestination)
     }
 
     static func decide(_ request: ClientRequest, rules: RuleSet) -> Decision {
-        var target = UpstreamTarget(scheme: request.scheme, host: request.host, port: request.port,
+        var target = UpstreamDestination(scheme: request.scheme, host: request.host, port: request.port,
                                     pathAndQuery: request.pathAndQuery, authority: request.authority)
         if rules.isInert { return .forward(target) }
         let facts = RequestFacts(scheme: request.scheme, host: HostName.normalized(request.host), port: request.port,

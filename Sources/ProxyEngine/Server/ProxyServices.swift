@@ -53,7 +53,7 @@ protocol UpstreamConnecting: Sendable {
     /// - Parameter addresses: IP literals to connect to instead of resolving `host` (a `dns`
     ///   rule); `host` still names the origin in errors and TLS.
     func connect(
-        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?,
+        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
 }

@@ -49,7 +49,7 @@ final class UpstreamConnector: Sendable {
 
     func connect(
         host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
-        tls: UpstreamTLSTarget?, on eventLoop: any EventLoop
+        tls: UpstreamTLSSettings?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         let started = NIODeadline.now()
         let isLiteral = overrides != nil || (try? SocketAddress(ipAddress: host, port: port)) != nil
@@ -90,7 +90,7 @@ final class UpstreamConnector: Sendable {
     /// The handshake's outcome, bounded by the connect timeout; the channel is closed on
     /// failure. An origin that refused what we offer is probed for the version it speaks.
     private func awaitHandshake(on channel: any Channel, host: String, port: Int,
-                                tls: UpstreamTLSTarget) -> EventLoopFuture<UpstreamTLSSession> {
+                                tls: UpstreamTLSSettings) -> EventLoopFuture<UpstreamTLSSession> {
         let seconds = connectTimeout.nanoseconds / 1_000_000_000
         let address = channel.remoteAddress
         return UpstreamTLSHandshakeHandler.outcome(on: channel, timeout: connectTimeout)
@@ -114,7 +114,7 @@ final class UpstreamConnector: Sendable {
 
     private func connect(
         to addresses: ArraySlice<SocketAddress>, host: String, port: Int, kind: UpstreamPipelineKind,
-        tls: UpstreamTLSTarget?, on eventLoop: any EventLoop, lastError: ProxyFailure?
+        tls: UpstreamTLSSettings?, on eventLoop: any EventLoop, lastError: ProxyFailure?
     ) -> EventLoopFuture<any Channel> {
         guard let address = addresses.first else {
             return eventLoop.makeFailedFuture(lastError ?? .connectFailed(host: host, port: port, reason: "no address"))

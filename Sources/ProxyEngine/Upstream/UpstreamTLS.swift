@@ -8,7 +8,7 @@ import ProxyTLS
 /// How to speak TLS to one origin: the run's policy (its single client context: building one
 /// costs milliseconds, so it is built once and shared) and the SNI name to send (nil for IP
 /// targets: clients send none for them, and NIOSSL refuses an IP as SNI).
-struct UpstreamTLSTarget: Sendable {
+struct UpstreamTLSSettings: Sendable {
     let policy: UpstreamTLSPolicy
     let serverName: String?
 

@@ -35,7 +35,7 @@ final class FakeConnector: UpstreamConnecting, @unchecked Sendable {
         self.loop = loop
     }
 
-    func connect(host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSTarget?,
+    func connect(host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
                  on eventLoop: any EventLoop) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
     {
         connects.append((host, port, kind))
