@@ -301,7 +301,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
-                "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins",
+                "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins", "TestSupport",
                 "HARValidation",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import TestSupport
 import XCTest
 
 /// `proxyapp ca regenerate` against a real running `proxyapp run`: refused, naming the proxy's
@@ -15,7 +16,7 @@ final class CARegenerateWhileRunningTests: XCTestCase {
     func testRegenerateIsRefusedWhileAProxyRunsAndWorksAfterKill9() async throws {
         let executable = try XCTUnwrap(ProxyAppProcess.builtExecutable,
                                        "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it first")
-        let data = try makeScratchDirectory("ca-running")
+        let data = try makeTemporaryDirectory("ca-running").url
         let certificate = data.appendingPathComponent("ca/ProxyCA.pem")
         let proxy = try await ProxyAppProcess.startHeadless(executable: executable, dataDirectory: data)
         addTeardownBlock { proxy.killHard() }

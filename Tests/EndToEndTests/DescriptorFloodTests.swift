@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Running out of descriptors, with the real `proxyapp run` started under
@@ -22,9 +23,8 @@ final class DescriptorFloodTests: XCTestCase {
         let executable = try XCTUnwrap(ProxyAppProcess.builtExecutable,
                                        "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.prlimit), "needs prlimit (util-linux)")
-        let data = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-fds-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: data) }
+        // Not created here: proxyapp creates its own data directory.
+        let data = try makeTemporaryDirectory("fds").url.appendingPathComponent("data", isDirectory: true)
         let proxy = try await ProxyAppProcess.startHeadless(
             executable: executable, dataDirectory: data,
             arguments: ["--no-intercept", "--max-connections", "\(maxConnections)"],

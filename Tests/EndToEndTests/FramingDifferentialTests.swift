@@ -6,6 +6,7 @@ import NIOSSL
 import ProxyModel
 import Rules
 import RulesFile
+import TestSupport
 import XCTest
 
 /// Request smuggling, tried the way an attacker would: raw requests whose framing is ambiguous
@@ -107,11 +108,9 @@ struct FramingBench {
 
     static func run(threads: Int = 2, rules: LiveRules = LiveRules(),
                     _ body: (FramingBench) async throws -> Void) async throws {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-framing-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let tls = try TLSFixtures(directory: scratch)
+        let scratch = try TemporaryDirectory("proxyapp-framing")
+        defer { scratch.remove() }
+        let tls = try TLSFixtures(directory: scratch.url)
         let plainOrigin = try await RecordingOrigin.start()
         let tlsOrigin = try await RecordingOrigin.start(tls: try tls.originContext(for: "localhost"))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -4,6 +4,7 @@ import Logging
 import PersistentPins
 import ProxyEngine
 import ProxyModel
+import TestSupport
 import XCTest
 
 /// HTTPS through the proxy with curl: decrypted and captured when the client trusts the proxy's
@@ -24,11 +25,9 @@ final class HTTPSInterceptionTests: XCTestCase {
     /// nobody trusts), and an intercepting proxy; stops them after `body`.
     private func withHTTPS(originHost: String = "localhost", untrustedOrigin: Bool = false,
                            _ body: (Setup) async throws -> Void) async throws {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-https-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let tls = try TLSFixtures(directory: scratch)
+        let scratch = try TemporaryDirectory("proxyapp-https")
+        defer { scratch.remove() }
+        let tls = try TLSFixtures(directory: scratch.url)
         let originContext = untrustedOrigin
             ? try TLSFixtures.untrustedOriginContext(for: originHost) : try tls.originContext(for: originHost)
         let origin = try await TestOrigin.start(tls: originContext)

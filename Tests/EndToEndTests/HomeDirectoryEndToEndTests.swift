@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import TestSupport
 import XCTest
 
 /// The shipped binary puts its default data directory under `$HOME`, as a user trying it in a
@@ -9,9 +10,9 @@ final class HomeDirectoryEndToEndTests: XCTestCase {
     func testDefaultDataDirectoryFollowsHome() async throws {
         let binary = try XCTUnwrap(ProxyAppProcess.builtExecutable,
                                    "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-home-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: home) }
+        let temporary = try TemporaryDirectory("proxyapp-home")
+        defer { temporary.remove() }
+        let home = temporary.url
 
         let outcome = try await ChildProcess.run("/usr/bin/env", ["-u", "PROXYAPP_HOME", "HOME=\(home.path)", binary, "ca", "show"],
                                                  timeout: 60)

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ProxyEngine
 import ProxyModel
+import TestSupport
 import XCTest
 
 /// What a client sends into an intercepted CONNECT tunnel reaches the target as sent: first
@@ -11,11 +12,9 @@ final class InterceptedTunnelFidelityTests: XCTestCase {
     /// An intercepting proxy (its own CAs, origin CA trusted upstream, no pin registry).
     private func withInterceptingProxy(firstBytesTimeout: Double = 30,
                                        _ body: (ProxyHarness, TLSFixtures) async throws -> Void) async throws {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-tunnel-fidelity-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let tls = try TLSFixtures(directory: scratch)
+        let scratch = try TemporaryDirectory("proxyapp-tunnel-fidelity")
+        defer { scratch.remove() }
+        let tls = try TLSFixtures(directory: scratch.url)
         let proxy = try await ProxyHarness.start(interception: { _ in
             try tls.interception(pins: nil, firstBytesTimeout: firstBytesTimeout)
         })
@@ -88,11 +87,9 @@ final class InterceptedTunnelFidelityTests: XCTestCase {
     /// proxy replaces it with the CONNECT authority. Straight to the origin, curl sends
     /// `Host: virtual.test`; through the intercepting proxy the origin must see the same.
     func testHostHeaderInsideTLSTunnelIsKept() async throws {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-tunnel-fidelity-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let tls = try TLSFixtures(directory: scratch)
+        let scratch = try TemporaryDirectory("proxyapp-tunnel-fidelity")
+        defer { scratch.remove() }
+        let tls = try TLSFixtures(directory: scratch.url)
         let origin = try await TestOrigin.start(tls: try tls.originContext(for: "localhost"))
         let proxy = try await ProxyHarness.start(interception: { _ in try tls.interception(pins: nil) })
         let url = "https://localhost:\(origin.port)/echo"

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue 14 §1 as a new user meets it, with the real binaries: `proxyapp run --headless`, curl,
@@ -17,11 +18,10 @@ final class PinsTUIEndToEndTests: XCTestCase {
         }
         let proxyapp = try XCTUnwrap(ProxyAppProcess.builtExecutable,
                                      "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-pins-e2e-\(UUID().uuidString.prefix(8))", isDirectory: true)
-        let data = scratch.appendingPathComponent("data", isDirectory: true)
+        let scratch = try TemporaryDirectory("proxyapp-pins-e2e")
+        defer { scratch.remove() }
+        let data = scratch.url.appendingPathComponent("data", isDirectory: true)
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
 
         let proxy = try await ProxyAppProcess.startHeadless(executable: proxyapp, dataDirectory: data)
         var terminal: TmuxSession?
@@ -32,7 +32,7 @@ final class PinsTUIEndToEndTests: XCTestCase {
         do {
             try await firstHour(proxyapp: proxyapp, proxy: proxy, data: data)
             let command = "TERM=xterm-256color '\(proxyapp)' tui --data-dir '\(data.path)'; echo TUI-EXITED $?; sleep 30"
-            let session = try await TmuxSession.start(executable: tmux, socket: scratch.appendingPathComponent("tmux.sock").path,
+            let session = try await TmuxSession.start(executable: tmux, socket: scratch.file("tmux.sock"),
                                                       width: 200, height: 50, command: command)
             terminal = session
             try await tui(session)

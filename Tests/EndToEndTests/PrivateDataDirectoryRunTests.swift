@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The real `proxyapp run` on a data directory an older version (or a permissive umask) left
@@ -11,9 +12,9 @@ final class PrivateDataDirectoryRunTests: XCTestCase {
 
     func testRunTightensALooseDataDirectory() async throws {
         let executable = try XCTUnwrap(ProxyAppProcess.builtExecutable, "build proxyapp first (`swift build --build-tests`)")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-private-run-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        XCTAssertEqual(mkdir(directory.path, 0o755), 0)
+        let temporary = try TemporaryDirectory("proxyapp-private-run")
+        defer { temporary.remove() }
+        let directory = temporary.url
         XCTAssertEqual(chmod(directory.path, 0o755), 0)
         let capture = directory.appendingPathComponent("traffic.sqlite").path
         XCTAssertTrue(FileManager.default.createFile(atPath: capture, contents: Data(), attributes: [.posixPermissions: 0o644]))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The rules file as a user meets it: the real `proxyapp run` reads `<data-dir>/rules.yml` at
@@ -31,7 +32,7 @@ final class RulesCommandLineTests: XCTestCase {
     }
 
     func testRunLoadsAndReloadsTheRulesFile() async throws {
-        let data = try makeScratchDirectory("rules-cli")
+        let data = try makeTemporaryDirectory("rules-cli").url
         let rulesFile = data.appendingPathComponent("rules.yml")
         try Data("rules:\n  - name: first\n    match: { host: \"*.first.invalid\" }\n    block: { status: 410 }\n".utf8)
             .write(to: rulesFile)
@@ -73,7 +74,7 @@ final class RulesCommandLineTests: XCTestCase {
     /// A rules file that does not parse stops `run` before it listens, naming the line and
     /// the fix; so does a `--rules` file that does not exist.
     func testRunRefusesABrokenOrMissingRulesFile() async throws {
-        let data = try makeScratchDirectory("rules-cli")
+        let data = try makeTemporaryDirectory("rules-cli").url
         try Data("rules:\n  - match: { host: \"*\" }\n    map_local: { file: nowhere.json }\n".utf8)
             .write(to: data.appendingPathComponent("rules.yml"))
         do {

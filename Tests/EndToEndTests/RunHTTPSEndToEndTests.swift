@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import HARValidation
+import TestSupport
 import XCTest
 
 /// HTTPS through the shipped `proxyapp run` binary, as a user meets it on a fresh data
@@ -35,7 +36,7 @@ final class RunHTTPSEndToEndTests: XCTestCase {
     /// A scratch folder holding the test CAs, and an HTTPS origin for `localhost` signed by the
     /// origin CA (the caller shuts it down).
     private func httpsOrigin(_ prefix: String) async throws -> (URL, TLSFixtures, TestOrigin) {
-        let scratch = try makeScratchDirectory(prefix)
+        let scratch = try makeTemporaryDirectory(prefix).url
         let tls = try TLSFixtures(directory: scratch)
         return (scratch, tls, try await TestOrigin.start(tls: try tls.originContext(for: "localhost")))
     }

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import TestSupport
 import XCTest
 
 /// `scripts/run` as a user starts it from their own directory, on a copy of the script in a
@@ -22,7 +23,9 @@ final class ScriptsRunTests: XCTestCase {
     }
 
     private func makeTree() throws -> Tree {
-        let root = try makeScratchDirectory("scripts run")  // a space in every path on purpose
+        let scratch = try makeTemporaryDirectory("scripts-run")
+        try scratch.makeFolder("scripts run")  // a space in every path on purpose (the label keeps no spaces)
+        let root = scratch.url.appendingPathComponent("scripts run", isDirectory: true)
         let repository = root.appendingPathComponent("repo dir", isDirectory: true)
         let caller = root.appendingPathComponent("my work", isDirectory: true)
         let bin = root.appendingPathComponent("bin", isDirectory: true)

@@ -2,6 +2,7 @@ import CaptureStore
 import FakeDNS
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 /// `proxyapp run` stops on SIGTERM whatever is running — a download the client is not reading,
@@ -16,7 +17,7 @@ final class ShutdownTests: XCTestCase {
     /// gets the three and the data directory.
     private func withStuckDNSProxy(_ body: (ProxyAppProcess, TestOrigin, FakeDNSServer, URL) async throws -> Void)
         async throws {
-        let data = try makeScratchDirectory("shutdown")
+        let data = try makeTemporaryDirectory("shutdown").url
         let dns = try await FakeDNSServer.start { _ in .silence }
         let origin = try await TestOrigin.start()
         do {
@@ -59,7 +60,7 @@ final class ShutdownTests: XCTestCase {
 
     /// The flows stored in `data`'s capture file alone (without its `-wal`), by path.
     private func flowsInTheMainFile(of data: URL) throws -> [Flow] {
-        let copy = try makeScratchDirectory("shutdown").appendingPathComponent("copy.sqlite")
+        let copy = try makeTemporaryDirectory("shutdown").url.appendingPathComponent("copy.sqlite")
         try FileManager.default.copyItem(at: data.appendingPathComponent("traffic.sqlite"), to: copy)
         let repository = TrafficRepository(database: try TrafficDatabase.openReadOnly(path: copy.path))
         return try repository.latestFlows(limit: 1000)

@@ -1,6 +1,7 @@
 import ChildProcess
 import FakeDNS
 import Foundation
+import TestSupport
 import XCTest
 
 /// `proxyapp run` resolves as the system would, on c-ares: `/etc/hosts` answers first, then the
@@ -16,7 +17,7 @@ final class SystemDNSTests: XCTestCase {
 
     func testHostsFileAnswersFirstAndHostAliasesIsIgnored() async throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Self.unshare), "needs unshare (util-linux)")
-        let data = try makeScratchDirectory("system-dns")
+        let data = try makeTemporaryDirectory("system-dns").url
         let hosts = data.appendingPathComponent("hosts")
         try "127.0.0.1 only-in-hosts.test hostsonly\n".write(to: hosts, atomically: true, encoding: .utf8)
         let probe = try await ChildProcess.run(Self.unshare, ["-rm", "--", "/bin/true"], timeout: 10)

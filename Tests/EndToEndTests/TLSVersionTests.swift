@@ -1,5 +1,6 @@
 import Foundation
 import ProxyCore
+import TestSupport
 import XCTest
 
 /// The minimum TLS version on both legs, with real handshakes: TLS 1.2 by default
@@ -20,7 +21,7 @@ final class TLSVersionTests: XCTestCase {
     /// many as would pin on ambiguous failures); every attempt is a CONNECT flow whose note names
     /// the version and the flag, and the host is never pinned: a modern client is decrypted after.
     func testOldClientsAreRefusedByDefaultAndNotPinned() async throws {
-        let tls = try TLSFixtures(directory: try makeScratchDirectory("tls"))
+        let tls = try TLSFixtures(directory: try makeTemporaryDirectory("tls").url)
         try await TLSProxySetup.withOrigin(try tls.originContext(for: "localhost")) { origin in
             try await TLSProxySetup.run(tls: tls) { setup in
                 let url = "https://localhost:\(origin.port)/echo"
@@ -58,7 +59,7 @@ final class TLSVersionTests: XCTestCase {
     /// With `--client-tls-min 1.0` a TLS 1.0 client is decrypted; the flow shows TLS 1.0 on the
     /// client leg and TLS 1.3 on the origin's.
     func testOldClientIsAcceptedWithLowerMinimum() async throws {
-        let tls = try TLSFixtures(directory: try makeScratchDirectory("tls"))
+        let tls = try TLSFixtures(directory: try makeTemporaryDirectory("tls").url)
         try await TLSProxySetup.withOrigin(try tls.originContext(for: "localhost")) { origin in
             try await TLSProxySetup.run(tls: tls, clientMinimum: .tls10) { setup in
                 let fetched = try await Curl.fetch(
@@ -78,7 +79,7 @@ final class TLSVersionTests: XCTestCase {
     /// An origin offering only TLS 1.0 with AES128-SHA (no forward secrecy) is refused by
     /// default: 502 `tls_protocol_error` naming its version and the flag, on the flow too.
     func testTLS10OnlyOriginIsRefusedByDefault() async throws {
-        let scratch = try makeScratchDirectory("tls")
+        let scratch = try makeTemporaryDirectory("tls").url
         let origin = try await OpenSSLServer.start(in: scratch, rsa: true, arguments: ["-tls1", "-cipher", "AES128-SHA@SECLEVEL=0"])
         defer { origin.stop() }
         try await TLSProxySetup.run(tls: try TLSFixtures(directory: scratch), upstreamCA: origin.certificateFile) { setup in
@@ -97,7 +98,7 @@ final class TLSVersionTests: XCTestCase {
     /// With `--upstream-tls-min 1.0` the same origin answers; the flow shows TLS 1.3 towards the
     /// client and TLS 1.0 towards the origin.
     func testTLS10OnlyOriginWorksWithLowerMinimum() async throws {
-        let scratch = try makeScratchDirectory("tls")
+        let scratch = try makeTemporaryDirectory("tls").url
         let origin = try await OpenSSLServer.start(in: scratch, rsa: true, arguments: ["-tls1", "-cipher", "AES128-SHA@SECLEVEL=0"])
         defer { origin.stop() }
         try await TLSProxySetup.run(tls: try TLSFixtures(directory: scratch), upstreamMinimum: .tls10,
@@ -114,7 +115,7 @@ final class TLSVersionTests: XCTestCase {
     /// An origin on TLS 1.2 that offers only a suite without forward secrecy (AES128-GCM-SHA256,
     /// RSA key exchange) is refused by default, the 502 saying it is the cipher suites.
     func testLegacyCipherOnlyOriginIsRefusedNamingTheCiphers() async throws {
-        let scratch = try makeScratchDirectory("tls")
+        let scratch = try makeTemporaryDirectory("tls").url
         let origin = try await OpenSSLServer.start(in: scratch, rsa: true, arguments: ["-tls1_2", "-cipher", "AES128-GCM-SHA256"])
         defer { origin.stop() }
         try await TLSProxySetup.run(tls: try TLSFixtures(directory: scratch), upstreamCA: origin.certificateFile) { setup in

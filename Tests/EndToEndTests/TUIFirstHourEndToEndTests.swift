@@ -19,6 +19,7 @@ final class TUIFirstHourEndToEndTests: XCTestCase {
         guard let tmux = TmuxSession.installedExecutable() else {
             throw XCTSkip("tmux is not installed: this test drives the TUI in a tmux pane (scripts/test installs it)")
         }
+        // Not TemporaryDirectory: its 36-character UUID wraps the data paths on the 80×24 info screen, pushing lines off it.
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("proxyapp-\(name)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         let data = scratch.appendingPathComponent("data", isDirectory: true)

@@ -1,5 +1,6 @@
 import ChildProcess
 import Foundation
+import TestSupport
 import XCTest
 
 /// The forwarded view in a real terminal: a HAR whose entry carries `_forwarded` is imported
@@ -26,11 +27,10 @@ final class TUIForwardedViewTests: XCTestCase {
             throw XCTSkip("tmux is not installed (scripts/test installs it; or `apt-get install tmux`)")
         }
         let proxyapp = try XCTUnwrap(ProxyAppProcess.builtExecutable, "build proxyapp first (`swift build --build-tests`)")
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-tui-fwd-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let temporary = try TemporaryDirectory("proxyapp-tui-fwd")
+        defer { temporary.remove() }
+        let scratch = temporary.url
         let data = scratch.appendingPathComponent("data", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
         let file = scratch.appendingPathComponent("forwarded.har")
         try Data(Self.har.utf8).write(to: file)
         let imported = try await ChildProcess.run(proxyapp, ["import", "--data-dir", data.path, "--har", file.path], timeout: 60)

@@ -2,6 +2,7 @@ import CaptureStore
 import ChildProcess
 import Foundation
 import ProxyModel
+import TestSupport
 import XCTest
 
 /// The real `proxyapp` on a real terminal (a pseudo-terminal from `script`, so stdout is a tty):
@@ -56,9 +57,9 @@ final class TerminalSafeOutputTests: XCTestCase {
 
     func testHostileImportNeverDrivesTheTerminal() async throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux script")
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tty-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        let temporary = try TemporaryDirectory("proxyapp-tty")
+        defer { temporary.remove() }
+        let scratch = temporary.url
         let data = scratch.appendingPathComponent("data").path
         let har = scratch.appendingPathComponent("hostile.har")
         try Data(Self.hostileHAR.utf8).write(to: har)

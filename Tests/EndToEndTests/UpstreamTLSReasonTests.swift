@@ -1,5 +1,6 @@
 import Foundation
 import ProxyTLS
+import TestSupport
 import XCTest
 
 /// Each way the TLS leg to an origin fails gets a 502 that says what actually failed, with real
@@ -26,7 +27,7 @@ final class UpstreamTLSReasonTests: XCTestCase {
     /// alert arrives while the response is awaited; it used to read "closed the connection
     /// before a complete response".
     func testOriginRequiringAClientCertificateOverTLS13() async throws {
-        let scratch = try makeScratchDirectory("tls")
+        let scratch = try makeTemporaryDirectory("tls").url
         let origin = try await OpenSSLServer.start(in: scratch, arguments: ["-Verify", "1"])
         defer { origin.stop() }
         try await TLSProxySetup.run(tls: try TLSFixtures(directory: scratch), upstreamCA: origin.certificateFile) { setup in
@@ -39,7 +40,7 @@ final class UpstreamTLSReasonTests: XCTestCase {
     /// TLS 1.2: the origin's refusal is a bare handshake_failure alert; the 502 names it and
     /// says what it may mean.
     func testOriginRequiringAClientCertificateOverTLS12() async throws {
-        let scratch = try makeScratchDirectory("tls")
+        let scratch = try makeTemporaryDirectory("tls").url
         let origin = try await OpenSSLServer.start(in: scratch, arguments: ["-Verify", "1", "-tls1_2"])
         defer { origin.stop() }
         try await TLSProxySetup.run(tls: try TLSFixtures(directory: scratch), upstreamCA: origin.certificateFile) { setup in
@@ -51,7 +52,7 @@ final class UpstreamTLSReasonTests: XCTestCase {
 
     /// An expired certificate from a trusted CA: the reason gives its expiry date.
     func testExpiredCertificateNamesItsDate() async throws {
-        let tls = try TLSFixtures(directory: try makeScratchDirectory("tls"))
+        let tls = try TLSFixtures(directory: try makeTemporaryDirectory("tls").url)
         let mintedAt = Date().addingTimeInterval(-400 * 86_400)
         let expiry = try XCTUnwrap(CertificateFacts(try LeafCertificateMinter(authority: tls.originCA)
             .mint(host: "localhost", now: mintedAt).certificateChain[0])).notAfter
@@ -65,7 +66,7 @@ final class UpstreamTLSReasonTests: XCTestCase {
     }
 
     func testNotYetValidCertificate() async throws {
-        let tls = try TLSFixtures(directory: try makeScratchDirectory("tls"))
+        let tls = try TLSFixtures(directory: try makeTemporaryDirectory("tls").url)
         let context = try tls.originContext(for: "localhost", mintedAt: Date().addingTimeInterval(10 * 86_400))
         try await TLSProxySetup.withOrigin(context) { origin in
             try await TLSProxySetup.run(tls: tls) { setup in
@@ -79,7 +80,7 @@ final class UpstreamTLSReasonTests: XCTestCase {
     /// certificate names `localhost`. The reason names both the certificate's names and the SNI
     /// that was checked.
     func testNameMismatchNamesTheSNIThatWasChecked() async throws {
-        let tls = try TLSFixtures(directory: try makeScratchDirectory("tls"))
+        let tls = try TLSFixtures(directory: try makeTemporaryDirectory("tls").url)
         try await TLSProxySetup.withOrigin(try tls.originContext(for: "localhost")) { origin in
             try await TLSProxySetup.run(tls: tls) { setup in
                 try await assert502(setup, "https://sni.test:\(origin.port)/echo",
@@ -94,7 +95,7 @@ final class UpstreamTLSReasonTests: XCTestCase {
     /// A self-signed certificate nobody trusts (openssl's own, for localhost), and a leaf from a
     /// CA the proxy does not know (named in the reason).
     func testSelfSignedAndUnknownIssuer() async throws {
-        let scratch = try makeScratchDirectory("tls")
+        let scratch = try makeTemporaryDirectory("tls").url
         let tls = try TLSFixtures(directory: scratch)
         let selfSigned = try await OpenSSLServer.start(in: scratch, arguments: [])
         defer { selfSigned.stop() }

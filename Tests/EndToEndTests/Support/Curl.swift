@@ -1,6 +1,7 @@
 import ChildProcess
 import Foundation
 import ProxyModel
+import TestSupport
 
 /// Runs `/usr/bin/curl`, the real-world client of the end-to-end tests, with a clean
 /// environment and a hard time limit.
@@ -49,12 +50,10 @@ enum Curl {
     /// bodies, so `-i` output could not be parsed by framing).
     static func fetch(viaProxy proxyPort: Int, _ url: String, _ arguments: [String] = [],
                       timeout: TimeInterval = 20) async throws -> Fetched {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-e2e-fetch-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let headersURL = scratch.appendingPathComponent("headers")
-        let bodyURL = scratch.appendingPathComponent("body")
+        let scratch = try TemporaryDirectory("proxyapp-e2e-fetch")
+        defer { scratch.remove() }
+        let headersURL = scratch.url.appendingPathComponent("headers")
+        let bodyURL = scratch.url.appendingPathComponent("body")
         let result = try await viaProxy(
             proxyPort, ["-D", headersURL.path, "-o", bodyURL.path] + arguments + [url], timeout: timeout)
         let headerText = (try? String(contentsOf: headersURL, encoding: .utf8)) ?? ""

@@ -6,6 +6,7 @@ import ProxyCore
 import ProxyEngine
 import Rules
 import RulesFile
+import TestSupport
 
 /// One intercepting proxy in front of a plain HTTP origin and an HTTPS origin (certificate for
 /// `localhost`, signed by the origin CA the proxy trusts), so a test can capture plain and
@@ -40,11 +41,9 @@ struct InterceptingFixture {
     /// - Parameter servesCA: the built-in pages offer the proxy's CA (as `proxyapp run` does).
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
                     servesCA: Bool = false, _ body: (InterceptingFixture) async throws -> Void) async throws {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-intercepting-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let tls = try TLSFixtures(directory: scratch)
+        let scratch = try TemporaryDirectory("proxyapp-intercepting")
+        defer { scratch.remove() }
+        let tls = try TLSFixtures(directory: scratch.url)
         let tlsOrigin = try await TestOrigin.start(tls: try tls.originContext(for: "localhost"))
         var started: [TestOrigin] = [tlsOrigin]
         var proxy: ProxyHarness?

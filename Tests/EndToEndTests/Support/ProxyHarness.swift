@@ -6,6 +6,7 @@ import NIOPosix
 import ProxyEngine
 import ProxyModel
 import Rules
+import TestSupport
 
 /// The proxy under test, wired the way the CLI wires it: a `ProxyServer` on 127.0.0.1 with an
 /// ephemeral port, the system resolver (c-ares on a thread of its own), a blocking pool, and the real `CaptureWriter` and
@@ -20,7 +21,8 @@ final class ProxyHarness: Sendable {
     let repository: TrafficRepository
     let writer: CaptureWriter
     /// Scratch space for the test (upload files, curl output); removed on shutdown.
-    let directory: URL
+    var directory: URL { scratch.url }
+    private let scratch: TemporaryDirectory
     /// Where map-local reads and large rewrites run; a test may fill it with work of its own.
     let blockingPool: BlockingPool
     private let server: ProxyServer
@@ -28,13 +30,13 @@ final class ProxyHarness: Sendable {
     private let resolver: SystemHostResolver
 
     private init(port: Int, configuration: ProxyConfiguration, repository: TrafficRepository, writer: CaptureWriter,
-                 directory: URL, server: ProxyServer, group: MultiThreadedEventLoopGroup, resolver: SystemHostResolver,
+                 scratch: TemporaryDirectory, server: ProxyServer, group: MultiThreadedEventLoopGroup, resolver: SystemHostResolver,
                  blockingPool: BlockingPool) {
         self.port = port
         self.configuration = configuration
         self.repository = repository
         self.writer = writer
-        self.directory = directory
+        self.scratch = scratch
         self.server = server
         self.group = group
         self.resolver = resolver
@@ -56,23 +58,21 @@ final class ProxyHarness: Sendable {
                       resolver: SystemHostResolver? = nil,
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let resolver = try resolver ?? SystemHostResolver()
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-e2e-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let scratch = try TemporaryDirectory("proxyapp-e2e")
         let logger = Logger(label: "proxyapp.e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         let repository: TrafficRepository
         do {
             repository = TrafficRepository(
-                database: try TrafficDatabase(path: directory.appendingPathComponent("traffic.sqlite").path))
+                database: try TrafficDatabase(path: scratch.file("traffic.sqlite")))
         } catch {
-            try? FileManager.default.removeItem(at: directory)
+            scratch.remove()
             throw error
         }
         let interception: TLSInterception?
         do {
             interception = try makeInterception?(repository)
         } catch {
-            try? FileManager.default.removeItem(at: directory)
+            scratch.remove()
             throw error
         }
         let writer = CaptureWriter(
@@ -92,14 +92,14 @@ final class ProxyHarness: Sendable {
             let address = try await server.start()
             guard let port = address.port else { throw ChannelError.unknownLocalAddress }
             return ProxyHarness(port: port, configuration: configuration, repository: repository, writer: writer,
-                                directory: directory, server: server, group: group, resolver: resolver,
+                                scratch: scratch, server: server, group: group, resolver: resolver,
                                 blockingPool: blockingPool)
         } catch {
             resolver.shutdown()
             blockingPool.shutdown()
             try? await group.shutdownGracefully()
             writer.close()
-            try? FileManager.default.removeItem(at: directory)
+            scratch.remove()
             throw error
         }
     }
@@ -139,6 +139,6 @@ final class ProxyHarness: Sendable {
         blockingPool.shutdown()
         try? await group.shutdownGracefully()
         writer.close()
-        try? FileManager.default.removeItem(at: directory)
+        scratch.remove()
     }
 }

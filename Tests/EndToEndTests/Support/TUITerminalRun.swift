@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// What every TUI end-to-end test runs in: a test origin, `proxyapp run --headless` capturing
@@ -20,11 +21,11 @@ struct TUITerminalRun {
         }
         let proxyapp = try XCTUnwrap(ProxyAppProcess.builtExecutable,
                                      "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it (`swift build --build-tests`)")
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("proxyapp-tui-e2e-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        let temporary = try TemporaryDirectory("proxyapp-tui-e2e")
+        defer { temporary.remove() }
+        let scratch = temporary.url
         let dataDirectory = scratch.appendingPathComponent("data", isDirectory: true)
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
 
         let origin = try await TestOrigin.start()
         var proxy: ProxyAppProcess?
