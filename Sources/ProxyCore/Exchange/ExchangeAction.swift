@@ -47,7 +47,8 @@ public enum ExchangeAction: Hashable, Sendable {
     case checkInUpstream(boundToClient: Bool)
     case closeUpstream
     /// The origin switched protocols (WebSocket): the response head and end are written; both
-    /// connections become one byte relay.
+    /// connections become one byte relay. Reads paused on either side are over: the HTTP
+    /// handlers that held them leave, and the relay reads both sides.
     case switchToByteRelay
 
     // MARK: holds (rewrite rules, breakpoints)
@@ -61,7 +62,8 @@ public enum ExchangeAction: Hashable, Sendable {
     case bufferReleasedRequestBody
     /// Shape the client's response head from this plan, and keep it until it is written.
     case prepareResponseHead(ResponseHeadPlan)
-    /// Decide whether to hold the prepared response; report `responseHoldDecided`.
+    /// Decide whether to hold the prepared response; report `responseHoldDecided` before any
+    /// other event (the response's body and end are not taken until then).
     case decideResponseHold
     case writeResponseHead
     case holdResponseBody

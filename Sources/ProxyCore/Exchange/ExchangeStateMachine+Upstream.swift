@@ -25,7 +25,9 @@ extension ExchangeStateMachine {
             actions.append(.resumeClientReads(.connecting))
         }
         upstream = .connected(reused: reused)
-        if boundToClient { self.boundToClient = true }
+        // A new connection is bound only if this exchange's heads bind it (a retry after the
+        // client's bound connection failed starts unbound).
+        self.boundToClient = boundToClient
         guard requestState == .streaming || requestState == .ended else { return actions }
         actions.append(.sendRequestHead)
         if hasBufferedBody {

@@ -246,9 +246,17 @@ public struct ExchangeStateMachine: Hashable, Sendable {
             case .holding:
                 return [.holdRequestBody]
             case .streaming:
-                if case .connected = upstream { return [.sendRequestBody] }
-                hasBufferedBody = true
-                return [.bufferRequestBody]
+                switch upstream {
+                case .connected:
+                    return [.sendRequestBody]
+                case .gone:
+                    // The origin answered before the body ended (its response is held): nothing
+                    // will send this part, and the client's connection closes after the response.
+                    return [.captureRequestBody]
+                case .notOpened, .opening:
+                    hasBufferedBody = true
+                    return [.bufferRequestBody]
+                }
             case .awaitingRelease, .ended:
                 return []
             }
