@@ -75,7 +75,10 @@ final class PinsPerClientTests: XCTestCase {
             XCTAssertEqual(passed.status, 200, passed.result.summary)
             let tunnel = try await fixture.proxy.waitForFlows(count: 3).last
             XCTAssertEqual(tunnel?.kind, .tunnel)
-            XCTAssertEqual(tunnel?.note, refused?.note, "the passed-through row says why and how to undo it")
+            // It may go on with how the relay ended (curl sometimes resets after its answer: a
+            // timing of the client's, noted as ordinary), so only its start is fixed.
+            XCTAssertTrue(tunnel?.note?.hasPrefix(refused?.note ?? "-") == true,
+                          "the passed-through row says why and how to undo it: \(tunnel?.note ?? "nil")")
 
             // Still intercepted on A.
             let onA = try await Curl.fetch(viaProxy: fixture.proxy.port, fixture.tlsURL("/echo"), proxyCA)

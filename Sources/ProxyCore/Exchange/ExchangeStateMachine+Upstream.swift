@@ -25,6 +25,10 @@ extension ExchangeStateMachine {
             actions.append(.resumeClientReads(.connecting))
         }
         upstream = .connected(reused: reused)
+        if actions.isEmpty && !hasBufferedBody && requestState == .streaming {
+            self.boundToClient = boundToClient
+            return CommonActions.sendHead
+        }
         // A new connection is bound only if this exchange's heads bind it (a retry after the
         // client's bound connection failed starts unbound).
         self.boundToClient = boundToClient
@@ -152,7 +156,7 @@ extension ExchangeStateMachine {
         guard phase == .forwarding else { return [] }
         switch response {
         case .holding: return [.holdResponseBody]
-        case .streaming: return [.writeResponseBody]
+        case .streaming: return CommonActions.writeBody
         default: return []
         }
     }
@@ -160,7 +164,7 @@ extension ExchangeStateMachine {
     /// The origin's read is over: what it carried goes to the client now.
     public mutating func upstreamReadComplete() -> [ExchangeAction] {
         guard phase == .forwarding, case .connected = upstream else { return [] }
-        return [.flushClient]
+        return CommonActions.flushClient
     }
 
     /// The response ended. The connection goes back to the pool only when both messages ended
@@ -185,6 +189,10 @@ extension ExchangeStateMachine {
             return actions
         }
         response = .ended
+        if reusable && !boundToClient && !plan.close && requestEnded {
+            _ = completing(plan)
+            return CommonActions.pooledAndKeptAlive
+        }
         actions += completing(plan)
         return actions
     }

@@ -194,7 +194,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
         case .success(let decision):
             requestFraming = decision
             phase = .routing
-            return [.route]
+            return CommonActions.route
         case .failure(let refusal):
             let failure: ProxyFailure = refusal.statusCode == 501 ? .notImplemented(reason: refusal.reason)
                 : .badRequest(reason: refusal.reason)
@@ -232,7 +232,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
                 }
                 return []
             }
-            return [.openUpstream(allowReuse: true)]
+            return CommonActions.openPooledOrNew
         }
     }
 
@@ -248,7 +248,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
             case .streaming:
                 switch upstream {
                 case .connected:
-                    return [.sendRequestBody]
+                    return CommonActions.sendBody
                 case .gone:
                     // The origin answered before the body ended (its response is held): nothing
                     // will send this part, and the client's connection closes after the response.
@@ -278,7 +278,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
                 requestState = .ended
                 guard case .connected = upstream else { return [] }  // sent once connected
                 requestWritten = true
-                return [.sendRequestEnd, .flushUpstream]
+                return CommonActions.sendEnd
             case .awaitingRelease, .ended:
                 return []
             }
@@ -294,7 +294,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
     /// The client's read is over: what it carried goes upstream now.
     public mutating func clientReadComplete() -> [ExchangeAction] {
         guard phase == .forwarding, case .connected = upstream else { return [] }
-        return [.flushUpstream]
+        return CommonActions.flushUpstream
     }
 
     public mutating func clientWritabilityChanged(isWritable: Bool) -> [ExchangeAction] {

@@ -30,14 +30,14 @@ extension ExchangeDriver {
     /// Keeps the origin's head while a rewrite may still change the body, and records it at once
     /// when the rewrite changed the status or headers.
     func keepOriginHead(_ head: HTTPResponseHead) {
-        originHead = head
-        if responseHeadEdited { recorder.originResponse(head, body: nil) }
+        rareState.originHead = head
+        if rare?.responseHeadEdited == true { recorder.originResponse(head, body: nil) }
     }
 
     /// A held response body was rewritten: records the origin's response with its body when the
     /// rewrite changed the body.
     func recordOriginResponse(after result: ExchangeRewriter.RewrittenBody, original: HeldBody) {
-        guard let originHead, result.changed else { return }
+        guard let originHead = rare?.originHead, result.changed else { return }
         recorder.originResponse(originHead, body: original)
     }
 }

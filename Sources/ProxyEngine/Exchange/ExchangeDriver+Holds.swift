@@ -10,17 +10,17 @@ import Rules
 /// end, the response after its end, until released, aborted or timed out.
 extension ExchangeDriver {
     func holdRequestBody(_ buffer: ByteBuffer) {
-        guard heldRequest != nil else { return }
-        if heldRequest!.append(buffer) { return }
-        recorder.applied(rule: nil, note: "rewrite: request body over \(heldRequest!.limit >> 20) MiB, not rewritten")
-        releasedRequestBody = heldRequest!.parts
-        heldRequest = nil
+        guard let rare, rare.heldRequest != nil else { return }
+        if rare.heldRequest!.append(buffer) { return }
+        recorder.applied(rule: nil, note: "rewrite: request body over \(rare.heldRequest!.limit >> 20) MiB, not rewritten")
+        rare.releasedRequestBody = rare.heldRequest!.parts
+        rare.heldRequest = nil
         perform(machine.requestHoldOverflowed())
     }
 
     /// The request ended while held: rewrite it (off the loop when large), then release it.
     func rewriteHeldRequest() {
-        guard let rewriter, let held = heldRequest else {
+        guard let rewriter, let held = rare?.heldRequest else {
             perform(machine.requestReleased())
             return
         }
@@ -32,29 +32,29 @@ extension ExchangeDriver {
             self.requestTrailers = nil
             self.upstreamHead.headers = headers
             self.recordForwardedRequest(after: result)
-            self.heldRequest = nil
-            self.releasedRequestBody = result.body.isEmpty ? [] : [buffer]
+            self.rare?.heldRequest = nil
+            self.rareState.releasedRequestBody = result.body.isEmpty ? [] : [buffer]
             self.perform(self.machine.requestReleased())
         }
     }
 
     func holdResponseBody(_ buffer: ByteBuffer) {
-        guard heldResponse != nil else { return }
-        if heldResponse!.append(buffer) { return }
+        guard let rare, rare.heldResponse != nil else { return }
+        if rare.heldResponse!.append(buffer) { return }
         // Too large to rewrite: what was held goes out as it is, and the rest streams.
-        recorder.applied(rule: nil, note: "rewrite: response body over \(heldResponse!.limit >> 20) MiB, not rewritten")
+        recorder.applied(rule: nil, note: "rewrite: response body over \(rare.heldResponse!.limit >> 20) MiB, not rewritten")
         perform(machine.responseHoldOverflowed())
     }
 
     func writeHeldResponseBody() {
-        guard let held = heldResponse else { return }
-        heldResponse = nil
+        guard let held = rare?.heldResponse else { return }
+        rare?.heldResponse = nil
         for part in held.parts { relayResponseBody(part) }
     }
 
     /// The response ended while held: rewrite it (off the loop when large), then release it.
     func rewriteHeldResponse() {
-        guard let rewriter, let head = preparedHead, let held = heldResponse else {
+        guard let rewriter, let head = preparedHead, let held = rare?.heldResponse else {
             perform(machine.responseReleased())
             return
         }
@@ -64,8 +64,8 @@ extension ExchangeDriver {
             ExchangeRewriter.fit(&head.headers, to: result)
             var buffer = ByteBuffer()
             buffer.writeBytes(result.body)
-            self.heldResponse = nil
-            self.releasedResponse = (head, buffer)
+            self.rare?.heldResponse = nil
+            self.rareState.releasedResponse = (head, buffer)
             self.responseTrailers = nil
             self.perform(self.machine.responseReleased())
         }
@@ -88,8 +88,8 @@ extension ExchangeDriver {
     }
 
     func writeReleasedResponse() {
-        guard let (head, body) = releasedResponse else { return }
-        releasedResponse = nil
+        guard let (head, body) = rare?.releasedResponse else { return }
+        rare?.releasedResponse = nil
         recorder.responseHead(head)
         recorder.responseBody(body)
         client.write(.head(head))

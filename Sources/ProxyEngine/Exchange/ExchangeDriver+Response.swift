@@ -15,7 +15,7 @@ extension ExchangeDriver {
         if let rewriter, !plan.switchingProtocols {
             let before = (clientHead.status.code, ExchangeRecorder.fields(clientHead.headers))
             rewriter.editResponseHead(&clientHead)
-            responseHeadEdited = clientHead.status.code != before.0 || ExchangeRecorder.fields(clientHead.headers) != before.1
+            rareState.responseHeadEdited = clientHead.status.code != before.0 || ExchangeRecorder.fields(clientHead.headers) != before.1
             keepOriginHead(HTTPResponseHead(version: head.version, status: originStatus, headers: head.headers))
         }
         preparedHead = clientHead
@@ -25,7 +25,7 @@ extension ExchangeDriver {
     func decideResponseHold() {
         var hold = false
         if let rewriter, let preparedHead, rewriter.holdsResponseBody(preparedHead, isHeadRequest: isHeadRequest) {
-            heldResponse = HeldBody(limit: rewriter.limit)
+            rareState.heldResponse = HeldBody(limit: rewriter.limit)
             hold = true
         }
         perform(machine.responseHoldDecided(hold: hold))

@@ -97,7 +97,7 @@ extension ExchangeDriver {
             holdsRequest: rewriter?.holdsRequestBody ?? false,
             mayHoldResponse: !(rewriter?.action.responseBody.isEmpty ?? true))))
         if machine.holdsRequest, let rewriter {
-            heldRequest = HeldBody(limit: rewriter.limit)
+            rareState.heldRequest = HeldBody(limit: rewriter.limit)
             // The body is sent only once it is whole: nothing for the origin to continue.
             headers.remove(name: "expect")
         }
