@@ -125,18 +125,14 @@ public struct ResponseHeadPlan: Hashable, Sendable {
     }
 }
 
-/// The action lists of the common path, made once: most events on a keep-alive exchange return
-/// one of these, so they cost no allocation per request (measured: ~1% of a proxied request).
+/// Action lists returned as they are by the common events (one action each), made once so
+/// those events allocate nothing. Lists that depend on state are built where they are decided.
 enum CommonActions {
     static let route: [ExchangeAction] = [.route]
     static let openPooledOrNew: [ExchangeAction] = [.openUpstream(allowReuse: true)]
-    static let sendHead: [ExchangeAction] = [.sendRequestHead, .flushUpstream]
     static let sendBody: [ExchangeAction] = [.sendRequestBody]
     static let sendEnd: [ExchangeAction] = [.sendRequestEnd, .flushUpstream]
     static let flushUpstream: [ExchangeAction] = [.flushUpstream]
     static let writeBody: [ExchangeAction] = [.writeResponseBody]
     static let flushClient: [ExchangeAction] = [.flushClient]
-    static let pooledAndKeptAlive: [ExchangeAction] = [
-        .checkInUpstream(boundToClient: false), .record(error: nil), .completeResponse(close: false, requestEnded: true),
-    ]
 }

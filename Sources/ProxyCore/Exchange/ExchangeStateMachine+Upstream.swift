@@ -25,10 +25,6 @@ extension ExchangeStateMachine {
             actions.append(.resumeClientReads(.connecting))
         }
         upstream = .connected(reused: reused)
-        if actions.isEmpty && !hasBufferedBody && requestState == .streaming {
-            self.boundToClient = boundToClient
-            return CommonActions.sendHead
-        }
         // A new connection is bound only if this exchange's heads bind it (a retry after the
         // client's bound connection failed starts unbound).
         self.boundToClient = boundToClient
@@ -189,10 +185,6 @@ extension ExchangeStateMachine {
             return actions
         }
         response = .ended
-        if reusable && !boundToClient && !plan.close && requestEnded {
-            _ = completing(plan)
-            return CommonActions.pooledAndKeptAlive
-        }
         actions += completing(plan)
         return actions
     }

@@ -188,8 +188,10 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // Only a client taking bytes again matters here: one that stops is noticed when a
+        // response part is written (`ExchangeDriver.relayResponseBody`).
         if case .exchange(let exchange) = state, context.channel.isWritable {
-            exchange.clientWritabilityChanged(isWritable: context.channel.isWritable)
+            exchange.clientWritabilityChanged(isWritable: true)
         }
     }
 

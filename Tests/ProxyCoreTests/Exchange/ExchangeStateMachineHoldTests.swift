@@ -6,13 +6,8 @@ import XCTest
 final class ExchangeStateMachineHoldTests: XCTestCase {
     typealias Machine = ExchangeStateMachine
 
-    static let get = ExchangeFixtures.get
-    static let post = ExchangeFixtures.post
-    static let origin = ExchangeFixtures.origin
-    static let lengthFields = ExchangeFixtures.lengthFields
-    static let noFields = ExchangeFixtures.noFields
 
-    func routed(_ request: Machine.Request, _ route: Machine.Route, fields: [(name: String, value: String)] = noFields)
+    func routed(_ request: Machine.Request, _ route: Machine.Route, fields: [(name: String, value: String)] = ExchangeFixtures.noFields)
         -> (Machine, [ExchangeAction]) {
         var machine = Machine(request: request)
         XCTAssertEqual(machine.start(fields: fields), [.route])
@@ -26,7 +21,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     // MARK: request holds
 
     func testHeldRequestWaitsWholeThenGoesOutAfterRelease() {
-        var (machine, actions) = routed(Self.post, Self.holdingRequest, fields: Self.lengthFields)
+        var (machine, actions) = routed(ExchangeFixtures.post, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(actions, [], "no connection while the request is held")
         XCTAssertTrue(machine.holdsRequest)
         XCTAssertEqual(machine.clientBody(), [.holdRequestBody])
@@ -41,17 +36,17 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
 
     func testHeldRequestAnswersContinueItself() {
         let request = ExchangeFixtures.request("POST", minorVersion: 1, keepAlive: true, expectsContinue: true, asksUpgrade: false)
-        var (machine, actions) = routed(request, Self.holdingRequest, fields: Self.lengthFields)
+        var (machine, actions) = routed(request, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(actions, [.writeContinue])
         _ = machine.clientEnd()
         _ = machine.requestReleased()
         _ = machine.upstreamConnected(reused: false)
-        XCTAssertEqual(machine.upstreamHead(status: 100, fields: Self.noFields, keepAlive: true, bindsConnection: false), [],
+        XCTAssertEqual(machine.upstreamHead(status: 100, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false), [],
                        "the origin's 100 is not sent twice")
     }
 
     func testOversizedHeldRequestIsReleasedUnchangedAndStreams() {
-        var (machine, _) = routed(Self.post, Self.holdingRequest, fields: Self.lengthFields)
+        var (machine, _) = routed(ExchangeFixtures.post, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
         _ = machine.clientBody()
         XCTAssertEqual(machine.requestHoldOverflowed(), [.bufferReleasedRequestBody, .openUpstream(allowReuse: true)])
         XCTAssertFalse(machine.holdsRequest)
@@ -63,13 +58,13 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testUpgradeIsNeverHeld() {
-        let (machine, actions) = routed(Self.get, .forward(.init(host: "o", port: 80, forwardsUpgrade: true, holdsRequest: true)))
+        let (machine, actions) = routed(ExchangeFixtures.get, .forward(.init(host: "o", port: 80, forwardsUpgrade: true, holdsRequest: true)))
         XCTAssertEqual(actions, [.openUpstream(allowReuse: true)])
         XCTAssertFalse(machine.holdsRequest)
     }
 
     func testAbortedHeldRequestIs502AndNothingIsSent() {
-        var (machine, _) = routed(Self.post, Self.holdingRequest, fields: Self.lengthFields)
+        var (machine, _) = routed(ExchangeFixtures.post, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
         _ = machine.clientEnd()
         let failure = ProxyFailure.heldExchangeAborted(side: "request")
         XCTAssertEqual(machine.holdAborted(),
@@ -79,7 +74,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testHeldRequestTimesOutWith504() {
-        var (machine, _) = routed(Self.post, Self.holdingRequest, fields: Self.lengthFields)
+        var (machine, _) = routed(ExchangeFixtures.post, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(machine.holdTimedOut(seconds: 60), [], "nothing is held before the request ended")
         _ = machine.clientEnd()
         let actions = machine.holdTimedOut(seconds: 60)
@@ -89,7 +84,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testClientLeavingAHeldRequestCancelsTheWork() {
-        var (machine, _) = routed(Self.post, Self.holdingRequest, fields: Self.lengthFields)
+        var (machine, _) = routed(ExchangeFixtures.post, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
         _ = machine.clientEnd()
         XCTAssertEqual(machine.clientClosed(reason: "gone"), [.cancelWork, .record(error: "gone")])
         XCTAssertEqual(machine.requestReleased(), [])
@@ -98,10 +93,10 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     // MARK: response holds
 
     func responseHeld() -> Machine {
-        var (machine, _) = routed(Self.get, Self.mayHoldResponse)
+        var (machine, _) = routed(ExchangeFixtures.get, Self.mayHoldResponse)
         _ = machine.upstreamConnected(reused: true)
         _ = machine.clientEnd()
-        let actions = machine.upstreamHead(status: 200, fields: Self.lengthFields, keepAlive: true, bindsConnection: false)
+        let actions = machine.upstreamHead(status: 200, fields: ExchangeFixtures.lengthFields, keepAlive: true, bindsConnection: false)
         XCTAssertEqual(actions.last, .decideResponseHold)
         XCTAssertEqual(machine.responseHoldDecided(hold: true), [])
         return machine
@@ -118,10 +113,10 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testResponseNotHeldIsWrittenAtOnce() {
-        var (machine, _) = routed(Self.get, Self.mayHoldResponse)
+        var (machine, _) = routed(ExchangeFixtures.get, Self.mayHoldResponse)
         _ = machine.upstreamConnected(reused: true)
         _ = machine.clientEnd()
-        _ = machine.upstreamHead(status: 200, fields: Self.lengthFields, keepAlive: true, bindsConnection: false)
+        _ = machine.upstreamHead(status: 200, fields: ExchangeFixtures.lengthFields, keepAlive: true, bindsConnection: false)
         XCTAssertEqual(machine.upstreamBody(), [], "nothing is written before the hold is decided")
         XCTAssertEqual(machine.responseHoldDecided(hold: false), [.writeResponseHead])
         XCTAssertEqual(machine.upstreamBody(), [.writeResponseBody])
@@ -152,17 +147,17 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testUpgradeResponseIsNeverHeld() {
-        var (machine, _) = routed(Self.get, .forward(.init(host: "o", port: 80, forwardsUpgrade: true, mayHoldResponse: true)))
+        var (machine, _) = routed(ExchangeFixtures.get, .forward(.init(host: "o", port: 80, forwardsUpgrade: true, mayHoldResponse: true)))
         _ = machine.upstreamConnected(reused: false)
         _ = machine.clientEnd()
-        XCTAssertEqual(machine.upstreamHead(status: 101, fields: Self.noFields, keepAlive: true, bindsConnection: false).last,
+        XCTAssertEqual(machine.upstreamHead(status: 101, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false).last,
                        .writeResponseHead)
     }
 
     // MARK: local answers
 
     func testBlockAnswersOnceTheRequestEnded() {
-        var (machine, actions) = routed(Self.post, .answerLocally(needsPreparation: false), fields: Self.lengthFields)
+        var (machine, actions) = routed(ExchangeFixtures.post, .answerLocally(needsPreparation: false), fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(actions, [])
         XCTAssertEqual(machine.clientBody(), [.captureRequestBody])
         XCTAssertEqual(machine.upstreamBody(), [], "no origin")
@@ -175,7 +170,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
 
     func testMapLocalWaitsForItsFileAndTheRequest() {
         let request = ExchangeFixtures.request("POST", minorVersion: 1, keepAlive: true, expectsContinue: true, asksUpgrade: false)
-        var (machine, actions) = routed(request, .answerLocally(needsPreparation: true), fields: Self.lengthFields)
+        var (machine, actions) = routed(request, .answerLocally(needsPreparation: true), fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(actions, [.writeContinue, .prepareLocalAnswer])
         XCTAssertEqual(machine.clientEnd(), [], "the file is not open yet")
         XCTAssertEqual(machine.localAnswerPrepared(), [.startLocalAnswer(close: false)])
@@ -189,7 +184,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testLocalFileFailingMidwayCutsTheConnection() {
-        var (machine, _) = routed(Self.get, .answerLocally(needsPreparation: true))
+        var (machine, _) = routed(ExchangeFixtures.get, .answerLocally(needsPreparation: true))
         _ = machine.localAnswerPrepared()
         _ = machine.clientEnd()
         XCTAssertEqual(machine.localAnswerFailed(reason: "map_local: I/O error"),
@@ -198,7 +193,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testClientNotReadingALocalFileIsCut() {
-        var (machine, _) = routed(Self.get, .answerLocally(needsPreparation: false))
+        var (machine, _) = routed(ExchangeFixtures.get, .answerLocally(needsPreparation: false))
         XCTAssertEqual(machine.writeStalled(seconds: 30), [], "nothing is being written yet")
         _ = machine.clientEnd()
         let actions = machine.writeStalled(seconds: 30)
@@ -206,13 +201,13 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
     }
 
     func testClientLeavingBeforeTheFileOpenedDiscardsIt() {
-        var (machine, _) = routed(Self.get, .answerLocally(needsPreparation: true))
+        var (machine, _) = routed(ExchangeFixtures.get, .answerLocally(needsPreparation: true))
         XCTAssertEqual(machine.clientClosed(reason: "gone"), [.cancelWork, .record(error: "gone")])
         XCTAssertEqual(machine.localAnswerPrepared(), [.discardLocalAnswer], "a file opened late is closed")
     }
 
     func testStalledRequestBodyOfALocalAnswerIs408() {
-        var (machine, _) = routed(Self.post, .answerLocally(needsPreparation: false), fields: Self.lengthFields)
+        var (machine, _) = routed(ExchangeFixtures.post, .answerLocally(needsPreparation: false), fields: ExchangeFixtures.lengthFields)
         XCTAssertTrue(machine.awaitsClientBody)
         XCTAssertEqual(machine.requestStalled(seconds: 30),
                        [.cancelWork, .discardLocalAnswer, .record(error: ProxyFailure.requestBodyTimeout(seconds: 30).message),

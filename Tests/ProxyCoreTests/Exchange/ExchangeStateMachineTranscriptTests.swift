@@ -9,15 +9,10 @@ import XCTest
 final class ExchangeStateMachineTranscriptTests: XCTestCase {
     typealias Machine = ExchangeStateMachine
 
-    static let get = ExchangeFixtures.get
-    static let post = ExchangeFixtures.post
-    static let origin = ExchangeFixtures.origin
-    static let lengthFields = ExchangeFixtures.lengthFields
-    static let noFields = ExchangeFixtures.noFields
 
     /// A machine past routing: forwarding to `origin.test`.
-    func forwarding(_ request: Machine.Request = get, _ route: Machine.Forwarding = origin,
-                    fields: [(name: String, value: String)] = noFields,
+    func forwarding(_ request: Machine.Request = ExchangeFixtures.get, _ route: Machine.Forwarding = ExchangeFixtures.origin,
+                    fields: [(name: String, value: String)] = ExchangeFixtures.noFields,
                     file: StaticString = #filePath, line: UInt = #line) -> Machine {
         var machine = Machine(request: request)
         XCTAssertEqual(machine.start(fields: fields), [.route], file: file, line: line)
@@ -26,8 +21,8 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     /// Forwarding on a fresh connection, the request head sent.
-    func connected(_ request: Machine.Request = get, _ route: Machine.Forwarding = origin,
-                   fields: [(name: String, value: String)] = noFields) -> Machine {
+    func connected(_ request: Machine.Request = ExchangeFixtures.get, _ route: Machine.Forwarding = ExchangeFixtures.origin,
+                   fields: [(name: String, value: String)] = ExchangeFixtures.noFields) -> Machine {
         var machine = forwarding(request, route, fields: fields)
         _ = machine.upstreamConnecting()
         _ = machine.upstreamConnected(reused: false)
@@ -46,7 +41,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         _ = machine.clientEnd()
         let plan = ResponseHeadPlan(framing: .init(framing: .contentLength(5), advertisedLength: nil, isCanonical: true),
                                     close: false, switchingProtocols: false)
-        XCTAssertEqual(machine.upstreamHead(status: 200, fields: Self.lengthFields, keepAlive: keepAlive, bindsConnection: false),
+        XCTAssertEqual(machine.upstreamHead(status: 200, fields: ExchangeFixtures.lengthFields, keepAlive: keepAlive, bindsConnection: false),
                        [.prepareResponseHead(plan), .writeResponseHead])
         return machine
     }
@@ -54,15 +49,15 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     // MARK: start and routing
 
     func testStartDecidesFramingThenAsksForRules() {
-        var machine = Machine(request: Self.post)
-        XCTAssertEqual(machine.start(fields: Self.lengthFields), [.route])
+        var machine = Machine(request: ExchangeFixtures.post)
+        XCTAssertEqual(machine.start(fields: ExchangeFixtures.lengthFields), [.route])
         XCTAssertEqual(machine.requestFraming?.framing, .contentLength(5))
         XCTAssertEqual(machine.phase, .routing)
-        XCTAssertEqual(machine.start(fields: Self.lengthFields), [], "a second start does nothing")
+        XCTAssertEqual(machine.start(fields: ExchangeFixtures.lengthFields), [], "a second start does nothing")
     }
 
     func testAmbiguousFramingIsRefusedRecordedAndClosedBeforeRules() {
-        var machine = Machine(request: Self.post)
+        var machine = Machine(request: ExchangeFixtures.post)
         let actions = machine.start(fields: [(name: "Content-Length", value: "5"),
                                              (name: "Transfer-Encoding", value: "chunked")])
         guard case .record(let error?) = actions.first, case .answer(let failure, false, false) = actions.last else {
@@ -72,28 +67,28 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         XCTAssertEqual(error, failure.message)
         XCTAssertEqual(actions.count, 2)
         XCTAssertEqual(machine.phase, .finished)
-        XCTAssertEqual(machine.routeDecided(.forward(Self.origin)), [], "no rules after a refusal")
+        XCTAssertEqual(machine.routeDecided(.forward(ExchangeFixtures.origin)), [], "no rules after a refusal")
         XCTAssertEqual(machine.clientBody(), [])
         XCTAssertEqual(machine.clientClosed(reason: "gone"), [])
     }
 
     func testUnsupportedTransferCodingIs501() {
-        var machine = Machine(request: Self.post)
+        var machine = Machine(request: ExchangeFixtures.post)
         let actions = machine.start(fields: [(name: "Transfer-Encoding", value: "gzip, chunked")])
         guard case .answer(let failure, false, false) = actions.last else { return XCTFail("\(actions)") }
         XCTAssertEqual(failure.statusCode, 501)
     }
 
     func testForwardOpensOrTakesAConnection() {
-        var machine = Machine(request: Self.get)
-        _ = machine.start(fields: Self.noFields)
-        XCTAssertEqual(machine.routeDecided(.forward(Self.origin)), [.openUpstream(allowReuse: true)])
-        XCTAssertEqual(machine.routeDecided(.forward(Self.origin)), [], "routed once")
+        var machine = Machine(request: ExchangeFixtures.get)
+        _ = machine.start(fields: ExchangeFixtures.noFields)
+        XCTAssertEqual(machine.routeDecided(.forward(ExchangeFixtures.origin)), [.openUpstream(allowReuse: true)])
+        XCTAssertEqual(machine.routeDecided(.forward(ExchangeFixtures.origin)), [], "routed once")
     }
 
     func testRefusedRouteIsRecordedAndAnswered() {
-        var machine = Machine(request: Self.get)
-        _ = machine.start(fields: Self.noFields)
+        var machine = Machine(request: ExchangeFixtures.get)
+        _ = machine.start(fields: ExchangeFixtures.noFields)
         let failure = ProxyFailure.notImplemented(reason: "HTTPS interception is off")
         XCTAssertEqual(machine.routeDecided(.refuse(failure)),
                        [.record(error: failure.message), .answer(failure, keepAlive: false, requestEnded: false)])
@@ -102,7 +97,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     // MARK: the request while connecting, connected
 
     func testBodyBeforeTheConnectionIsBufferedThenSentInOrder() {
-        var machine = forwarding(Self.post, fields: Self.lengthFields)
+        var machine = forwarding(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(machine.upstreamConnecting(), [.pauseClientReads(.connecting)])
         XCTAssertEqual(machine.clientBody(), [.bufferRequestBody])
         XCTAssertEqual(machine.clientEnd(), [], "the end waits for the connection")
@@ -113,7 +108,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     func testBodyOnAConnectedExchangeIsSentAndFlushedPerRead() {
-        var machine = connected(Self.post, fields: Self.lengthFields)
+        var machine = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         XCTAssertEqual(machine.clientBody(), [.sendRequestBody])
         XCTAssertEqual(machine.clientReadComplete(), [.flushUpstream])
         XCTAssertEqual(machine.clientEnd(), [.sendRequestEnd, .flushUpstream])
@@ -128,7 +123,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     func testBusyOriginPausesClientReadsUntilWritable() {
-        var machine = connected(Self.post, fields: Self.lengthFields)
+        var machine = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         _ = machine.clientBody()
         XCTAssertEqual(machine.upstreamWritabilityChanged(isWritable: false), [.pauseClientReads(.upstreamBusy)])
         XCTAssertEqual(machine.upstreamWritabilityChanged(isWritable: false), [], "paused once")
@@ -177,16 +172,16 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     func testBodyReadUntilCloseIsNeverPooled() {
         var machine = connected()
         _ = machine.clientEnd()
-        let actions = machine.upstreamHead(status: 200, fields: Self.noFields, keepAlive: true, bindsConnection: false)
+        let actions = machine.upstreamHead(status: 200, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false)
         guard case .prepareResponseHead(let plan) = actions.first else { return XCTFail("\(actions)") }
         XCTAssertEqual(plan.framing.framing, .untilClose)
         XCTAssertEqual(machine.upstreamEnd().first, .closeUpstream)
     }
 
     func testResponseBeforeTheRequestEndedClosesBothSides() {
-        var machine = connected(Self.post, fields: Self.lengthFields)
+        var machine = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         _ = machine.clientBody()
-        _ = machine.upstreamHead(status: 200, fields: Self.lengthFields, keepAlive: true, bindsConnection: false)
+        _ = machine.upstreamHead(status: 200, fields: ExchangeFixtures.lengthFields, keepAlive: true, bindsConnection: false)
         XCTAssertEqual(machine.upstreamEnd(),
                        [.closeUpstream, .record(error: nil), .completeResponse(close: true, requestEnded: false)])
     }
@@ -194,7 +189,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     func testBoundConnectionGoesBackToTheClient() {
         var machine = connected()
         _ = machine.clientEnd()
-        _ = machine.upstreamHead(status: 401, fields: Self.lengthFields, keepAlive: true, bindsConnection: true)
+        _ = machine.upstreamHead(status: 401, fields: ExchangeFixtures.lengthFields, keepAlive: true, bindsConnection: true)
         XCTAssertEqual(machine.upstreamEnd().first, .checkInUpstream(boundToClient: true))
     }
 
@@ -210,10 +205,10 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         var machine = connected()
         _ = machine.clientEnd()
         for _ in 0..<Machine.maxInterimResponses {
-            XCTAssertEqual(machine.upstreamHead(status: 102, fields: Self.noFields, keepAlive: true, bindsConnection: false),
+            XCTAssertEqual(machine.upstreamHead(status: 102, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false),
                            [.writeInterimHead, .flushClient])
         }
-        let actions = machine.upstreamHead(status: 102, fields: Self.noFields, keepAlive: true, bindsConnection: false)
+        let actions = machine.upstreamHead(status: 102, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false)
         guard case .answer(let failure, _, _) = actions.last else { return XCTFail("\(actions)") }
         XCTAssertEqual(failure.statusCode, 502)
         XCTAssertEqual(actions.first, .closeUpstream)
@@ -222,7 +217,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     func testInterimNotRelayedToHTTP10() {
         let request = ExchangeFixtures.request("GET", minorVersion: 0, keepAlive: false, expectsContinue: false, asksUpgrade: false)
         var machine = connected(request)
-        XCTAssertEqual(machine.upstreamHead(status: 100, fields: Self.noFields, keepAlive: true, bindsConnection: false), [])
+        XCTAssertEqual(machine.upstreamHead(status: 100, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false), [])
     }
 
     func testHTTP10ClientOfABodyWithoutLengthGetsAClose() {
@@ -236,7 +231,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     func testStatusBelow100AndBadFramingAre502() {
-        for (status, fields) in [(99, Self.noFields), (200, [(name: "Transfer-Encoding", value: "gzip")])] {
+        for (status, fields) in [(99, ExchangeFixtures.noFields), (200, [(name: "Transfer-Encoding", value: "gzip")])] {
             var machine = connected()
             _ = machine.clientEnd()
             let actions = machine.upstreamHead(status: status, fields: fields, keepAlive: true, bindsConnection: false)
@@ -249,28 +244,28 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     func testUnrequestedUpgradeIsRefused() {
         var machine = connected()
         _ = machine.clientEnd()
-        let actions = machine.upstreamHead(status: 101, fields: Self.noFields, keepAlive: true, bindsConnection: false)
+        let actions = machine.upstreamHead(status: 101, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false)
         guard case .answer(let failure, _, _) = actions.last else { return XCTFail("\(actions)") }
         XCTAssertTrue(failure.message.contains("did not ask to upgrade"), failure.message)
     }
 
     func testRequestedUpgradeBecomesAByteRelay() {
-        var route = Self.origin
+        var route = ExchangeFixtures.origin
         route.forwardsUpgrade = true
-        var machine = connected(Self.get, route)
+        var machine = connected(ExchangeFixtures.get, route)
         _ = machine.clientEnd()
         let plan = ResponseHeadPlan(framing: .init(framing: .none, advertisedLength: nil, isCanonical: true), close: false,
                                     switchingProtocols: true)
-        XCTAssertEqual(machine.upstreamHead(status: 101, fields: Self.noFields, keepAlive: true, bindsConnection: false),
+        XCTAssertEqual(machine.upstreamHead(status: 101, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false),
                        [.prepareResponseHead(plan), .writeResponseHead])
         XCTAssertEqual(machine.upstreamEnd(), [.record(error: nil), .switchToByteRelay])
     }
 
     func testUpgradeBeforeTheRequestBodyEndedIsRefused() {
-        var route = Self.origin
+        var route = ExchangeFixtures.origin
         route.forwardsUpgrade = true
-        var machine = connected(Self.post, route, fields: Self.lengthFields)
-        let actions = machine.upstreamHead(status: 101, fields: Self.noFields, keepAlive: true, bindsConnection: false)
+        var machine = connected(ExchangeFixtures.post, route, fields: ExchangeFixtures.lengthFields)
+        let actions = machine.upstreamHead(status: 101, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false)
         guard case .answer(_, let keepAlive, _) = actions.last else { return XCTFail("\(actions)") }
         XCTAssertFalse(keepAlive, "an upgrade request's connection cannot carry another request")
     }
@@ -293,7 +288,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
 
     func testNoRetryForABodyATimeoutOrAfterAResponseBegan() {
         let closed = ProxyFailure.upstreamClosed(host: "origin.test", port: 80)
-        var post = forwarding(Self.post, fields: Self.lengthFields)
+        var post = forwarding(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         _ = post.upstreamConnected(reused: true)
         _ = post.clientBody()
         XCTAssertNotEqual(post.upstreamFailed(closed, mayRetry: true).first, .openUpstream(allowReuse: false))
@@ -305,7 +300,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         var interim = forwarding()
         _ = interim.upstreamConnected(reused: true)
         _ = interim.clientEnd()
-        _ = interim.upstreamHead(status: 100, fields: Self.noFields, keepAlive: true, bindsConnection: false)
+        _ = interim.upstreamHead(status: 100, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false)
         XCTAssertNotEqual(interim.upstreamFailed(closed, mayRetry: true).first, .openUpstream(allowReuse: false))
     }
 
@@ -325,7 +320,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     func testMalformedBodyBeforeAResponseIs400AndClose() {
-        var machine = connected(Self.post, fields: Self.lengthFields)
+        var machine = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         let failure = ProxyFailure.badRequest(reason: "bad chunk")
         XCTAssertEqual(machine.requestFailed(failure),
                        [.closeUpstream, .record(error: failure.message),
@@ -333,20 +328,20 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     func testMalformedBodyAfterTheResponseHeadCutsTheConnection() {
-        var machine = connected(Self.post, fields: Self.lengthFields)
-        _ = machine.upstreamHead(status: 200, fields: Self.lengthFields, keepAlive: true, bindsConnection: false)
+        var machine = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
+        _ = machine.upstreamHead(status: 200, fields: ExchangeFixtures.lengthFields, keepAlive: true, bindsConnection: false)
         let failure = ProxyFailure.badRequest(reason: "bad chunk")
         XCTAssertEqual(machine.requestFailed(failure),
                        [.closeUpstream, .record(error: failure.message), .abortClient(reason: failure.message)])
     }
 
     func testStalledBodyIs408OrTheOriginsStallWhenItStoppedReading() {
-        var machine = connected(Self.post, fields: Self.lengthFields)
+        var machine = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         XCTAssertTrue(machine.awaitsClientBody)
         let stalled = machine.requestStalled(seconds: 30)
         XCTAssertEqual(stalled.last, .answer(.requestBodyTimeout(seconds: 30), keepAlive: false, requestEnded: false))
 
-        var busy = connected(Self.post, fields: Self.lengthFields)
+        var busy = connected(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         _ = busy.clientBody()
         _ = busy.upstreamWritabilityChanged(isWritable: false)
         XCTAssertEqual(busy.requestStalled(seconds: 30).last,
@@ -355,7 +350,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
     }
 
     func testNoStallWhileConnectingOrAfterTheRequestEnded() {
-        var connecting = forwarding(Self.post, fields: Self.lengthFields)
+        var connecting = forwarding(ExchangeFixtures.post, fields: ExchangeFixtures.lengthFields)
         _ = connecting.upstreamConnecting()
         XCTAssertFalse(connecting.awaitsClientBody)
         XCTAssertEqual(connecting.requestStalled(seconds: 30), [])
@@ -367,7 +362,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         var machine = connected()
         _ = machine.clientEnd()
         XCTAssertEqual(machine.clientInputClosed(), [])
-        let actions = machine.upstreamHead(status: 200, fields: Self.lengthFields, keepAlive: true, bindsConnection: false)
+        let actions = machine.upstreamHead(status: 200, fields: ExchangeFixtures.lengthFields, keepAlive: true, bindsConnection: false)
         guard case .prepareResponseHead(let plan) = actions.first else { return XCTFail("\(actions)") }
         XCTAssertTrue(plan.close)
     }
