@@ -112,6 +112,19 @@ baseline_measure() {  # WHO LOAD ROUND
   BL_CPU["$who $load"]+=" $cpu"
 }
 
+# The median over rounds of current/baseline CPU per request, each round's two runs paired (run
+# back to back, so a drift of the machine between rounds cancels out), and the lowest and highest
+# round's ratio: the spread says how far to trust the median.
+baseline_paired_ratio() {  # LOAD -> "median min max"
+  # shellcheck disable=SC2086  # the lists are meant to split into words
+  paste -d' ' <(printf '%s\n' ${BL_CPU["current $1"]}) <(printf '%s\n' ${BL_CPU["baseline $1"]}) |
+    awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $2 > 0 { print $1 / $2 }' | sort -g |
+    awk '{ v[NR] = $1 } END {
+      if (NR == 0) { print "n/a n/a n/a"; exit }
+      m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      printf("%.3f %.3f %.3f\n", m, v[1], v[NR]) }'
+}
+
 # Median requests/s and CPU µs per request of WHO's rounds of LOAD.
 baseline_medians() {  # WHO LOAD -> "rps cpu"
   # shellcheck disable=SC2086  # the lists are meant to split into words
@@ -119,7 +132,7 @@ baseline_medians() {  # WHO LOAD -> "rps cpu"
 }
 
 phase_baseline() {
-  local round load who order rb cb rc cc
+  local round load who order rb cb rc cc pm plo phi
   section "baseline: http and https keep-alive through the baseline proxy and the current one, $BASELINE_ROUNDS rounds of ${DURATION}s each, interleaved"
   if [[ -z $BASELINE_BIN ]]; then
     report baseline "skipped (set BASELINE_REF or _BIN)" n/a
@@ -147,6 +160,8 @@ phase_baseline() {
     report current "$load proxy CPU per request (median)" "$cc" µs
     report ratio "$load requests/s current/baseline" "$(div "$rc" "$rb" 1 3)"
     report ratio "$load CPU/request current/baseline" "$(div "$cc" "$cb" 1 3)"
+    read -r pm plo phi < <(baseline_paired_ratio "$load")
+    report ratio "$load CPU/request, paired rounds (median)" "$pm" "(rounds from $plo to $phi)"
   done
   report idle "CPU of the idle proxy, all runs" "$(div "$BL_IDLE_TICKS" "$CLK_TCK" 1000 0)" ms
   for who in baseline current; do
