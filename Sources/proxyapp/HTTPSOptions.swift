@@ -23,6 +23,10 @@ struct HTTPSOptions: ParsableArguments {
     @Flag(name: .customLong("no-intercept"), help: "Relay every CONNECT as an opaque tunnel (no HTTPS decryption).")
     var noIntercept = false
 
+    @Flag(name: .customLong("no-http2"),
+          help: "Speak only HTTP/1.1 with decrypted clients (by default a client that offers h2 gets HTTP/2).")
+    var noHTTP2 = false
+
     @Option(name: .customLong("client-tls-min"),
             help: ArgumentHelp("Lowest TLS version a client may use: 1.0, 1.1, 1.2 or 1.3 (default 1.2; below 1.2 allows legacy cipher suites).",
                                valueName: "version"))
@@ -59,9 +63,9 @@ struct HTTPSOptions: ParsableArguments {
         if let upstreamCA, !FileManager.default.isReadableFile(atPath: upstreamCA) {
             throw ValidationError("--upstream-ca \(upstreamCA): no readable file there. Pass a PEM file of CA certificates.")
         }
-        if noIntercept && (upstreamCA != nil || insecureUpstream || clientTLSMin != nil || upstreamTLSMin != nil) {
+        if noIntercept && (upstreamCA != nil || insecureUpstream || clientTLSMin != nil || upstreamTLSMin != nil || noHTTP2) {
             throw ValidationError(
-                "--upstream-ca, --insecure-upstream, --client-tls-min and --upstream-tls-min only apply with interception: drop --no-intercept.")
+                "--upstream-ca, --insecure-upstream, --client-tls-min, --upstream-tls-min and --no-http2 only apply with interception: drop --no-intercept.")
         }
     }
 
@@ -108,6 +112,7 @@ struct HTTPSOptions: ParsableArguments {
         let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
         var interception = TLSInterception(identities: leaves, upstream: upstream, pins: pins)
         interception.clientMinimumVersion = clientMinimum
+        interception.offersHTTP2 = !noHTTP2
         interception.firstBytesTimeout = .seconds(Int64(firstBytesTimeout.seconds))
         let name = authority.certificate.subject.description
         let root = RootCertificateDownload(der: authority.certificateDER, pem: authority.certificatePEM,

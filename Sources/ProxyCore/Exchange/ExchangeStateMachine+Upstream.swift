@@ -20,25 +20,28 @@ extension ExchangeStateMachine {
             return [.closeUpstream]
         }
         var actions: [ExchangeAction] = []
-        if pausedForConnecting {
-            pausedForConnecting = false
-            actions.append(.resumeClientReads(.connecting))
-        }
         upstream = .connected(reused: reused)
         // A new connection is bound only if this exchange's heads bind it (a retry after the
         // client's bound connection failed starts unbound).
         self.boundToClient = boundToClient
-        guard requestState == .streaming || requestState == .ended else { return actions }
-        actions.append(.sendRequestHead)
-        if hasBufferedBody {
-            hasBufferedBody = false
-            actions.append(.sendBufferedRequestBody)
+        if requestState == .streaming || requestState == .ended {
+            actions.append(.sendRequestHead)
+            if hasBufferedBody {
+                hasBufferedBody = false
+                actions.append(.sendBufferedRequestBody)
+            }
+            if requestState == .ended {
+                requestWritten = true
+                actions.append(.sendRequestEnd)
+            }
+            actions.append(.flushUpstream)
         }
-        if requestState == .ended {
-            requestWritten = true
-            actions.append(.sendRequestEnd)
+        // Last: resuming may hand over held reads at once (an HTTP/2 stream does), and the body
+        // parts they carry must follow the head and the buffered parts.
+        if pausedForConnecting {
+            pausedForConnecting = false
+            actions.append(.resumeClientReads(.connecting))
         }
-        actions.append(.flushUpstream)
         return actions
     }
 

@@ -43,9 +43,9 @@ public struct ExchangeStateMachine: Hashable, Sendable {
         }
 
         var isHTTP10: Bool { majorVersion < 1 || (majorVersion == 1 && minorVersion == 0) }
-        var isHTTP11: Bool { majorVersion == 1 && minorVersion == 1 }
-        /// HTTP/1.1 and later understand interim (1xx) responses.
-        var understandsInterim: Bool { majorVersion == 1 && minorVersion >= 1 }
+        /// HTTP/1.1 and later (HTTP/2 streams included) understand interim (1xx) responses, and
+        /// so `Expect: 100-continue` (RFC 9110 §10.1.1: ignored from an HTTP/1.0 client).
+        var understandsInterim: Bool { majorVersion > 1 || (majorVersion == 1 && minorVersion >= 1) }
         var isHead: Bool { method == "HEAD" }
         /// Safe methods (RFC 9110 §9.2.1), stricter than idempotent: only these are ever sent
         /// twice (after a pooled connection turned out closed), so nothing changes twice.
@@ -216,7 +216,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
             localPrepared = !needsPreparation
             var actions: [ExchangeAction] = []
             // The client waits for it before sending the body the answer does not need.
-            if request.expectsContinue && request.isHTTP11 { actions.append(.writeContinue) }
+            if request.expectsContinue && request.understandsInterim { actions.append(.writeContinue) }
             if needsPreparation { actions.append(.prepareLocalAnswer) }
             return actions
         case .forward(let forwarding):
@@ -226,7 +226,7 @@ public struct ExchangeStateMachine: Hashable, Sendable {
             if forwarding.holdsRequest && !forwarding.forwardsUpgrade {
                 // Sent only once whole: a connection taken now would sit idle (and may close).
                 requestState = .holding
-                if request.expectsContinue && request.isHTTP11 {
+                if request.expectsContinue && request.understandsInterim {
                     answeredContinue = true
                     return [.writeContinue]
                 }

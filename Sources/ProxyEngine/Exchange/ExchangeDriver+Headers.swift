@@ -75,6 +75,17 @@ extension ExchangeDriver {
         return (headers, hop.keepsUpgrade)
     }
 
+    /// An HTTP/2 client may split `Cookie` into one field per cookie (RFC 9113 §8.2.3); HTTP/1.1
+    /// allows one field, so they are joined with "; " before the request goes to an HTTP/1 origin.
+    static func joiningCookies(_ headers: HTTPHeaders) -> HTTPHeaders {
+        let cookies = headers["cookie"]
+        guard cookies.count > 1 else { return headers }
+        var joined = headers
+        joined.remove(name: "cookie")
+        joined.add(name: "Cookie", value: cookies.joined(separator: "; "))
+        return joined
+    }
+
     /// Whether the exchange ties its upstream connection to this client (`ConnectionBoundAuth`:
     /// NTLM or Negotiate in `Authorization` or `WWW-Authenticate`). One pass per side, names
     /// compared by length first: it runs for every response.

@@ -83,6 +83,7 @@ extension ExchangeDriver {
         }
         var (headers, upgrade) = Self.upstreamHeaders(from: request.head.headers, authority: target.authority,
                                                       framing: request.framing)
+        if clientVersion.major >= 2 { headers = Self.joiningCookies(headers) }
         var headersEdited = false
         if let rule = target.rewrite {
             let rewriter = ExchangeRewriter(rule: rule, limit: max(services.configuration.maxCapturedBodyBytes, 1 << 20))

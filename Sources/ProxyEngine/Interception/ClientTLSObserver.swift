@@ -15,6 +15,12 @@ final class ClientTLSState {
     init(serverName: String?) {
         details = TLSDetails(sni: serverName)
     }
+
+    /// The details of `connection`, for one HTTP/2 stream of it: closing the stream is not
+    /// closing the connection.
+    init(copying connection: ClientTLSState) {
+        details = connection.details
+    }
 }
 
 /// Watches the handshake between a client and the proxy's minted certificate, right after
@@ -69,7 +75,11 @@ final class ClientTLSObserver: ChannelInboundHandler, RemovableChannelHandler {
             state.details.alpn = negotiated
             pins?.record(.completed, host: host, client: client, tlsVersion: state.details.clientVersion)
             wire.handshakeFinished()
+            // Passed on before leaving: a handler that has left the pipeline passes nothing on,
+            // and `ClientProtocolSelector` sets the connection up on this event.
+            context.fireUserInboundEventTriggered(event)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            return
         }
         context.fireUserInboundEventTriggered(event)
     }

@@ -54,6 +54,8 @@ final class InterceptedTunnel {
     private var relayAwaitsDial = false
     /// The dns rule's name is added to the flow once, however many dials there are.
     private var dnsRuleNoted = false
+    /// The application protocols (ALPN) of the client's ClientHello, in its order.
+    private var offeredProtocols: [String] = []
 
     private enum EarlyOrigin {
         case dialling
@@ -127,6 +129,7 @@ final class InterceptedTunnel {
             let name = serverName ?? host
             let client = ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ClientHelloFingerprint.of(hello))
             self.client = client
+            offeredProtocols = hello.alpnProtocols
             if isBuiltInPageHost {
                 mintAndIntercept(certificateHost: BuiltInPages.reservedHost, serverName: serverName)
             } else if let pin = interception.pins?.pin(for: name, client: client) {
@@ -162,7 +165,10 @@ final class InterceptedTunnel {
         guard !clientGone, channel.isActive else { return }
         do {
             let identity = try result.get()
-            let context = try TLSInterception.serverContext(for: identity, minimumVersion: interception.clientMinimumVersion)
+            // The built-in pages are HTTP/1.1 only: a browser fetching the CA gets nothing from h2.
+            let protocols = isBuiltInPageHost ? ["http/1.1"] : interception.applicationProtocols(offered: offeredProtocols)
+            let context = try TLSInterception.serverContext(for: identity, minimumVersion: interception.clientMinimumVersion,
+                                                            protocols: protocols)
             let state = ClientTLSState(serverName: serverName)
             let pipeline = channel.pipeline.syncOperations
             // The sniffer still holds the client's first bytes: they reach the recorder (and are
@@ -176,7 +182,9 @@ final class InterceptedTunnel {
                 client: client ?? ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ""),
                 failuresPin: !isBuiltInPageHost, sink: services.sink, flow: flow, wire: wire,
                 versionRefusal: clientVersionRefusal))
-            installHTTP(scheme: "https", tls: state)
+            let origin = ClientHTTPHandler.TunnelDestination(scheme: "https", host: host, port: port, tls: state)
+            try pipeline.addHandler(ClientProtocolSelector(services: services, tunnel: origin))
+            sniffer?.handOver()
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")
         }

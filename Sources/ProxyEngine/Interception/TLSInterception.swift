@@ -49,14 +49,18 @@ public struct TLSInterception: Sendable {
     /// The one TLS client context for every origin.
     public var upstreamContext: NIOSSLContext { upstream.context }
 
-    /// A server context presenting `identity` to clients of at least `minimumVersion`; cheap
-    /// enough (microseconds) to build per connection. Offers only HTTP/1.1: a client that also
-    /// offers h2 falls back to it.
-    static func serverContext(for identity: ServerIdentity, minimumVersion: TLSProtocolVersion) throws -> NIOSSLContext {
+    /// Whether decrypted clients may speak HTTP/2 (`--no-http2` turns it off: h2 clients then
+    /// fall back to HTTP/1.1, as with a proxy that does not offer it).
+    public var offersHTTP2 = true
+
+    /// A server context presenting `identity` to clients of at least `minimumVersion`, agreeing
+    /// on `protocols` (ALPN, first match wins); cheap enough (microseconds) to build per connection.
+    static func serverContext(for identity: ServerIdentity, minimumVersion: TLSProtocolVersion,
+                              protocols: [String] = ["http/1.1"]) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: identity.certificateChain.map { .certificate($0) },
             privateKey: .privateKey(identity.privateKey))
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = protocols
         TLSLegSettings.apply(minimum: minimumVersion, to: &configuration)
         // How long a close waits for the client's close_notify. NIOSSL keeps the handler, its
         // SSL object and context alive for this long even after the socket closed (its timer is
@@ -67,4 +71,17 @@ public struct TLSInterception: Sendable {
     }
 
     static let serverShutdownTimeout: TimeAmount = .milliseconds(500)
+
+    /// The protocols to agree on with a client that offered `offered` (its ClientHello's ALPN),
+    /// in the client's order: NIOSSL picks the first of ours the client offered, so listing them
+    /// as the client did honours its preference. HTTP/1.1 when it offered neither, or nothing.
+    func applicationProtocols(offered: [String]) -> [String] {
+        Self.applicationProtocols(offered: offered, http2: offersHTTP2)
+    }
+
+    static func applicationProtocols(offered: [String], http2: Bool) -> [String] {
+        let spoken = http2 ? ["h2", "http/1.1"] : ["http/1.1"]
+        let agreed = offered.filter { spoken.contains($0) }
+        return agreed.isEmpty ? ["http/1.1"] : agreed
+    }
 }

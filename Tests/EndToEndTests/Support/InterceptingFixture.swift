@@ -39,8 +39,10 @@ struct InterceptingFixture {
     /// - Parameter pinLimits: run with a pin registry over the proxy's capture, with these limits.
     /// - Parameter firstBytesTimeout: the longest a tunnel waits for a decision, in seconds.
     /// - Parameter servesCA: the built-in pages offer the proxy's CA (as `proxyapp run` does).
+    /// - Parameter offersHTTP2: decrypted clients may choose HTTP/2 (off: as `--no-http2`).
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
-                    servesCA: Bool = false, _ body: (InterceptingFixture) async throws -> Void) async throws {
+                    servesCA: Bool = false, offersHTTP2: Bool = true,
+                    _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = try TemporaryDirectory("proxyapp-intercepting")
         defer { scratch.remove() }
         let tls = try TLSFixtures(directory: scratch.url)
@@ -62,7 +64,9 @@ struct InterceptingFixture {
                 if let pinLimits {
                     pins = try PersistentPinRegistry(repository: repository, ttl: 3600, limits: pinLimits, logger: logger)
                 }
-                return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout)
+                var interception = try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout)
+                interception.offersHTTP2 = offersHTTP2
+                return interception
             }, rules: rules) { configuration in
                 if servesCA {
                     configuration.rootCertificate = RootCertificateDownload(

@@ -5,9 +5,9 @@ enum ExchangeFixtures {
     typealias Machine = ExchangeStateMachine
     typealias Fields = [(name: String, value: String)]
 
-    static func request(_ method: String = "GET", minorVersion: Int = 1, keepAlive: Bool = true,
+    static func request(_ method: String = "GET", majorVersion: Int = 1, minorVersion: Int = 1, keepAlive: Bool = true,
                         expectsContinue: Bool = false, asksUpgrade: Bool = false) -> Machine.Request {
-        Machine.Request(method: method, majorVersion: 1, minorVersion: minorVersion, keepAlive: keepAlive,
+        Machine.Request(method: method, majorVersion: majorVersion, minorVersion: minorVersion, keepAlive: keepAlive,
                         expectsContinue: expectsContinue, asksUpgrade: asksUpgrade)
     }
 

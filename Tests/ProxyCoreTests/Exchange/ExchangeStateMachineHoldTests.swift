@@ -53,7 +53,7 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
         XCTAssertEqual(machine.upstreamConnecting(), [.pauseClientReads(.connecting)])
         XCTAssertEqual(machine.clientBody(), [.bufferRequestBody])
         XCTAssertEqual(machine.upstreamConnected(reused: false),
-                       [.resumeClientReads(.connecting), .sendRequestHead, .sendBufferedRequestBody, .flushUpstream])
+                       [.sendRequestHead, .sendBufferedRequestBody, .flushUpstream, .resumeClientReads(.connecting)])
         XCTAssertEqual(machine.clientEnd(), [.sendRequestEnd, .flushUpstream])
     }
 

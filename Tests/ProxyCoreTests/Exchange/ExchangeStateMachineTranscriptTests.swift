@@ -103,8 +103,8 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         XCTAssertEqual(machine.clientEnd(), [], "the end waits for the connection")
         XCTAssertEqual(machine.clientReadComplete(), [], "nothing to flush yet")
         XCTAssertEqual(machine.upstreamConnected(reused: false),
-                       [.resumeClientReads(.connecting), .sendRequestHead, .sendBufferedRequestBody, .sendRequestEnd,
-                        .flushUpstream])
+                       [.sendRequestHead, .sendBufferedRequestBody, .sendRequestEnd, .flushUpstream,
+                        .resumeClientReads(.connecting)], "reads resume last: they may deliver body parts at once")
     }
 
     func testBodyOnAConnectedExchangeIsSentAndFlushedPerRead() {
@@ -220,6 +220,18 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         XCTAssertEqual(machine.upstreamHead(status: 100, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false), [])
     }
 
+    /// An HTTP/2 stream (version 2.0, one request, never keep-alive in HTTP/1's sense) gets
+    /// interim responses as an HTTP/1.1 client does, and its `Expect: 100-continue` is honoured.
+    func testHTTP2StreamGetsInterimResponsesAndContinue() {
+        let request = ExchangeFixtures.request("POST", majorVersion: 2, minorVersion: 0, keepAlive: false, expectsContinue: true)
+        var machine = connected(request)
+        XCTAssertEqual(machine.upstreamHead(status: 103, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false),
+                       [.writeInterimHead, .flushClient])
+        var local = Machine(request: request)
+        _ = local.start(fields: ExchangeFixtures.lengthFields)
+        XCTAssertEqual(local.routeDecided(.answerLocally(needsPreparation: false)), [.writeContinue])
+    }
+
     func testHTTP10ClientOfABodyWithoutLengthGetsAClose() {
         let request = ExchangeFixtures.request("GET", minorVersion: 0, keepAlive: true, expectsContinue: false, asksUpgrade: false)
         var machine = connected(request)
@@ -280,7 +292,7 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         XCTAssertEqual(machine.upstreamFailed(closed, mayRetry: true), [.openUpstream(allowReuse: false)])
         XCTAssertEqual(machine.upstreamConnecting(), [.pauseClientReads(.connecting)])
         XCTAssertEqual(machine.upstreamConnected(reused: false),
-                       [.resumeClientReads(.connecting), .sendRequestHead, .sendRequestEnd, .flushUpstream])
+                       [.sendRequestHead, .sendRequestEnd, .flushUpstream, .resumeClientReads(.connecting)])
         let actions = machine.upstreamFailed(closed, mayRetry: true)
         XCTAssertEqual(actions, [.record(error: closed.message), .answer(closed, keepAlive: true, requestEnded: true)],
                        "a fresh connection is not retried")

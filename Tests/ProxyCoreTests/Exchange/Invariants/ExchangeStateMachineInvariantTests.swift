@@ -14,7 +14,9 @@ import XCTest
 ///  3. the flow is recorded exactly once, when (and only when) the exchange finishes;
 ///  4. nothing goes to the client after an action that closes it, nothing to a connection that is
 ///     not attached (and no second connection is asked for while one is);
-///  5. a finished exchange leaves no reads paused;
+///  5. a finished exchange leaves no reads paused, and nothing is sent upstream after reads
+///     resume within one event's actions (resuming may deliver held body parts at once, as an
+///     HTTP/2 stream does: they must follow the head);
 ///  6. a finished exchange answers late events only with `closeUpstream`/`discardLocalAnswer`;
 ///  7. an exchange that is not finished can always move: some event that is not a failure or a
 ///     timeout can still arrive (a lost event or a stale pause would otherwise hang it).

@@ -170,11 +170,15 @@ struct World: Hashable {
             environment.connection = .none
             monitor.upstreamReadsPaused = false
         }
+        var readsResumed = false
         func closeClient() {
             monitor.clientClosedByAction = true
             environment.clientOpen = false
         }
         for action in actions {
+            if readsResumed && [.sendRequestHead, .sendRequestBody, .sendBufferedRequestBody, .sendRequestEnd].contains(action) {
+                problem(5, "\(action) after client reads resumed in the same actions")
+            }
             if wasFinished && action != .closeUpstream && action != .discardLocalAnswer {
                 problem(6, "\(action) from an exchange already finished")
             }
@@ -284,6 +288,7 @@ struct World: Hashable {
                 _ = monitor.setClientReads(reason, paused: true)
             case .resumeClientReads(let reason):
                 if !monitor.setClientReads(reason, paused: false) { problem(5, "\(action) of reads not paused") }
+                readsResumed = true
             case .record:
                 monitor.records += 1
                 if monitor.records > 1 { problem(3, "recorded a second time") }

@@ -1,0 +1,118 @@
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+
+/// The client side of a decrypted connection whose client chose HTTP/2 (ALPN `h2`): one
+/// `NIOHTTP2Handler` for the connection, and for each stream the client opens a stream channel
+/// with the HTTP/1 view of it and the same `ClientHTTPHandler` an HTTP/1 connection has. Each
+/// stream is so one exchange through `ExchangeDriver` and `ExchangeStateMachine`, with its own
+/// back-pressure (a stream whose reader is slow stops taking the origin's bytes; the others go on).
+///
+/// ```
+/// NIOHTTP2Handler                  frames, HPACK, flow control, the HTTP/2 attacks' limits
+/// HTTP2IdleConnectionCloser        GOAWAY and close after the idle timeout with no stream open
+///   per stream:
+///   HTTP2FramePayloadToHTTP1ServerCodec   HEADERS/DATA ⇄ request and response parts; drops
+///                                         connection-specific fields from responses
+///   ClientHTTPHandler                     as on an HTTP/1 connection (one request per stream)
+/// ```
+///
+/// The proxy never pushes (`SETTINGS_ENABLE_PUSH` 0), takes at most 100 streams at once and
+/// header lists up to `--max-header-size` bytes; NIOHTTP2 refuses the rest and survives rapid
+/// resets, CONTINUATION floods, HPACK bombs and control-frame floods with its own limits.
+enum ClientHTTP2Setup {
+    static let maxConcurrentStreams = 100
+
+    static func configure(_ channel: any Channel, services: ProxyServices,
+                          tunnel: ClientHTTPHandler.TunnelDestination) throws {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: services.configuration.maxRequestHeaderBytes),
+            HTTP2Setting(parameter: .enablePush, value: 0),
+        ]
+        let pipeline = channel.pipeline.syncOperations
+        // Streams run on their connection's event loop.
+        let connectionTunnel = NIOLoopBound(tunnel, eventLoop: channel.eventLoop)
+        _ = try pipeline.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                // Each stream has TLS details of its own copy: a stream closing is not the
+                // connection closing (`ClientTLSState.closeRequested`).
+                var streamTunnel = connectionTunnel.value
+                streamTunnel.tls = streamTunnel.tls.map(ClientTLSState.init(copying:))
+                let streamPipeline = stream.pipeline.syncOperations
+                try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                try streamPipeline.addHandler(ClientHTTPHandler(services: services, tunnel: streamTunnel))
+            }
+        }
+        try pipeline.addHandler(HTTP2IdleConnectionCloser(timeout: services.configuration.clientIdleTimeout,
+                                                          tls: tunnel.tls))
+    }
+}
+
+/// Closes an HTTP/2 client connection that has had no open stream for the client idle timeout,
+/// with a GOAWAY first so the client knows no request was lost; the HTTP/1 counterpart is
+/// `ClientHTTPHandler`'s idle timer. Counts streams from NIOHTTP2's stream events.
+final class HTTP2IdleConnectionCloser: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    private let timeout: TimeAmount
+    private let tls: ClientTLSState?
+    private var openStreams = 0
+    private var lastStream = HTTP2StreamID.rootStream
+    private var idleSince = NIODeadline.now()
+    private var timer = DeadlineTimer()
+
+    init(timeout: TimeAmount, tls: ClientTLSState?) {
+        self.timeout = timeout
+        self.tls = tls
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        idleSince = context.eventLoop.now
+        arm(context: context, at: idleSince + timeout)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let created = event as? NIOHTTP2StreamCreatedEvent {
+            openStreams += 1
+            lastStream = max(lastStream, created.streamID)
+        } else if event is StreamClosedEvent {
+            openStreams = max(0, openStreams - 1)
+            if openStreams == 0 { idleSince = context.eventLoop.now }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer.cancel()
+        context.fireChannelInactive()
+    }
+
+    private func arm(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        timer.schedule(at: deadline, on: context.eventLoop) { [weak self] in
+            self?.fired(context: context)
+        }
+    }
+
+    private func fired(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let now = context.eventLoop.now
+        guard openStreams == 0, now - idleSince >= timeout else {
+            arm(context: context, at: (openStreams == 0 ? idleSince : now) + timeout)
+            return
+        }
+        tls?.closeRequested = true
+        let goAway = HTTP2Frame(streamID: .rootStream,
+                                payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil))
+        context.writeAndFlush(NIOAny(goAway)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}
