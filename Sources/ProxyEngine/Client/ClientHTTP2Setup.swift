@@ -54,7 +54,8 @@ enum ClientHTTP2Setup {
 
 /// Closes an HTTP/2 client connection that has had no open stream for the client idle timeout,
 /// with a GOAWAY first so the client knows no request was lost; the HTTP/1 counterpart is
-/// `ClientHTTPHandler`'s idle timer. Counts streams from NIOHTTP2's stream events.
+/// `ClientHTTPHandler`'s idle timer. A client that ended its side of the connection (FIN) is
+/// closed once its last stream is over. Counts streams from NIOHTTP2's stream events.
 final class HTTP2IdleConnectionCloser: ChannelInboundHandler {
     typealias InboundIn = NIOAny
 
@@ -64,6 +65,9 @@ final class HTTP2IdleConnectionCloser: ChannelInboundHandler {
     private var lastStream = HTTP2StreamID.rootStream
     private var idleSince = NIODeadline.now()
     private var timer = DeadlineTimer()
+    /// The client ended its side of the connection: nothing more can arrive, not even a
+    /// WINDOW_UPDATE, so the connection closes as soon as no stream is open.
+    private var inputClosed = false
 
     init(timeout: TimeAmount, tls: ClientTLSState?) {
         self.timeout = timeout
@@ -86,8 +90,14 @@ final class HTTP2IdleConnectionCloser: ChannelInboundHandler {
         } else if event is StreamClosedEvent {
             openStreams = max(0, openStreams - 1)
             if openStreams == 0 { idleSince = context.eventLoop.now }
+        } else if case ChannelEvent.inputClosed = event {
+            inputClosed = true
         }
         context.fireUserInboundEventTriggered(event)
+        if inputClosed && openStreams == 0 && context.channel.isActive {
+            tls?.closeRequested = true
+            context.close(promise: nil)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -113,6 +123,29 @@ final class HTTP2IdleConnectionCloser: ChannelInboundHandler {
                                 payload: .goAway(lastStreamID: lastStream, errorCode: .noError, opaqueData: nil))
         context.writeAndFlush(NIOAny(goAway)).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
+        }
+    }
+}
+
+/// The names RFC 9113 §7 gives HTTP/2 error codes, for flow errors a person reads.
+enum HTTP2ErrorText {
+    static func name(of code: HTTP2ErrorCode) -> String {
+        switch code {
+        case .noError: return "NO_ERROR"
+        case .protocolError: return "PROTOCOL_ERROR"
+        case .internalError: return "INTERNAL_ERROR"
+        case .flowControlError: return "FLOW_CONTROL_ERROR"
+        case .settingsTimeout: return "SETTINGS_TIMEOUT"
+        case .streamClosed: return "STREAM_CLOSED"
+        case .frameSizeError: return "FRAME_SIZE_ERROR"
+        case .refusedStream: return "REFUSED_STREAM"
+        case .cancel: return "CANCEL"
+        case .compressionError: return "COMPRESSION_ERROR"
+        case .connectError: return "CONNECT_ERROR"
+        case .enhanceYourCalm: return "ENHANCE_YOUR_CALM"
+        case .inadequateSecurity: return "INADEQUATE_SECURITY"
+        case .http11Required: return "HTTP_1_1_REQUIRED"
+        default: return "error code \(code.networkCode)"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import ProxyCore
 import ProxyModel
 import Rules
@@ -227,6 +228,11 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let reset = error as? NIOHTTP2Errors.StreamClosed {
+            // The client reset this HTTP/2 stream: its exchange ends, the connection's others go on.
+            abortConnection(reason: "the client reset the stream (\(HTTP2ErrorText.name(of: reset.errorCode)))")
+            return
+        }
         guard let parserError = error as? HTTPParserError else {
             // Resets and other I/O errors: nothing to answer.
             context.close(promise: nil)

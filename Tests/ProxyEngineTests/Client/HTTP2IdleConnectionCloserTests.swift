@@ -62,4 +62,20 @@ final class HTTP2IdleConnectionCloserTests: XCTestCase {
         try assertGoAway(channel, lastStream: 3)
         XCTAssertFalse(channel.isActive)
     }
+
+    func testAClientThatEndedItsSideIsClosedOnceItsLastStreamIsOver() throws {
+        let (channel, state) = try makeChannel()
+        streamCreated(1, on: channel)
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        XCTAssertTrue(channel.isActive, "stream 1 is still being answered")
+        streamClosed(1, on: channel)
+        XCTAssertFalse(channel.isActive)
+        XCTAssertTrue(state.closeRequested)
+    }
+
+    func testAClientThatEndsItsSideWithNoStreamOpenIsClosedAtOnce() throws {
+        let (channel, _) = try makeChannel()
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        XCTAssertFalse(channel.isActive)
+    }
 }

@@ -1,0 +1,180 @@
+import Foundation
+import NIOPosix
+import NIOSSL
+import XCTest
+
+/// The HTTP/2 attacks with CVEs, sent to a decrypted h2 connection byte by byte (`H2Frames`):
+/// each is cut off (a GOAWAY, or the connection closed) without the proxy doing the work the
+/// attacker asks for, and a well-behaved client is served right after.
+final class HTTP2AttackTests: XCTestCase {
+    private struct Attack {
+        var fixture: InterceptingFixture
+        var client: WireClient
+
+        var authority: String { "localhost:\(fixture.tlsOrigin.port)" }
+
+        /// Frames received until a GOAWAY arrived or the connection closed (nil when neither
+        /// happened within `timeout`).
+        func cutOff(timeout: TimeInterval = 15) async throws -> (frames: [H2Frames.Frame], goAway: UInt32?)? {
+            let data = try await client.receive(timeout: timeout) { data in
+                H2Frames.parse(data).contains { $0.kind == H2Frames.Kind.goAway.rawValue }
+            }
+            let frames = H2Frames.parse(data)
+            let goAway = frames.first { $0.kind == H2Frames.Kind.goAway.rawValue }?.goAwayCode
+            return goAway != nil || client.isClosed ? (frames, goAway) : nil
+        }
+    }
+
+    /// Opens an h2 connection through the proxy's interception (preface and SETTINGS sent).
+    private func attack(_ body: (Attack) async throws -> Void) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await run(body, group: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+    }
+
+    private func run(_ body: (Attack) async throws -> Void, group: MultiThreadedEventLoopGroup) async throws {
+        try await InterceptingFixture.run { fixture in
+            var trust = TLSConfiguration.makeClientConfiguration()
+            trust.trustRoots = .file(fixture.tls.proxyCAFile.path)
+            trust.applicationProtocols = ["h2"]
+            // The attacked connection is often cut without a close_notify: do not wait 5 s for one.
+            trust.shutdownTimeout = .milliseconds(100)
+            let client = try await WireClient.connect(
+                proxyPort: fixture.proxy.port, group: group,
+                tunnel: (host: "localhost", port: fixture.tlsOrigin.port, trust: try NIOSSLContext(configuration: trust)))
+            defer { client.close() }
+            try await client.send(H2Frames.opening)
+            try await body(Attack(fixture: fixture, client: client))
+            try await assertStillServes(fixture)
+
+        }
+    }
+
+    private func assertStillServes(_ fixture: InterceptingFixture, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let result = try await Curl.viaProxy(
+            fixture.proxy.port, ["--http2", "--cacert", fixture.tls.proxyCAFile.path, "-o", "/dev/null",
+                                 "-w", "%{http_version} %{http_code}", fixture.tlsURL("/bytes/10")])
+        XCTAssertEqual(result.stdoutText, "2 200", "another client after the attack: \(result.summary)", file: file, line: line)
+    }
+
+    /// Rapid reset (CVE-2023-44487): streams opened and reset at once, thousands of times. The
+    /// connection is cut long before the origin sees thousands of requests.
+    func testRapidResetIsCutOff() async throws {
+        try await attack { attack in
+            let block = H2Frames.requestBlock(path: "/bytes/10", authority: attack.authority)
+            var sent = 0
+            for batch in 0..<40 {
+                var bytes: [UInt8] = []
+                for index in 0..<100 {
+                    let stream = UInt32((batch * 100 + index) * 2 + 1)
+                    bytes += H2Frames.frame(.headers, flags: H2Frames.endStream | H2Frames.endHeaders, stream: stream, block)
+                    bytes += H2Frames.rstStream(stream)
+                }
+                guard !attack.client.isClosed else { break }
+                try? await attack.client.send(bytes)
+                sent += 100
+            }
+            let outcome = try await attack.cutOff()
+            XCTAssertNotNil(outcome, "4,000 opened-and-reset streams and the connection is still open")
+            XCTAssertEqual(outcome?.goAway, 11, "ENHANCE_YOUR_CALM")
+            XCTAssertLessThan(attack.fixture.tlsOrigin.log.requests.count, 1000,
+                              "the origin got most of \(sent) reset requests")
+        }
+    }
+
+    /// CONTINUATION flood (CVE-2024-27316 family): a header block that never ends.
+    func testContinuationFloodIsCutOff() async throws {
+        try await attack { attack in
+            let start = H2Frames.requestBlock(path: "/bytes/10", authority: attack.authority)
+            try await attack.client.send(H2Frames.frame(.headers, stream: 1, start))
+            let filler = H2Frames.literal("x-filler", String(repeating: "a", count: 200))
+            for _ in 0..<50 where !attack.client.isClosed {
+                var bytes: [UInt8] = []
+                for _ in 0..<100 { bytes += H2Frames.frame(.continuation, stream: 1, filler) }
+                try? await attack.client.send(bytes)
+            }
+            let outcome = try await attack.cutOff()
+            XCTAssertNotNil(outcome, "5,000 CONTINUATION frames and the connection is still open")
+            XCTAssertEqual(outcome?.goAway, 11, "ENHANCE_YOUR_CALM")
+            XCTAssertTrue(attack.fixture.tlsOrigin.log.requests.isEmpty, "a header block that never ended was forwarded")
+        }
+    }
+
+    /// HPACK bomb: one 4 KiB field put in the dynamic table, then referenced 4,000 times (a
+    /// few KiB on the wire, 16 MiB decoded): refused for its size, never forwarded.
+    func testHPACKBombIsRefused() async throws {
+        try await attack { attack in
+            var block = H2Frames.requestBlock(path: "/headers", authority: attack.authority)
+            block += H2Frames.literal("x-bomb", String(repeating: "b", count: 4096), indexing: true)
+            for _ in 0..<4000 { block += H2Frames.indexed(62) }
+            var bytes: [UInt8] = []
+            var offset = 0
+            // Frames of at most 16 KiB (the default SETTINGS_MAX_FRAME_SIZE).
+            while offset < block.count {
+                let end = min(offset + 16_000, block.count)
+                let last = end == block.count
+                bytes += H2Frames.frame(offset == 0 ? .headers : .continuation,
+                                        flags: (last ? H2Frames.endHeaders : 0) | (offset == 0 ? H2Frames.endStream : 0),
+                                        stream: 1, Array(block[offset..<end]))
+                offset = end
+            }
+            try await attack.client.send(bytes)
+            let outcome = try await attack.cutOff()
+            XCTAssertEqual(outcome?.goAway, 9, "COMPRESSION_ERROR: the header list is over the size the proxy announced")
+            XCTAssertTrue(attack.fixture.tlsOrigin.log.requests.isEmpty, "the bomb's request was forwarded")
+        }
+    }
+
+    /// SETTINGS and PING floods: every frame asks for an acknowledgement; the connection is cut
+    /// rather than queueing acknowledgements without bound.
+    func testSettingsAndPingFloodsAreCutOff() async throws {
+        try await attack { attack in
+            for round in 0..<40 where !attack.client.isClosed {
+                var bytes: [UInt8] = []
+                for index in 0..<500 {
+                    bytes += index % 2 == 0 ? H2Frames.frame(.settings) : H2Frames.ping(UInt64(round * 500 + index))
+                }
+                try? await attack.client.send(bytes)
+            }
+            let outcome = try await attack.cutOff()
+            XCTAssertNotNil(outcome, "20,000 SETTINGS and PING frames and the connection is still open")
+            XCTAssertEqual(outcome?.goAway, 11, "ENHANCE_YOUR_CALM")
+        }
+    }
+
+    /// A client resetting one stream ends that exchange only, recorded with the reason; the
+    /// connection's other streams, and new ones, go on.
+    func testAResetStreamEndsOnlyItsExchange() async throws {
+        try await attack { attack in
+            let client = attack.client
+            func get(_ path: String, stream: UInt32) async throws {
+                try await client.send(H2Frames.frame(.headers, flags: H2Frames.endStream | H2Frames.endHeaders, stream: stream,
+                                                     H2Frames.requestBlock(path: path, authority: attack.authority)))
+            }
+            func ended(_ stream: UInt32) async throws -> Bool {
+                let data = try await client.receive(timeout: 10) { data in
+                    H2Frames.parse(data).contains { $0.stream == stream && $0.flags & H2Frames.endStream != 0 }
+                }
+                return H2Frames.parse(data).contains { $0.stream == stream && $0.flags & H2Frames.endStream != 0 }
+            }
+            try await get("/slow-headers", stream: 1)
+            try await get("/bytes/10", stream: 3)
+            let third = try await ended(3)
+            XCTAssertTrue(third, "stream 3 answered while stream 1 waits")
+            try await client.send(H2Frames.rstStream(1))
+            try await get("/bytes/20", stream: 5)
+            let fifth = try await ended(5)
+            XCTAssertTrue(fifth, "a new stream after the reset")
+            XCTAssertFalse(client.isClosed)
+            let flows = try await attack.fixture.proxy.waitForFlows(count: 3)
+            let reset = flows.first { $0.path == "/slow-headers" }
+            XCTAssertEqual(reset?.error, "the client reset the stream (CANCEL)")
+            XCTAssertEqual(flows.filter { $0.status == 200 }.map(\.path).sorted(), ["/bytes/10", "/bytes/20"])
+        }
+    }
+}
