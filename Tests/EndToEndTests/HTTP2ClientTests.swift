@@ -154,4 +154,31 @@ final class HTTP2ClientTests: XCTestCase {
             XCTAssertEqual(Set(flows.map(\.appliedRules)), [["Private API"], []])
         }
     }
+
+    /// Cleartext HTTP/2 with prior knowledge through a CONNECT tunnel (`-p`): served as HTTP/2,
+    /// captured as plain http; with `--no-http2` the tunnel is relayed and the origin (which
+    /// speaks only HTTP/1.1) refuses it.
+    func testPriorKnowledgeInsideATunnel() async throws {
+        try await InterceptingFixture.run { fixture in
+            let url = "http://127.0.0.1:\(fixture.origin.port)/bytes/100"
+            let result = try await Curl.viaProxy(
+                fixture.proxy.port, ["--http2-prior-knowledge", "-p", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", url])
+            XCTAssertEqual(result.exitCode, 0, result.summary)
+            XCTAssertEqual(result.stdoutText, "2 200")
+            let flow = try await fixture.proxy.waitForFlows(count: 1).last
+            XCTAssertEqual(flow?.scheme, "http")
+            XCTAssertEqual(flow?.httpVersion, "HTTP/2.0")
+            XCTAssertEqual(flow?.path, "/bytes/100")
+        }
+        try await InterceptingFixture.run(offersHTTP2: false) { fixture in
+            let url = "http://127.0.0.1:\(fixture.origin.port)/bytes/100"
+            let result = try await Curl.viaProxy(
+                fixture.proxy.port, ["--http2-prior-knowledge", "-p", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", url],
+                timeout: 10)
+            XCTAssertNotEqual(result.stdoutText, "2 200", "served as HTTP/2 despite --no-http2")
+            let flow = try await fixture.proxy.waitForFlows(count: 1).last
+            XCTAssertEqual(flow?.kind, .tunnel)
+            XCTAssertEqual(flow?.note, "cleartext HTTP/2 relayed undecoded: --no-http2")
+        }
+    }
 }

@@ -7,6 +7,8 @@ enum FirstBytes: Equatable {
     case tls(TLSClientHello)
     /// An HTTP/1 request line: proxy it as plain HTTP.
     case http
+    /// The HTTP/2 connection preface (`PRI * HTTP/2.0`): cleartext HTTP/2 with prior knowledge.
+    case http2PriorKnowledge
     /// Anything else: relay the bytes untouched.
     case opaque
     /// Too few bytes to tell yet.
@@ -106,6 +108,7 @@ struct FirstBytesClassifier {
             return .opaque
         }
         let version = line[(lastSpace + 1)...]
+        if line.elementsEqual("PRI * HTTP/2.0".utf8) { return .http2PriorKnowledge }
         return version.count == 8 && version.starts(with: "HTTP/1.".utf8) ? .http : .opaque
     }
 }

@@ -146,6 +146,11 @@ final class InterceptedTunnel {
         case .http:
             closeEarlyOrigin()
             installHTTP(scheme: "http", tls: nil)
+        case .http2PriorKnowledge where interception.offersHTTP2:
+            closeEarlyOrigin()
+            installHTTP2PriorKnowledge()
+        case .http2PriorKnowledge:
+            relay(note: "cleartext HTTP/2 relayed undecoded: --no-http2")
         case .opaque, .needMore:
             relay(note: nil)
         }
@@ -194,6 +199,18 @@ final class InterceptedTunnel {
         do {
             let origin = ClientHTTPHandler.TunnelDestination(scheme: scheme, host: host, port: port, tls: tls)
             try ClientPipelineSetup.configure(channel, services: services, tunnel: origin)
+            sniffer?.handOver()
+        } catch {
+            fail("cannot set up the connection: \(SystemErrorText.describe(error))")
+        }
+    }
+
+    /// Cleartext HTTP/2 with prior knowledge (`curl --http2-prior-knowledge` through a CONNECT):
+    /// the HTTP/2 server of decrypted clients, for plain http.
+    private func installHTTP2PriorKnowledge() {
+        do {
+            let origin = ClientHTTPHandler.TunnelDestination(scheme: "http", host: host, port: port, tls: nil)
+            try ClientHTTP2Setup.configure(channel, services: services, tunnel: origin)
             sniffer?.handOver()
         } catch {
             fail("cannot set up the connection: \(SystemErrorText.describe(error))")

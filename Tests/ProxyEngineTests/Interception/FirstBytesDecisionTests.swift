@@ -17,6 +17,17 @@ final class FirstBytesDecisionTests: XCTestCase {
         XCTAssertTrue(note.contains("first 3 bytes"), note)
     }
 
+    /// The HTTP/2 preface is cleartext HTTP/2; other HTTP/2.0 lines, or the preface's words in
+    /// another case, are not.
+    func testTheHTTP2PrefaceIsPriorKnowledge() {
+        XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")), .http2PriorKnowledge)
+        XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "PRI * HTTP/2.0\r\n")), .http2PriorKnowledge)
+        XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "PRI * HTTP/2.")), .needMore)
+        XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "GET / HTTP/2.0\r\n")), .opaque)
+        XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "pri * http/2.0\r\n")), .opaque)
+        XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "PRI * HTTP/2.0 \r\n")), .opaque)
+    }
+
     /// an upper-case word and a space is not yet an HTTP request line.
     func testUpperCaseWordsThatAreNoRequestLineAreOpaque() {
         XCTAssertEqual(FirstBytes.classify(ByteBuffer(string: "NICK reviewer\r\n")), .opaque)
