@@ -98,6 +98,9 @@ struct FilterSQLCondition {
             self = Self(sql: "marked <> 0")
         case .http:
             self = Self(sql: "kind = ?", arguments: [FlowKind.http.rawValue.databaseValue])
+        case .http2:
+            self = Self(sql: "(kind = ? AND http_version = ?)",
+                        arguments: [FlowKind.http.rawValue.databaseValue, FilterExpression.http2Version.databaseValue])
         case .tunnel:
             self = Self(sql: "kind = ?", arguments: [FlowKind.tunnel.rawValue.databaseValue])
         case .all:

@@ -35,6 +35,7 @@ extension FilterExpression {
         case .marked: return flow.marked
         case .websocket: return Self.asksForWebSocket(flow.requestHeaders)
         case .http: return flow.kind == .http
+        case .http2: return flow.kind == .http && flow.httpVersion == FilterExpression.http2Version
         case .tunnel: return flow.kind == .tunnel
         case .all: return true
         }

@@ -39,10 +39,15 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
     case websocket
     /// `~http`: an HTTP exchange (decoded, not an opaque tunnel).
     case http
+    /// `~h2`: an exchange a client sent over HTTP/2 (one stream).
+    case http2
     /// `~tcp`: an opaque tunnel (a CONNECT relayed as bytes).
     case tunnel
     /// `~all`: every flow.
     case all
+
+    /// `Flow.httpVersion` of an HTTP/2 stream's exchange.
+    public static let http2Version = "HTTP/2.0"
 
     /// The expression in the filter language, fully parenthesised (for logs and tests).
     public var description: String {
@@ -64,6 +69,7 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
         case .marked: return "~marked"
         case .websocket: return "~websocket"
         case .http: return "~http"
+        case .http2: return "~h2"
         case .tunnel: return "~tcp"
         case .all: return "~all"
         }

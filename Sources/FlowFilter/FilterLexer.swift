@@ -63,6 +63,12 @@ struct FilterLexer {
                 offset += 1
             }
             if name.isEmpty { throw error("expected an operator name after ~", at: start) }
+            // `~h2` alone is the HTTP/2 predicate; `~h2…` followed by more is `~h` with a regex.
+            if name == "h", offset < characters.count, characters[offset] == "2",
+               offset + 1 == characters.count || " \t)&|".contains(characters[offset + 1]) {
+                name = "h2"
+                offset += 1
+            }
             return FilterToken(kind: .operator(name), position: start)
         }
         return FilterToken(kind: .word(try word()), position: start)

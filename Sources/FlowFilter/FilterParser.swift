@@ -122,6 +122,7 @@ struct FilterParser {
         case "marked": return .marked
         case "websocket": return .websocket
         case "http": return .http
+        case "h2": return .http2
         case "tcp": return .tunnel
         case "all": return .all
         case "c":

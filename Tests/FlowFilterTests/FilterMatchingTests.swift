@@ -125,6 +125,21 @@ final class FilterMatchingTests: XCTestCase {
         try assertMatches("~all", all)
     }
 
+    /// `~h2`: an exchange whose client spoke HTTP/2; never a tunnel, never HTTP/1.x.
+    func testHTTP2Predicate() throws {
+        var stream = api
+        stream.httpVersion = "HTTP/2.0"
+        var tunnelOverH2 = tunnel
+        tunnelOverH2.httpVersion = "HTTP/2.0"
+        let filter = try FlowFilter(parsing: "~h2")
+        XCTAssertTrue(filter.matches(stream))
+        XCTAssertFalse(filter.matches(api), api.httpVersion)
+        XCTAssertFalse(filter.matches(tunnelOverH2))
+        XCTAssertTrue(try FlowFilter(parsing: "!~h2").matches(api))
+        XCTAssertTrue(try FlowFilter(parsing: "(~h2)&~h2|~h2").matches(stream), "~h2 ends at an operator")
+        XCTAssertEqual(try FlowFilter(parsing: "~h20").expression.description, #"~h "20""#, "~h with a regex that starts with 2")
+    }
+
     /// `~rule` matches when the name of any rule that acted on the flow matches; a flow no rule
     /// touched never does.
     func testAppliedRules() throws {

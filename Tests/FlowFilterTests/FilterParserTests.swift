@@ -14,7 +14,7 @@ final class FilterParserTests: XCTestCase {
             ("~h Accept", #"~h "Accept""#), ("~hq Cookie", #"~hq "Cookie""#), ("~hs Server", #"~hs "Server""#),
             ("~b secret", #"~b "secret""#), ("~bq user", #"~bq "user""#), ("~bs token", #"~bs "token""#),
             ("~q", "~q"), ("~s", "~s"), ("~e", "~e"), ("~marked", "~marked"), ("~websocket", "~websocket"),
-            ("~http", "~http"), ("~tcp", "~tcp"), ("~all", "~all"), ("~rule 'Block ads'", #"~rule "Block ads""#),
+            ("~http", "~http"), ("~h2", "~h2"), ("~tcp", "~tcp"), ("~all", "~all"), ("~rule 'Block ads'", #"~rule "Block ads""#),
         ]
         for (text, expected) in cases {
             XCTAssertEqual(try parse(text), expected, text)

@@ -17,7 +17,7 @@ public enum HelpRenderer {
             "  Ctrl-K deletes to the end, Ctrl-W or Alt-Backspace the word before it.",
             "Filter expressions: ~d domain  ~u url  ~m method  ~c code  ~h header  ~b body",
             "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  ~rule rule name,",
-            "  combined with ! & | ( ).",
+            "  ~h2 HTTP/2, combined with ! & | ( ).",
         ]
         return lines
     }
