@@ -8,7 +8,7 @@ extension HAREntryWriter {
         json.beginObject()
         json.key("method"); json.string(flow.method)
         json.key("url"); json.string(isTunnel ? "https://\(Self.authority(flow))" : flow.url)
-        json.key("httpVersion"); json.string(flow.httpVersion)
+        json.key("httpVersion"); json.string(Self.harVersion(flow.httpVersion))
         json.key("headers"); writeHeaders(flow.requestHeaders)
         json.key("queryString")
         let query = isTunnel ? nil : URLEncodedPairs.query(ofPath: flow.path)

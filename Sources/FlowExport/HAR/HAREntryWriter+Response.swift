@@ -11,7 +11,7 @@ extension HAREntryWriter {
         let reason = flow.reason ?? ""
         json.key("status"); json.integer(status)
         json.key("statusText"); json.string(reason)
-        json.key("httpVersion"); json.string(flow.httpVersion)
+        json.key("httpVersion"); json.string(Self.harVersion(flow.httpVersion))
         json.key("headers"); writeHeaders(flow.responseHeaders)
         json.key("cookies"); writeResponseCookies(flow)
         json.key("content"); writeContent(body)
@@ -26,7 +26,7 @@ extension HAREntryWriter {
     private func writeMissingResponse(_ flow: Flow) {
         json.key("status"); json.integer(0)
         json.key("statusText"); json.string("")
-        json.key("httpVersion"); json.string(flow.httpVersion)
+        json.key("httpVersion"); json.string(Self.harVersion(flow.httpVersion))
         json.key("headers"); json.beginArray(); json.endArray()
         json.key("cookies"); json.beginArray(); json.endArray()
         json.key("content")

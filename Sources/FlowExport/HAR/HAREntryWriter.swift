@@ -146,6 +146,12 @@ struct HAREntryWriter {
 
     /// Bytes of an HTTP/1.x head: the start line, `name: value` lines, the empty line; -1 for
     /// other versions (their heads are not text on the wire).
+    /// A flow's version as Chrome writes it in a HAR: `http/2.0` for HTTP/2 (the importer reads
+    /// that and `h2` back as `HTTP/2.0`); HTTP/1.x as captured.
+    static func harVersion(_ version: String) -> String {
+        version == "HTTP/2.0" ? "http/2.0" : version
+    }
+
     static func headSize(startLine: [String], version: String, headers: [HeaderField]) -> Int {
         guard version.hasPrefix("HTTP/1.") || version == "HTTP/0.9" else { return -1 }
         var size = startLine.reduce(startLine.count - 1) { $0 + $1.utf8.count } + 2

@@ -1,4 +1,4 @@
-import FlowExport
+@testable import FlowExport
 import Foundation
 import HARValidation
 import ProxyModel
@@ -131,6 +131,20 @@ final class HARWriterTests: XCTestCase {
         XCTAssertEqual(postData["text"] as? String, Data(SampleFlows.png).base64EncodedString())
         XCTAssertEqual(postData["_encoding"] as? String, "base64")
         XCTAssertNil(postData["params"])
+    }
+
+    /// An HTTP/2 exchange says so as Chrome does (`http/2.0`), with no head size (HPACK has none
+    /// to give), and reads back as `HTTP/2.0`.
+    func testHTTP2ExchangeIsWrittenAsChromeDoes() throws {
+        var flow = SampleFlows.noResponse
+        flow.httpVersion = "HTTP/2.0"
+        let entry = try entry(flow)
+        let request = try XCTUnwrap(entry["request"] as? [String: Any])
+        let response = try XCTUnwrap(entry["response"] as? [String: Any])
+        XCTAssertEqual(request["httpVersion"] as? String, "http/2.0")
+        XCTAssertEqual(response["httpVersion"] as? String, "http/2.0")
+        XCTAssertEqual(request["headersSize"] as? Int, -1)
+        XCTAssertEqual(HARHTTPVersion.forFlow(request: "http/2.0", response: nil), "HTTP/2.0")
     }
 
     func testFlowWithoutResponse() throws {
