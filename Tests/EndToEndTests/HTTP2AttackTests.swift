@@ -177,4 +177,31 @@ final class HTTP2AttackTests: XCTestCase {
             XCTAssertEqual(flows.filter { $0.status == 200 }.map(\.path).sorted(), ["/bytes/10", "/bytes/20"])
         }
     }
+
+    /// A client that stops reading one stream (no WINDOW_UPDATE for it, while it keeps the
+    /// connection's window open): that stream's origin is held back after its buffers, not read
+    /// into the proxy's memory, and another stream of the connection still completes.
+    func testAStalledStreamHoldsBackOnlyItsOrigin() async throws {
+        try await attack { attack in
+            let client = attack.client
+            let size = 1 << 30
+            try await client.send(H2Frames.windowUpdate(0, increment: 1 << 30)
+                + H2Frames.frame(.headers, flags: H2Frames.endStream | H2Frames.endHeaders, stream: 1,
+                                 H2Frames.requestBlock(path: "/bytes/\(size)", authority: attack.authority)))
+            let held = try await BackPressureTests.settledStreamedBytes(attack.fixture.tlsOrigin)
+            XCTAssertGreaterThan(held, 0, "the download never started")
+            XCTAssertLessThan(held, 128 << 20, "the proxy kept reading the origin for a stream nobody reads")
+            let received = H2Frames.parse(try await client.receive(timeout: 1) { _ in false })
+                .filter { $0.stream == 1 && $0.kind == H2Frames.Kind.data.rawValue }.reduce(0) { $0 + $1.payload.count }
+            XCTAssertLessThanOrEqual(received, 65_535, "more than the stream's window reached the client")
+
+            try await client.send(H2Frames.frame(.headers, flags: H2Frames.endStream | H2Frames.endHeaders, stream: 3,
+                                                 H2Frames.requestBlock(path: "/bytes/1000", authority: attack.authority)))
+            let data = try await client.receive(timeout: 10) { data in
+                H2Frames.parse(data).contains { $0.stream == 3 && $0.flags & H2Frames.endStream != 0 }
+            }
+            let third = H2Frames.parse(data).filter { $0.stream == 3 && $0.kind == H2Frames.Kind.data.rawValue }
+            XCTAssertEqual(third.reduce(0) { $0 + $1.payload.count }, 1000, "stream 3 completes beside the stalled one")
+        }
+    }
 }

@@ -41,6 +41,11 @@ enum H2Frames {
         frame(.rstStream, stream: stream, [UInt8(code >> 24), UInt8(code >> 16 & 0xFF), UInt8(code >> 8 & 0xFF), UInt8(code & 0xFF)])
     }
 
+    static func windowUpdate(_ stream: UInt32, increment: UInt32) -> [UInt8] {
+        frame(.windowUpdate, stream: stream,
+              [UInt8(increment >> 24 & 0x7F), UInt8(increment >> 16 & 0xFF), UInt8(increment >> 8 & 0xFF), UInt8(increment & 0xFF)])
+    }
+
     static func ping(_ value: UInt64) -> [UInt8] {
         frame(.ping, (0..<8).map { UInt8(value >> (56 - 8 * $0) & 0xFF) })
     }

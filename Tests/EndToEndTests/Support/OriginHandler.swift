@@ -236,10 +236,9 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             stream?.offset += count
             stream?.remaining -= count
             log.streamed(count)
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-            if stream?.remaining == 0 || !context.channel.isWritable {
-                context.flush()
-            }
+            // Flushed part by part: over TLS, unflushed writes wait inside NIOSSL, where the
+            // channel's writability does not see them, and the whole body would be "streamed".
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         guard let finished = stream, finished.remaining == 0 else { return }
         stream = nil
