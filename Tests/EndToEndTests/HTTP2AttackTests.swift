@@ -26,10 +26,10 @@ final class HTTP2AttackTests: XCTestCase {
     }
 
     /// Opens an h2 connection through the proxy's interception (preface and SETTINGS sent).
-    private func attack(_ body: (Attack) async throws -> Void) async throws {
+    private func attack(maxConnections: Int? = nil, _ body: (Attack) async throws -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {
-            try await run(body, group: group)
+            try await run(body, group: group, maxConnections: maxConnections)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -37,8 +37,9 @@ final class HTTP2AttackTests: XCTestCase {
         try await group.shutdownGracefully()
     }
 
-    private func run(_ body: (Attack) async throws -> Void, group: MultiThreadedEventLoopGroup) async throws {
-        try await InterceptingFixture.run { fixture in
+    private func run(_ body: (Attack) async throws -> Void, group: MultiThreadedEventLoopGroup,
+                     maxConnections: Int?) async throws {
+        try await InterceptingFixture.run(maxConnections: maxConnections) { fixture in
             var trust = TLSConfiguration.makeClientConfiguration()
             trust.trustRoots = .file(fixture.tls.proxyCAFile.path)
             trust.applicationProtocols = ["h2"]
@@ -202,6 +203,45 @@ final class HTTP2AttackTests: XCTestCase {
             }
             let third = H2Frames.parse(data).filter { $0.stream == 3 && $0.kind == H2Frames.Kind.data.rawValue }
             XCTAssertEqual(third.reduce(0) { $0 + $1.payload.count }, 1000, "stream 3 completes beside the stalled one")
+        }
+    }
+
+    /// Each stream may hold an upstream connection, so it takes a `--max-connections` slot: past
+    /// the limit a stream gets the 503 an HTTP/1 connection would, and the connection's other
+    /// streams go on. (Limit 3: this connection and streams 1 and 3; once those two are reset,
+    /// the curl that checks the proxy still serves fits beside it.)
+    func testStreamsPastTheConnectionLimitGet503() async throws {
+        try await attack(maxConnections: 3) { attack in
+            let client = attack.client
+            for stream: UInt32 in [1, 3, 5] {
+                try await client.send(H2Frames.frame(.headers, flags: H2Frames.endStream | H2Frames.endHeaders, stream: stream,
+                                                     H2Frames.requestBlock(path: "/slow-headers", authority: attack.authority)))
+            }
+            let data = try await client.receive(timeout: 10) { data in
+                H2Frames.parse(data).contains { $0.stream == 5 && $0.flags & H2Frames.endStream != 0 }
+            }
+            let fifth = H2Frames.parse(data).filter { $0.stream == 5 && $0.kind == H2Frames.Kind.data.rawValue }
+            let text = String(decoding: fifth.flatMap(\.payload), as: UTF8.self)
+            XCTAssertEqual(text, "ProxyApp is serving its limit of 3 connections (--max-connections); try again shortly.\n")
+            XCTAssertFalse(H2Frames.parse(data).contains { ($0.stream == 1 || $0.stream == 3) && $0.flags & H2Frames.endStream != 0 },
+                           "streams 1 and 3 still wait for their origin")
+            let deadline = Date().addingTimeInterval(10)
+            while attack.fixture.tlsOrigin.log.requests.count < 2 && Date() < deadline {
+                try await Task.sleep(nanoseconds: 10_000_000)
+            }
+            XCTAssertEqual(attack.fixture.tlsOrigin.log.requests.map(\.uri), ["/slow-headers", "/slow-headers"],
+                           "streams 1 and 3 reached the origin, the refused stream 5 did not")
+            // Their slots come back once the reset streams have closed (after their flows are
+            // recorded): the check that the proxy still serves waits for that.
+            try await client.send(H2Frames.rstStream(1) + H2Frames.rstStream(3))
+            _ = try await attack.fixture.proxy.waitForFlows(count: 2)
+            var served = ""
+            while served != "2 200" && Date() < deadline {
+                served = try await Curl.viaProxy(
+                    attack.fixture.proxy.port, ["--http2", "--cacert", attack.fixture.tls.proxyCAFile.path, "-o", "/dev/null",
+                                                "-w", "%{http_version} %{http_code}", attack.fixture.tlsURL("/bytes/10")]).stdoutText
+            }
+            XCTAssertEqual(served, "2 200", "the slots of the reset streams came back")
         }
     }
 }

@@ -44,11 +44,49 @@ enum ClientHTTP2Setup {
                 streamTunnel.tls = streamTunnel.tls.map(ClientTLSState.init(copying:))
                 let streamPipeline = stream.pipeline.syncOperations
                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                // A stream may hold an upstream connection as a whole HTTP/1 connection does:
+                // it takes a slot of `--max-connections`, or the descriptors could run out.
+                guard services.connectionLimit.admit(stream) else {
+                    try streamPipeline.addHandler(StreamLimitRefusal(limit: services.connectionLimit.maximum))
+                    return
+                }
                 try streamPipeline.addHandler(ClientHTTPHandler(services: services, tunnel: streamTunnel))
             }
         }
         try pipeline.addHandler(HTTP2IdleConnectionCloser(timeout: services.configuration.clientIdleTimeout,
                                                           tls: tunnel.tls))
+    }
+}
+
+/// Answers a stream opened while every `--max-connections` slot is taken: the same `503` an
+/// HTTP/1 connection gets (reason in `Proxy-Status`, `Retry-After: 1`), then the stream ends.
+/// The connection and its other streams go on.
+final class StreamLimitRefusal: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let limit: Int
+    private var answered = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head = unwrapInboundIn(data), !answered else { return }
+        answered = true
+        let body = ConnectionLimit.refusalBody(limit: limit)
+        var headers = HTTPHeaders()
+        headers.add(name: "Proxy-Status", value: ConnectionLimit.refusalProxyStatus(limit: limit))
+        headers.add(name: "Retry-After", value: "1")
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http2, status: .serviceUnavailable,
+                                                              headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 }
 

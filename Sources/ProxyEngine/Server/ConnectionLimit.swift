@@ -51,9 +51,8 @@ final class ConnectionLimit: Sendable {
     /// `Proxy-Status` (`connection_limit_reached`) and a one-line body naming the limit and
     /// the flag, then the connection closes.
     static func refusalResponse(limit: Int) -> String {
-        let body = "ProxyApp is serving its limit of \(limit) connections (--max-connections); try again shortly.\n"
-        let status = ProxyFailure.proxyStatusHeader(
-            error: "connection_limit_reached", details: "client connections at the limit of \(limit) (--max-connections)")
+        let body = refusalBody(limit: limit)
+        let status = refusalProxyStatus(limit: limit)
         return "HTTP/1.1 503 Service Unavailable\r\n"
             + "Proxy-Status: \(status)\r\n"
             + "Retry-After: 1\r\n"
@@ -61,6 +60,17 @@ final class ConnectionLimit: Sendable {
             + "Content-Length: \(body.utf8.count)\r\n"
             + "Connection: close\r\n\r\n"
             + body
+    }
+}
+
+extension ConnectionLimit {
+    static func refusalBody(limit: Int) -> String {
+        "ProxyApp is serving its limit of \(limit) connections (--max-connections); try again shortly.\n"
+    }
+
+    static func refusalProxyStatus(limit: Int) -> String {
+        ProxyFailure.proxyStatusHeader(
+            error: "connection_limit_reached", details: "client connections at the limit of \(limit) (--max-connections)")
     }
 }
 

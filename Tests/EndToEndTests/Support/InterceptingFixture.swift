@@ -40,8 +40,9 @@ struct InterceptingFixture {
     /// - Parameter firstBytesTimeout: the longest a tunnel waits for a decision, in seconds.
     /// - Parameter servesCA: the built-in pages offer the proxy's CA (as `proxyapp run` does).
     /// - Parameter offersHTTP2: decrypted clients may choose HTTP/2 (off: as `--no-http2`).
+    /// - Parameter maxConnections: as `--max-connections` (nil: from the open-file limit).
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
-                    servesCA: Bool = false, offersHTTP2: Bool = true,
+                    servesCA: Bool = false, offersHTTP2: Bool = true, maxConnections: Int? = nil,
                     _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = try TemporaryDirectory("proxyapp-intercepting")
         defer { scratch.remove() }
@@ -68,6 +69,7 @@ struct InterceptingFixture {
                 interception.offersHTTP2 = offersHTTP2
                 return interception
             }, rules: rules) { configuration in
+                configuration.maxConnections = maxConnections
                 if servesCA {
                     configuration.rootCertificate = RootCertificateDownload(
                         der: tls.proxyCA.certificateDER, pem: tls.proxyCA.certificatePEM,
