@@ -25,6 +25,10 @@ public struct UpstreamTLSPolicy: Sendable {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.applicationProtocols = ["http/1.1"]
         TLSLegSettings.apply(minimum: minimumVersion, to: &configuration)
+        // As for clients (`TLSInterception.serverShutdownTimeout`): a connection the proxy closes
+        // mid-response (a client that reset its stream or left) waits at most this long for the
+        // origin's close_notify; NIOSSL's 5 s default held its descriptor and buffers that long.
+        configuration.shutdownTimeout = TLSInterception.serverShutdownTimeout
         if let additionalRootsPEMFile {
             configuration.additionalTrustRoots = [.file(additionalRootsPEMFile)]
         }
