@@ -4,8 +4,8 @@ import NIOHTTP2
 
 /// The client side of a decrypted connection whose client chose HTTP/2 (ALPN `h2`): one
 /// `NIOHTTP2Handler` for the connection, and for each stream the client opens a stream channel
-/// with the HTTP/1 view of it and the same `ClientHTTPHandler` an HTTP/1 connection has. Each
-/// stream is so one exchange through `ExchangeDriver` and `ExchangeStateMachine`, with its own
+/// with the HTTP/1 view of it and the same `ClientHTTPHandler` an HTTP/1 connection has. So each
+/// stream is one exchange through `ExchangeDriver` and `ExchangeStateMachine`, with its own
 /// back-pressure (a stream whose reader is slow stops taking the origin's bytes; the others go on).
 ///
 /// ```
@@ -18,7 +18,7 @@ import NIOHTTP2
 /// ```
 ///
 /// The proxy never pushes (`SETTINGS_ENABLE_PUSH` 0), takes at most 100 streams at once and
-/// header lists up to `--max-header-size` bytes; NIOHTTP2 refuses the rest and survives rapid
+/// header lists up to the request-head limit (64 KiB, as HTTP/1's); NIOHTTP2 refuses the rest and survives rapid
 /// resets, CONTINUATION floods, HPACK bombs and control-frame floods with its own limits.
 enum ClientHTTP2Setup {
     static let maxConcurrentStreams = 100
