@@ -22,6 +22,10 @@ struct LoadCommand: ParsableCommand {
             key exchange X25519 or P-256), \
             http URLs with absolute-form requests.
 
+            With --h2 (https URLs only) each connection speaks HTTP/2 (ALPN h2 only; the run \
+            fails if the server chooses anything else) and keeps --streams requests in flight, \
+            each on its own stream, a new one as soon as one ended.
+
             Output: one line on stdout, completed=N seconds=S rps=R p50_ms=.. p90_ms=.. p99_ms=.. \
             max_ms=.. errors=E non2xx=M responses=T connections=C. completed, rps (2xx/3xx only), \
             latencies and non2xx cover the measured window (after --warmup); responses, connections \
@@ -49,6 +53,12 @@ struct LoadCommand: ParsableCommand {
     @Flag(help: "A new TCP (+ CONNECT) + TLS connection for every request, closed after its response.")
     var newConnectionPerRequest = false
 
+    @Flag(help: "Speak HTTP/2 over TLS (ALPN h2 only; https URLs), --streams requests in flight per connection.")
+    var h2 = false
+
+    @Option(help: "With --h2: concurrent streams per connection (default 50).")
+    var streams: Int?
+
     @Option(help: "PEM file of the CA(s) to trust for https; required unless --insecure.")
     var cacert: String?
 
@@ -75,6 +85,16 @@ struct LoadCommand: ParsableCommand {
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1 to 64.") }
         if target.scheme == .https && cacert == nil && !insecure {
             throw ValidationError("an https URL needs --cacert FILE (the CA that issued the server's certificate) or --insecure.")
+        }
+        if h2 && target.scheme != .https {
+            throw ValidationError("--h2 speaks HTTP/2 over TLS only (ALPN h2): use an https:// URL (got '\(url)').")
+        }
+        if h2 && newConnectionPerRequest {
+            throw ValidationError("--new-connection-per-request is for HTTP/1.1; with --h2 use --streams 1 and more --connections.")
+        }
+        if let streams {
+            guard h2 else { throw ValidationError("--streams needs --h2 (HTTP/1.1 has one request in flight per connection).") }
+            guard (1...1000).contains(streams) else { throw ValidationError("--streams must be 1 to 1000.") }
         }
         if cacert != nil && insecure {
             throw ValidationError("--cacert and --insecure exclude each other.")
@@ -133,12 +153,15 @@ struct LoadCommand: ParsableCommand {
         }
         return LoadPlan(target: target, connectAddress: address, throughProxy: throughProxy,
                         tlsContext: target.scheme == .https ? try makeTLSContext() : nil,
-                        newConnectionPerRequest: newConnectionPerRequest, timeout: Self.amount(timeout))
+                        newConnectionPerRequest: newConnectionPerRequest, timeout: Self.amount(timeout),
+                        http2Streams: h2 ? streams ?? Self.defaultStreams : nil)
     }
+
+    static let defaultStreams = 50
 
     private func makeTLSContext() throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = h2 ? ["h2"] : ["http/1.1"]
         // Classical key exchange only. BoringSSL would also offer X25519MLKEM768: the proxy
         // (BoringSSL) would take it and nginx (OpenSSL 3.0) could not, so direct and proxied
         // handshakes would differ, and every handshake would pay for two key shares here.

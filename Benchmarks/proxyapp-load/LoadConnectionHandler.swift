@@ -1,9 +1,22 @@
 import NIOCore
+import NIOHTTP2
+import NIOPosix
 import NIOSSL
 import NIOTLS
 
+/// Whom a `LoadConnectionHandler` reports to: the HTTP/1 `LoadWorker`, or the `LoadHTTP2Worker`
+/// (which never sends an HTTP/1 request, so it never hears `responseEnded`).
+protocol LoadConnectionOwner: AnyObject {
+    func connectionReady(_ handler: LoadConnectionHandler)
+    func responseEnded(_ handler: LoadConnectionHandler, status: Int, connectionClose: Bool)
+    func connectionFailed(_ handler: LoadConnectionHandler, error: LoadError)
+}
+
 /// One connection of a worker: says CONNECT when the plan tunnels, adds TLS inside the tunnel,
-/// tells its worker when a request can be sent, and finds where each response ends.
+/// tells its worker when a request can be sent, and finds where each response ends. For
+/// `--h2` it stops at `ready`: `startHTTP2` puts NIOHTTP2 after this handler, which from then
+/// on passes the bytes through and watches the connection (close, errors, timeouts) for its
+/// worker. (NIOHTTP2's helper cannot go right after TLS: NIOSSL's handler is not `Sendable`.)
 ///
 /// It reports exactly one outcome per connection to its worker: after `ready` any number of
 /// `responseEnded`, then either nothing (the worker closed it) or one `connectionFailed`.
@@ -20,16 +33,19 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         case handshaking = "in the TLS handshake"
         case idle = "idle"
         case awaitingResponse = "waiting for the response"
+        case http2 = "over HTTP/2"
         case finished = "finished"
     }
 
-    private let worker: LoadWorker
+    private let worker: any LoadConnectionOwner
     private let plan: LoadPlan
     private var context: ChannelHandlerContext?
     private var scanner = HTTPResponseScanner()
     private(set) var stage = Stage.connecting
+    /// What ALPN chose in the handshake (nil: no TLS yet, or the server chose nothing).
+    private(set) var negotiatedProtocol: String?
 
-    init(worker: LoadWorker, plan: LoadPlan) {
+    init(worker: any LoadConnectionOwner, plan: LoadPlan) {
         self.worker = worker
         self.plan = plan
     }
@@ -57,6 +73,7 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard stage != .http2 else { return context.fireChannelRead(data) }
         var buffer = unwrapInboundIn(data)
         switch stage {
         case .awaitingConnectReply:
@@ -65,13 +82,14 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             readResponse(&buffer)
         case .finished:
             break
-        case .connecting, .handshaking, .idle:
+        case .connecting, .handshaking, .idle, .http2:
             fail(LoadError.unexpectedBytes(stage: stage))
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if stage == .handshaking, case TLSUserEvent.handshakeCompleted = event {
+        if stage == .handshaking, case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            negotiatedProtocol = negotiated
             becomeReady()
         }
         context.fireUserInboundEventTriggered(event)
@@ -105,6 +123,39 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         stage = .awaitingResponse
         scanner.reset(bodyless: false)
         context.writeAndFlush(wrapOutboundOut(plan.request), promise: nil)
+    }
+
+    /// Adds HTTP/2 (client side) after this handler, which becomes the connection's watcher;
+    /// called by the HTTP/2 worker when `ready`. Streams are opened on the multiplexer.
+    func startHTTP2() throws -> NIOHTTP2Handler.StreamMultiplexer {
+        guard stage == .idle, let context else { throw ChannelError.ioOnClosedChannel }
+        let operations = context.pipeline.syncOperations
+        let multiplexer = try operations.configureHTTP2Pipeline(
+            mode: .client, connectionConfiguration: plan.http2Connection, streamConfiguration: plan.http2Stream,
+            position: .last, inboundStreamInitializer: { pushed in pushed.close() })
+        try operations.addHandler(LoadHTTP2ErrorTap(connection: self))
+        stage = .http2
+        return multiplexer
+    }
+
+    /// Dials the plan's address for this handler, with TLS in front of it unless the plan
+    /// tunnels (then TLS comes after the CONNECT reply). A failed dial is reported as one.
+    func connect(on loop: any EventLoop) {
+        let boundHandler = NIOLoopBound(self, eventLoop: loop)
+        let plan = self.plan
+        ClientBootstrap(group: loop)
+            .connectTimeout(plan.timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if !plan.tunnels, let tls = try plan.makeTLSHandler() {
+                        try channel.pipeline.syncOperations.addHandler(tls)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(boundHandler.value)
+                }
+            }
+            .connect(to: plan.connectAddress)
+            .assumeIsolated()
+            .whenFailure { error in self.connectFailed(error) }
     }
 
     /// Closes the connection without reporting anything more.
@@ -164,10 +215,31 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         worker.responseEnded(self, status: status, connectionClose: connectionClose)
     }
 
-    private func fail(_ error: LoadError) {
+    /// Closes the connection and reports `error` as its one outcome (unless it already had one).
+    func fail(_ error: LoadError) {
         guard stage != .finished else { return }
         stage = .finished
         context?.close(promise: nil)
         worker.connectionFailed(self, error: error)
+    }
+}
+
+/// The last handler of an `--h2` connection: NIOHTTP2Handler's own errors (a protocol error
+/// before it closes the connection) go down the pipeline, past `LoadConnectionHandler`; this
+/// hands them back to it, so the run names the error rather than only the close.
+/// The connection-level frames NIOHTTP2 passes on end here too, unread.
+private final class LoadHTTP2ErrorTap: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+
+    private let connection: LoadConnectionHandler
+
+    init(connection: LoadConnectionHandler) {
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection.fail(.channel(error, stage: .http2))
     }
 }

@@ -11,6 +11,10 @@ enum LoadError: Error, CustomStringConvertible {
     case closedByPeer(stage: LoadConnectionHandler.Stage)
     case timedOut(stage: LoadConnectionHandler.Stage, after: TimeAmount)
     case channel(any Error, stage: LoadConnectionHandler.Stage)
+    case notHTTP2(negotiated: String?)
+    case http2Setup(any Error)
+    case stream(any Error)
+    case streamEndedEarly
 
     var description: String {
         switch self {
@@ -30,6 +34,14 @@ enum LoadError: Error, CustomStringConvertible {
             "no progress for \(format(Double(after.nanoseconds) / 1e9, decimals: 1)) s \(stage.rawValue)"
         case .channel(let error, let stage):
             "\(Self.describe(error)) (\(stage.rawValue))"
+        case .notHTTP2(let negotiated):
+            "the server did not choose HTTP/2 in ALPN (it chose \(negotiated ?? "nothing")); --h2 needs a server that speaks h2"
+        case .http2Setup(let error):
+            "cannot set up HTTP/2 on the connection: \(error)"
+        case .stream(let error):
+            "HTTP/2 stream failed: \(error)"
+        case .streamEndedEarly:
+            "an HTTP/2 stream closed before its response ended"
         }
     }
 

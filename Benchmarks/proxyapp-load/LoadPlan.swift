@@ -1,4 +1,6 @@
 import NIOCore
+import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
 
 /// What every worker does, settled before the first connection: where to connect, the bytes
@@ -11,6 +13,8 @@ final class LoadPlan: Sendable {
     let throughProxy: Bool
     let tlsContext: NIOSSLContext?
     let newConnectionPerRequest: Bool
+    /// `--h2`: requests in flight on each connection, as HTTP/2 streams; nil for HTTP/1.1.
+    let http2Streams: Int?
     /// Per step: opening a connection (TCP, CONNECT, TLS) or one request and its response.
     let timeout: TimeAmount
     let request: ByteBuffer
@@ -18,15 +22,22 @@ final class LoadPlan: Sendable {
     /// The SNI to send: the host name, never an IP address (clients send none for those; the
     /// certificate is then checked against the address connected to).
     let serverHostname: String?
+    /// The request of every HTTP/2 stream, turned into HEADERS by
+    /// `HTTP2FramePayloadToHTTP1ClientCodec` (Host becomes `:authority`).
+    let http2Request: HTTPRequestHead
+    /// The client's SETTINGS: no server push (nothing here would read it).
+    let http2Connection: NIOHTTP2Handler.ConnectionConfiguration
+    let http2Stream = NIOHTTP2Handler.StreamConfiguration()
 
     init(target: LoadTarget, connectAddress: SocketAddress, throughProxy: Bool, tlsContext: NIOSSLContext?,
-         newConnectionPerRequest: Bool, timeout: TimeAmount) {
+         newConnectionPerRequest: Bool, timeout: TimeAmount, http2Streams: Int? = nil) {
         self.target = target
         self.connectAddress = connectAddress
         self.throughProxy = throughProxy
         self.tlsContext = tlsContext
         self.newConnectionPerRequest = newConnectionPerRequest
         self.timeout = timeout
+        self.http2Streams = http2Streams
         serverHostname = target.hostIsIPAddress ? nil : target.host
         let requestTarget = throughProxy && target.scheme == .http
             ? "http://\(target.authority)\(target.path)" : target.path
@@ -35,6 +46,12 @@ final class LoadPlan: Sendable {
         request = ByteBuffer(string: head + "\r\n")
         connectRequest = ByteBuffer(
             string: "CONNECT \(target.authority) HTTP/1.1\r\nHost: \(target.authority)\r\nUser-Agent: proxyapp-load\r\n\r\n")
+        http2Request = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: [
+            "host": target.authority, "user-agent": "proxyapp-load", "accept": "*/*",
+        ])
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]
+        http2Connection = connection
     }
 
     /// HTTPS through the proxy: CONNECT first, TLS inside the tunnel.

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOPosix
 
 /// One simulated client: one connection and one request in flight at a time, the next request
 /// as soon as a response ended. It keeps its connection alive unless the plan wants a new one
@@ -7,7 +6,7 @@ import NIOPosix
 /// No request starts once the schedule ended; the one in flight then still completes.
 ///
 /// Lives on one event loop and is touched only there.
-final class LoadWorker {
+final class LoadWorker: LoadClient, LoadConnectionOwner {
     private let plan: LoadPlan
     private let schedule: LoadSchedule
     private let tally: LoadTally
@@ -98,21 +97,7 @@ final class LoadWorker {
         stepDeadline = now + plan.timeout
         let handler = LoadConnectionHandler(worker: self, plan: plan)
         connection = handler
-        let boundHandler = NIOLoopBound(handler, eventLoop: loop)
-        let plan = self.plan
-        ClientBootstrap(group: loop)
-            .connectTimeout(plan.timeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if !plan.tunnels, let tls = try plan.makeTLSHandler() {
-                        try channel.pipeline.syncOperations.addHandler(tls)
-                    }
-                    try channel.pipeline.syncOperations.addHandler(boundHandler.value)
-                }
-            }
-            .connect(to: plan.connectAddress)
-            .assumeIsolated()
-            .whenFailure { error in handler.connectFailed(error) }
+        handler.connect(on: loop)
     }
 
     private func finish() {

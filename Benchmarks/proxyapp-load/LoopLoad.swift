@@ -11,7 +11,7 @@ final class LoopLoad {
     private let loop: any EventLoop
     private let workerCount: Int
     private let tally = LoadTally()
-    private var workers: [LoadWorker] = []
+    private var workers: [any LoadClient] = []
     private var running = 0
     private var ended = false
     private var watchdog: Scheduled<Void>?
@@ -27,8 +27,10 @@ final class LoopLoad {
 
     /// Starts the workers; call on `loop`.
     func start() -> EventLoopFuture<LoadFigures> {
-        workers = (0..<workerCount).map { _ in
-            LoadWorker(plan: plan, schedule: schedule, tally: tally, loop: loop, owner: self)
+        workers = (0..<workerCount).map { _ -> any LoadClient in
+            plan.http2Streams == nil
+                ? LoadWorker(plan: plan, schedule: schedule, tally: tally, loop: loop, owner: self)
+                : LoadHTTP2Worker(plan: plan, schedule: schedule, tally: tally, loop: loop, owner: self)
         }
         running = workers.count
         armWatchdog()
@@ -74,4 +76,15 @@ final class LoopLoad {
             if !self.workers.isEmpty { self.armWatchdog() }
         }
     }
+}
+
+/// What `LoopLoad` starts, watches and stops: an HTTP/1 `LoadWorker` (one request in flight) or
+/// a `LoadHTTP2Worker` (one connection with many streams in flight).
+protocol LoadClient: AnyObject {
+    var finished: Bool { get }
+    func start()
+    /// Times out the current step if its deadline passed (called by the loop's watchdog).
+    func checkTimeout(now: NIODeadline)
+    /// Closes the connection and does nothing more (the run was aborted).
+    func stop()
 }

@@ -68,6 +68,44 @@ final class LoadRunTests: XCTestCase {
         XCTAssertEqual(server.counted.connects, figures.responses)
     }
 
+    /// `--h2` straight to an HTTP/2 server: one connection per worker, many streams on each,
+    /// and every response the server wrote counted once (the streams in flight at the end too).
+    func testDirectHTTP2KeepsStreamsInFlightOnEachConnection() throws {
+        try runUntilMeasured(.h2, authority: authority, { port in
+            ["--url", "https://localhost:\(port)/x", "--cacert", self.caPath, "--connections", "2", "--h2", "--streams", "8"]
+        }, alsoUntil: { $0.responses > 16 }) { figures, server in
+            XCTAssertEqual(figures.errors, 0, "\(figures.firstErrors)")
+            XCTAssertEqual(figures.non2xx, 0)
+            XCTAssertEqual(figures.responses, server.responses)
+            XCTAssertEqual(figures.connections, 2)
+            XCTAssertEqual(server.connections, 2)
+        }
+    }
+
+    /// `--h2` through a proxy: CONNECT, then TLS with ALPN h2 and HTTP/2 inside the tunnel.
+    func testTunnelledHTTP2() throws {
+        try runUntilMeasured(.h2Tunnelling, authority: authority, warmup: true, { port in
+            ["--url", "https://localhost:\(port + 1)/x", "--proxy", "127.0.0.1:\(port)", "--cacert", self.caPath,
+             "--connections", "2", "--h2", "--streams", "4"]
+        }, alsoUntil: { $0.responses > $0.completed }) { figures, server in
+            XCTAssertEqual(figures.errors, 0, "\(figures.firstErrors)")
+            XCTAssertEqual(figures.responses, server.responses)
+            XCTAssertEqual(server.connects, 2)
+        }
+    }
+
+    /// A server that does not offer h2 completes the handshake without ALPN (NIOSSL answers no
+    /// common protocol so): the run ends naming what was chosen, rather than sending HTTP/2 to it.
+    func testHTTP2AgainstAnHTTP1ServerEndsTheRunWithTheALPNOutcome() throws {
+        let server = try TestServer(mode: .tls, authority: authority, group: group)
+        defer { try? server.close() }
+        XCTAssertThrowsError(try run(["--url", "https://127.0.0.1:\(server.port)/", "--cacert", caPath,
+                                      "--connections", "2", "--h2"])) {
+            let first = ($0 as? LoopLoad.GiveUp)?.figures.firstErrors.first ?? "none"
+            XCTAssertTrue(first.hasPrefix("the server did not choose HTTP/2 in ALPN (it chose nothing)"), first)
+        }
+    }
+
     func testAServerCertificateFromAnotherCAEndsTheRun() throws {
         let server = try TestServer(mode: .tls, authority: try TestAuthority(), group: group)
         defer { try? server.close() }

@@ -54,6 +54,20 @@ final class LoadTargetTests: XCTestCase {
                                                 "--cacert", "ca.pem", "--new-connection-per-request", "--warmup", "0.5"]))
     }
 
+    func testHTTP2ArgumentsNameTheProblem() throws {
+        assertRejected(["--url", "http://127.0.0.1/", "--h2"], mentioning: "use an https:// URL")
+        assertRejected(["--url", "https://127.0.0.1/", "--insecure", "--streams", "10"], mentioning: "--streams needs --h2")
+        assertRejected(["--url", "https://127.0.0.1/", "--insecure", "--h2", "--streams", "0"], mentioning: "--streams must be")
+        assertRejected(["--url", "https://127.0.0.1/", "--insecure", "--h2", "--new-connection-per-request"],
+                       mentioning: "--new-connection-per-request is for HTTP/1.1")
+        let command = try LoadCommand.parse(["--url", "https://localhost:8443/1k", "--insecure", "--h2"])
+        let plan = try command.makePlan()
+        XCTAssertEqual(plan.http2Streams, 50)
+        XCTAssertEqual(plan.http2Request.uri, "/1k")
+        XCTAssertEqual(plan.http2Request.headers["host"], ["localhost:8443"])
+        XCTAssertNil(try LoadCommand.parse(["--url", "https://localhost:8443/", "--insecure"]).makePlan().http2Streams)
+    }
+
     private func assertRejected(_ arguments: [String], mentioning expected: String,
                                 file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try LoadCommand.parse(arguments), file: file, line: line) { error in

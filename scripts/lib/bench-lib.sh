@@ -203,9 +203,11 @@ origin_start() {  # DIR WWW_DIR PORT [TLS_PORT CERT KEY]
   nginx=$(nginx_bin)
   mkdir -p "$dir/tmp"
   if [[ -n $tls_port ]]; then
-    # HTTP/1.1 only; no session resumption (the clients never offer it); keep-alive as for HTTP.
+    # HTTP/1.1, and h2 for clients that offer it in ALPN (h2_keepalive's direct runs; the proxy
+    # offers origins http/1.1 only, so it is always served HTTP/1.1); keep-alive as for HTTP
+    # (keepalive_requests bounds h2 connections too); no session resumption (never offered).
     tls_server="server {
-    listen 127.0.0.1:$tls_port ssl;
+    listen 127.0.0.1:$tls_port ssl http2;
     ssl_certificate $cert;
     ssl_certificate_key $key;
     ssl_session_tickets off;

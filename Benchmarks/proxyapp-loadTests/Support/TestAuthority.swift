@@ -52,10 +52,11 @@ struct TestAuthority {
         return url.path
     }
 
-    func serverContext() throws -> NIOSSLContext {
+    /// A server context offering `protocols` in ALPN.
+    func serverContext(protocols: [String] = ["http/1.1"]) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: serverChain.map { .certificate($0) }, privateKey: .privateKey(serverKey))
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = protocols
         return try NIOSSLContext(configuration: configuration)
     }
 }
