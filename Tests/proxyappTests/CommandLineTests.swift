@@ -106,6 +106,9 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(parsed.https.pinTTL.seconds, 12 * 3600)
         XCTAssertTrue(parsed.https.insecureUpstream)
         XCTAssertFalse(try RunCommand.parse([]).https.noIntercept, "interception is on by default")
+        assertRejected(["--no-intercept", "--no-http2"], mentioning: "--no-http2 only apply with interception: drop --no-intercept")
+        XCTAssertFalse(try RunCommand.parse([]).https.noHTTP2, "HTTP/2 is offered by default")
+        XCTAssertTrue(try RunCommand.parse(["--no-http2"]).https.noHTTP2)
     }
 
     /// `--client-tls-min` / `--upstream-tls-min` take 1.0 … 1.3 (default 1.2 on both legs); other

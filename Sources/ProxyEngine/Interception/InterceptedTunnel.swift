@@ -145,10 +145,10 @@ final class InterceptedTunnel {
             }
         case .http:
             closeEarlyOrigin()
-            installHTTP(scheme: "http", tls: nil)
+            installHTTP(scheme: "http", tls: nil, front: .http1)
         case .http2PriorKnowledge where interception.offersHTTP2:
             closeEarlyOrigin()
-            installHTTP2PriorKnowledge()
+            installHTTP(scheme: "http", tls: nil, front: .http2)
         case .http2PriorKnowledge:
             relay(note: "cleartext HTTP/2 relayed undecoded: --no-http2")
         case .opaque, .needMore:
@@ -187,30 +187,30 @@ final class InterceptedTunnel {
                 client: client ?? ClientIdentity(connectedFrom: flow.clientAddress, fingerprint: ""),
                 failuresPin: !isBuiltInPageHost, sink: services.sink, flow: flow, wire: wire,
                 versionRefusal: clientVersionRefusal))
-            let origin = ClientHTTPHandler.TunnelDestination(scheme: "https", host: host, port: port, tls: state)
-            try pipeline.addHandler(ClientProtocolSelector(services: services, tunnel: origin))
-            sniffer?.handOver()
+            installHTTP(scheme: "https", tls: state, front: .negotiated)
         } catch {
             fail("cannot present a certificate for '\(certificateHost)': \(error)")
         }
     }
 
-    private func installHTTP(scheme: String, tls: ClientTLSState?) {
-        do {
-            let origin = ClientHTTPHandler.TunnelDestination(scheme: scheme, host: host, port: port, tls: tls)
-            try ClientPipelineSetup.configure(channel, services: services, tunnel: origin)
-            sniffer?.handOver()
-        } catch {
-            fail("cannot set up the connection: \(SystemErrorText.describe(error))")
-        }
+    /// Which HTTP front the tunnel's decrypted or plain bytes get.
+    private enum Front {
+        case http1
+        /// Cleartext HTTP/2 with prior knowledge (`curl --http2-prior-knowledge -p`).
+        case http2
+        /// Whatever the TLS handshake's ALPN agrees on (`ClientProtocolSelector`).
+        case negotiated
     }
 
-    /// Cleartext HTTP/2 with prior knowledge (`curl --http2-prior-knowledge` through a CONNECT):
-    /// the HTTP/2 server of decrypted clients, for plain http.
-    private func installHTTP2PriorKnowledge() {
+    private func installHTTP(scheme: String, tls: ClientTLSState?, front: Front) {
         do {
-            let origin = ClientHTTPHandler.TunnelDestination(scheme: "http", host: host, port: port, tls: nil)
-            try ClientHTTP2Setup.configure(channel, services: services, tunnel: origin)
+            let origin = ClientHTTPHandler.TunnelDestination(scheme: scheme, host: host, port: port, tls: tls)
+            switch front {
+            case .http1: try ClientPipelineSetup.configure(channel, services: services, tunnel: origin)
+            case .http2: try ClientHTTP2Setup.configure(channel, services: services, tunnel: origin)
+            case .negotiated:
+                try channel.pipeline.syncOperations.addHandler(ClientProtocolSelector(services: services, tunnel: origin))
+            }
             sniffer?.handOver()
         } catch {
             fail("cannot set up the connection: \(SystemErrorText.describe(error))")

@@ -56,7 +56,7 @@ public struct TLSInterception: Sendable {
     /// A server context presenting `identity` to clients of at least `minimumVersion`, agreeing
     /// on `protocols` (ALPN, first match wins); cheap enough (microseconds) to build per connection.
     static func serverContext(for identity: ServerIdentity, minimumVersion: TLSProtocolVersion,
-                              protocols: [String] = ["http/1.1"]) throws -> NIOSSLContext {
+                              protocols: [String]) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: identity.certificateChain.map { .certificate($0) },
             privateKey: .privateKey(identity.privateKey))
