@@ -11,13 +11,8 @@ import NIOHTTP2
 /// Replacing only the stream could spin on a connection that refuses every new one (GOAWAY).
 ///
 /// Lives on one event loop and is touched only there.
-final class LoadHTTP2Worker: LoadClient, LoadConnectionOwner {
-    private let plan: LoadPlan
-    private let schedule: LoadSchedule
-    private let tally: LoadTally
-    private let loop: any EventLoop
-    private let owner: LoopLoad
-    private let streamCount: Int
+final class LoadHTTP2Worker: LoadClientBase, LoadClient, LoadConnectionOwner {
+    private var streamCount: Int { plan.http2Streams ?? 1 }
     private var connection: LoadConnectionHandler?
     private var multiplexer: NIOHTTP2Handler.StreamMultiplexer?
     /// The streams whose response has not ended yet.
@@ -26,15 +21,6 @@ final class LoadHTTP2Worker: LoadClient, LoadConnectionOwner {
     /// first request of an HTTP/1 connection.
     private var connectStartedAt = NIODeadline.distantPast
     private(set) var finished = false
-
-    init(plan: LoadPlan, schedule: LoadSchedule, tally: LoadTally, loop: any EventLoop, owner: LoopLoad) {
-        self.plan = plan
-        self.schedule = schedule
-        self.tally = tally
-        self.loop = loop
-        self.owner = owner
-        streamCount = plan.http2Streams ?? 1
-    }
 
     func start() {
         openConnection()

@@ -6,12 +6,7 @@ import NIOCore
 /// No request starts once the schedule ended; the one in flight then still completes.
 ///
 /// Lives on one event loop and is touched only there.
-final class LoadWorker: LoadClient, LoadConnectionOwner {
-    private let plan: LoadPlan
-    private let schedule: LoadSchedule
-    private let tally: LoadTally
-    private let loop: any EventLoop
-    private let owner: LoopLoad
+final class LoadWorker: LoadClientBase, LoadClient, LoadConnectionOwner {
     private var connection: LoadConnectionHandler?
     /// When the request in flight started: at its write, or at the connect for the first
     /// request of a connection (so a new-connection request includes TCP, CONNECT and TLS).
@@ -19,14 +14,6 @@ final class LoadWorker: LoadClient, LoadConnectionOwner {
     /// When the current step (opening a connection, or one request) times out.
     private var stepDeadline = NIODeadline.distantFuture
     private(set) var finished = false
-
-    init(plan: LoadPlan, schedule: LoadSchedule, tally: LoadTally, loop: any EventLoop, owner: LoopLoad) {
-        self.plan = plan
-        self.schedule = schedule
-        self.tally = tally
-        self.loop = loop
-        self.owner = owner
-    }
 
     func start() {
         openConnection()

@@ -80,6 +80,25 @@ final class LoopLoad {
 
 /// What `LoopLoad` starts, watches and stops: an HTTP/1 `LoadWorker` (one request in flight) or
 /// a `LoadHTTP2Worker` (one connection with many streams in flight).
+/// What every load client of a loop works from: the plan, the schedule, the loop's tally, the
+/// loop itself and the `LoopLoad` it reports to. `LoadWorker` (HTTP/1) and `LoadHTTP2Worker`
+/// build on it.
+class LoadClientBase {
+    let plan: LoadPlan
+    let schedule: LoadSchedule
+    let tally: LoadTally
+    let loop: any EventLoop
+    let owner: LoopLoad
+
+    init(plan: LoadPlan, schedule: LoadSchedule, tally: LoadTally, loop: any EventLoop, owner: LoopLoad) {
+        self.plan = plan
+        self.schedule = schedule
+        self.tally = tally
+        self.loop = loop
+        self.owner = owner
+    }
+}
+
 protocol LoadClient: AnyObject {
     var finished: Bool { get }
     func start()
