@@ -101,7 +101,8 @@ final class HTTP2IdleConnectionCloser: ChannelInboundHandler {
     private let tls: ClientTLSState?
     private var openStreams = 0
     private var lastStream = HTTP2StreamID.rootStream
-    private var idleSince = NIODeadline.now()
+    /// Set from the loop's clock in `handlerAdded` (virtual time in tests).
+    private var idleSince = NIODeadline.uptimeNanoseconds(0)
     private var timer = DeadlineTimer()
     /// The client ended its side of the connection: nothing more can arrive, not even a
     /// WINDOW_UPDATE, so the connection closes as soon as no stream is open.

@@ -26,7 +26,7 @@ final class ClientProtocolSelector: ChannelInboundHandler, RemovableChannelHandl
 
     func handlerAdded(context: ChannelHandlerContext) {
         let loop = context.eventLoop
-        deadline.schedule(at: .now() + services.configuration.clientIdleTimeout, on: loop) { [weak self] in
+        deadline.schedule(at: loop.now + services.configuration.clientIdleTimeout, on: loop) { [weak self] in
             guard let self, !self.configured else { return }
             self.tunnel.tls?.closeRequested = true
             context.close(promise: nil)
