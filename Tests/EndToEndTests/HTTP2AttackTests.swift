@@ -244,4 +244,41 @@ final class HTTP2AttackTests: XCTestCase {
             XCTAssertEqual(served, "2 200", "the slots of the reset streams came back")
         }
     }
+
+    /// Smuggling-shaped requests over HTTP/2: connection-specific fields (`Connection` naming a
+    /// framing field, `Transfer-Encoding`) are malformed in HTTP/2 and the stream is reset before
+    /// anything is forwarded; a body shorter than its `Content-Length` is reset too. A normal
+    /// stream of the same connection is served afterwards.
+    func testSmugglingShapedStreamsAreReset() async throws {
+        try await attack { attack in
+            let client = attack.client
+            func headers(_ stream: UInt32, _ extra: [UInt8], endStream: Bool = true) -> [UInt8] {
+                H2Frames.frame(.headers, flags: H2Frames.endHeaders | (endStream ? H2Frames.endStream : 0), stream: stream,
+                               H2Frames.requestBlock(path: "/echo", authority: attack.authority) + extra)
+            }
+            try await client.send(headers(1, H2Frames.literal("connection", "content-length")))
+            try await client.send(headers(3, H2Frames.literal("transfer-encoding", "chunked")))
+            try await client.send(headers(5, H2Frames.literal("content-length", "10"), endStream: false)
+                + H2Frames.frame(.data, flags: H2Frames.endStream, stream: 5, Array("hello".utf8)))
+            let data = try await client.receive(timeout: 10) { data in
+                let resets = Set(H2Frames.parse(data).filter { $0.kind == H2Frames.Kind.rstStream.rawValue }.map(\.stream))
+                return resets.isSuperset(of: [1, 3, 5])
+            }
+            let resets = Set(H2Frames.parse(data).filter { $0.kind == H2Frames.Kind.rstStream.rawValue }.map(\.stream))
+            XCTAssertEqual(resets.intersection([1, 3, 5]), [1, 3, 5], "each malformed stream is reset")
+            XCTAssertFalse(H2Frames.parse(data).contains { [1, 3].contains($0.stream) && $0.kind == H2Frames.Kind.headers.rawValue },
+                           "no response to a malformed request")
+            XCTAssertFalse(attack.fixture.tlsOrigin.log.requests.contains { $0.bodyLength == 5 },
+                           "a body shorter than its Content-Length reached the origin as a whole request")
+            XCTAssertFalse(attack.fixture.tlsOrigin.log.requests.contains { $0.headers.first(named: "transfer-encoding") != nil
+                && $0.headers.first(named: "content-length") != nil }, "both framing fields forwarded")
+            try await client.send(H2Frames.frame(.headers, flags: H2Frames.endStream | H2Frames.endHeaders, stream: 7,
+                                                 H2Frames.requestBlock(path: "/bytes/10", authority: attack.authority)))
+            let after = try await client.receive(timeout: 10) { data in
+                H2Frames.parse(data).contains { $0.stream == 7 && $0.flags & H2Frames.endStream != 0 }
+            }
+            XCTAssertTrue(H2Frames.parse(after).contains { $0.stream == 7 && $0.flags & H2Frames.endStream != 0 },
+                          "the connection still serves a well-formed stream")
+        }
+    }
 }
