@@ -95,6 +95,12 @@ struct FlowInsertStatement {
         bind(text: AppliedRulesJSON.encode(flow.appliedRules), at: next())
         bind(text: ForwardedMessageJSON.encode(flow.forwardedRequest), at: next())
         bind(text: ForwardedMessageJSON.encode(flow.originResponse), at: next())
+        bind(text: flow.responseTrailers.isEmpty ? nil : HeaderFieldsJSON.encode(flow.responseTrailers), at: next())
+        if let streamID = flow.streamID {
+            sqlite3_bind_int64(handle, next(), Int64(streamID))
+        } else {
+            sqlite3_bind_null(handle, next())
+        }
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 

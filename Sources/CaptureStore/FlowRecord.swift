@@ -68,6 +68,9 @@ extension FlowRecord {
         static let originResponse = Column("origin_response")
         static let forwardedRequestBody = Column("forwarded_request_body")
         static let originResponseBody = Column("origin_response_body")
+        // v8-http2-details
+        static let responseTrailers = Column("response_trailers")
+        static let streamID = Column("stream_id")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -146,7 +149,15 @@ extension FlowRecord: FetchableRecord {
             forwardedRequest: ForwardedMessageJSON.request(
                 Self.text(row, Columns.forwardedRequest), body: Self.blob(row, Columns.forwardedRequestBody)),
             originResponse: ForwardedMessageJSON.response(
-                Self.text(row, Columns.originResponse), body: Self.blob(row, Columns.originResponseBody)))
+                Self.text(row, Columns.originResponse), body: Self.blob(row, Columns.originResponseBody)),
+            responseTrailers: Self.text(row, Columns.responseTrailers).flatMap { try? HeaderFieldsJSON.decode($0) } ?? [],
+            streamID: Self.integer(row, Columns.streamID))
+    }
+
+    private static func integer(_ row: Row, _ column: Column) -> Int? {
+        guard row.hasColumn(column.name) else { return nil }
+        let value: DatabaseValue = row[column.name]
+        return Int.fromDatabaseValue(value)
     }
 
     /// A TEXT column's value; nil for NULL, for a column the query did not select, and for any
@@ -207,7 +218,7 @@ extension FlowRecord: TableRecord {
         Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
         Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.forwardedRequest,
-        Columns.originResponse, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
+        Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
         Columns.originResponseBody,
     ]
 }

@@ -16,6 +16,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v5-pin-changes", migrate: addPinChangeCounter)
         migrator.registerMigration("v6-pins-per-client", migrate: pinPerClient)
         migrator.registerMigration("v7-forwarded-messages", migrate: addForwardedMessages)
+        migrator.registerMigration("v8-http2-details", migrate: addHTTP2Details)
         return migrator
     }()
 
@@ -154,6 +155,15 @@ enum TrafficMigrations {
             t.add(column: "origin_response", .text)
             t.add(column: "forwarded_request_body", .blob)
             t.add(column: "origin_response_body", .blob)
+        }
+    }
+
+    /// v8: the response's trailers (a header list, NULL when none) and the HTTP/2 stream id
+    /// (NULL for HTTP/1).
+    private static func addHTTP2Details(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "response_trailers", .text)
+            t.add(column: "stream_id", .integer)
         }
     }
 }

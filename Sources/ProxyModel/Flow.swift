@@ -67,6 +67,12 @@ public struct Flow: Sendable, Hashable {
     /// The response as the origin sent it, when a rule changed it; nil otherwise (the response
     /// fields above are always what the client got).
     public var originResponse: OriginResponse?
+    /// Fields the origin sent after the response body (gRPC's `grpc-status`), as relayed; empty
+    /// when there were none.
+    public var responseTrailers: [HeaderField]
+    /// The HTTP/2 stream that carried the exchange on the client's connection (the connection is
+    /// `clientAddress`); nil for HTTP/1.
+    public var streamID: Int?
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
@@ -77,7 +83,8 @@ public struct Flow: Sendable, Hashable {
         responseHeaders: [HeaderField] = [], responseBody: CapturedBody = .empty, error: String? = nil,
         bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
         note: String? = nil, serverAddress: String? = nil, appliedRules: [String] = [],
-        forwardedRequest: ForwardedRequest? = nil, originResponse: OriginResponse? = nil
+        forwardedRequest: ForwardedRequest? = nil, originResponse: OriginResponse? = nil,
+        responseTrailers: [HeaderField] = [], streamID: Int? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -107,6 +114,8 @@ public struct Flow: Sendable, Hashable {
         self.appliedRules = appliedRules
         self.forwardedRequest = forwardedRequest
         self.originResponse = originResponse
+        self.responseTrailers = responseTrailers
+        self.streamID = streamID
     }
 
     /// Total duration in milliseconds, when the flow has finished.

@@ -24,7 +24,7 @@ struct HTTPSOptions: ParsableArguments {
     var noIntercept = false
 
     @Flag(name: .customLong("no-http2"),
-          help: "Speak only HTTP/1.1 with decrypted clients (by default a client that offers h2 gets HTTP/2).")
+          help: "Speak only HTTP/1.1 with decrypted clients and origins (by default HTTP/2 is offered on both sides).")
     var noHTTP2 = false
 
     @Option(name: .customLong("client-tls-min"),
@@ -97,7 +97,8 @@ struct HTTPSOptions: ParsableArguments {
         let upstream: UpstreamTLSPolicy
         do {
             upstream = try UpstreamTLSPolicy(
-                additionalRootsPEMFile: upstreamCA, verify: !insecureUpstream, minimumVersion: upstreamMinimum)
+                additionalRootsPEMFile: upstreamCA, verify: !insecureUpstream, minimumVersion: upstreamMinimum,
+                offersHTTP2: !noHTTP2)
         } catch {
             throw CLIError("cannot use --upstream-ca \(upstreamCA ?? "(none)"): \(error). Pass a PEM file of CA certificates.")
         }

@@ -97,17 +97,7 @@ final class ForwardedMessagesColumnTests: XCTestCase {
     }
 
     func testVersion5DatabaseIsUpgraded() throws {
-        let directory = try makeTemporaryDirectory()
-        let path = directory.file("capture.sqlite")
-        let queue = try DatabaseQueue(path: path)
-        try TrafficMigrations.migrator.migrate(queue, upTo: "v5-pin-changes")
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO flows (kind, client_address, started_at, method, scheme, host, port, path, http_version, status)
-                VALUES ('http', '127.0.0.1:5000', 1763760000000, 'GET', 'http', 'old.test', 80, '/before', 'HTTP/1.1', 200)
-                """)
-        }
-        try queue.close()
+        let path = try makeOldCapture(in: try makeTemporaryDirectory(), upTo: "v5-pin-changes")
         let repository = TrafficRepository(database: try TrafficDatabase(path: path))
         var new = Samples.flow(2)
         new.forwardedRequest = Self.forwarded

@@ -17,13 +17,14 @@ struct ExchangeRecorder {
 
     /// - Parameter clientTLS: the client side's TLS, for a decrypted exchange (the origin's side
     ///   comes with the connection).
+    /// - Parameter streamID: the client's HTTP/2 stream (nil for HTTP/1).
     init(clientAddress: String, method: String, scheme: String, host: String, port: Int, path: String,
-         version: HTTPVersion, headers: HTTPHeaders, cap: Int, clientTLS: TLSDetails? = nil) {
+         version: HTTPVersion, headers: HTTPHeaders, cap: Int, clientTLS: TLSDetails? = nil, streamID: Int? = nil) {
         self.cap = cap
         self.flow = Flow(
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
-            requestHeaders: Self.fields(headers), tls: clientTLS)
+            requestHeaders: Self.fields(headers), tls: clientTLS, streamID: streamID)
         Self.reserve(&flow.requestBody, for: headers, cap: cap)
     }
 
@@ -45,6 +46,11 @@ struct ExchangeRecorder {
             fields.append(HeaderField(name: name, value: value))
         }
         return fields
+    }
+
+    /// The trailers relayed after the response body.
+    mutating func responseTrailers(_ trailers: HTTPHeaders) {
+        flow.responseTrailers = Self.fields(trailers)
     }
 
     /// A rule acted on the exchange (its name goes on the flow), and/or a remark about what it

@@ -12,6 +12,8 @@ import NIOHTTP2
 /// NIOHTTP2Handler                  frames, HPACK, flow control, the HTTP/2 attacks' limits
 /// HTTP2IdleConnectionCloser        GOAWAY and close after the idle timeout with no stream open
 ///   per stream:
+///   HeadersEndCoalescer                   a head and its end at once leave as one HEADERS frame
+///                                         (gRPC's trailers-only responses)
 ///   HTTP2FramePayloadToHTTP1ServerCodec   HEADERS/DATA ⇄ request and response parts; drops
 ///                                         connection-specific fields from responses
 ///   ClientHTTPHandler                     as on an HTTP/1 connection (one request per stream)
@@ -43,6 +45,7 @@ enum ClientHTTP2Setup {
                 var streamTunnel = connectionTunnel.value
                 streamTunnel.tls = streamTunnel.tls.map(ClientTLSState.init(copying:))
                 let streamPipeline = stream.pipeline.syncOperations
+                try streamPipeline.addHandler(HeadersEndCoalescer())
                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                 // A stream may hold an upstream connection as a whole HTTP/1 connection does:
                 // it takes a slot of `--max-connections`, or the descriptors could run out.

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import ProxyCore
 import ProxyModel
 import Rules
@@ -84,6 +85,11 @@ extension ClientHTTPHandler {
         }
     }
 
+    /// The HTTP/2 stream this handler serves (its channel is a stream channel), as a number.
+    var http2StreamID: Int? {
+        (try? context?.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
+    }
+
     /// Starts the exchange for a proxied request: its machine decides the framing, the rules
     /// decide where it goes (answered here, or forwarded, maybe elsewhere and with edits).
     private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
@@ -91,7 +97,8 @@ extension ClientHTTPHandler {
         let recorder = ExchangeRecorder(
             clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
             path: pathAndQuery, version: head.version, headers: head.headers,
-            cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil)
+            cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil,
+            streamID: head.version.major == 2 ? http2StreamID : nil)
         let exchange = ExchangeDriver(client: self, services: services, pool: pool, head: head, recorder: recorder)
         state = .exchange(exchange)
         if inputClosed { exchange.clientInputClosed() }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import ProxyCore
 
 /// The header rules of a forwarded exchange that need no state: hop-by-hop filtering, the
@@ -69,6 +70,13 @@ extension ExchangeDriver {
         if let (name, value) = framing.framing.header {
             headers.add(name: name, value: value)
         }
+        // The proxy relays trailers, so a client's `TE: trailers` holds for the next hop too
+        // (gRPC servers look for it); other transfer codings are this hop's alone.
+        if original[canonicalForm: "te"].contains(where: { value in
+            value.split(separator: ";").first.map { $0.filter { !$0.isWhitespace }.lowercased() } == "trailers"
+        }) {
+            headers.add(name: "TE", value: "trailers")
+        }
         if hop.keepsUpgrade {
             headers.add(name: "Connection", value: "upgrade")
         }
@@ -111,6 +119,9 @@ extension ExchangeDriver {
             return failure
         case is UpstreamTimeoutError:
             return .upstreamTimeout(host: host, port: port, seconds: timeout.nanoseconds / 1_000_000_000)
+        case let reset as NIOHTTP2Errors.StreamClosed:
+            return .upstreamProtocolError(
+                host: host, reason: "the origin reset the HTTP/2 stream (\(HTTP2ErrorText.name(of: reset.errorCode)))")
         case let parserError as HTTPParserError:
             if case .invalidEOFState = parserError {
                 return .upstreamClosed(host: host, port: port)

@@ -61,9 +61,12 @@ extension ExchangeDriver {
                 }
                 let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
                 let sameHost = target.host == destination.host
+                // An upgrade (WebSocket) needs an HTTP/1.1 connection; anything else may go
+                // over HTTP/2 if the origin picks it.
                 upstreamTLS = UpstreamTLSSettings(
                     policy: interception.upstream,
-                    serverName: (sameHost ? destination.clientTLS?.sni : nil) ?? (isIP ? nil : target.host))
+                    serverName: (sameHost ? destination.clientTLS?.sni : nil) ?? (isIP ? nil : target.host),
+                    offersHTTP2: !machine.request.asksUpgrade && request.head.method != .CONNECT)
             }
             forward(request, to: target)
         }

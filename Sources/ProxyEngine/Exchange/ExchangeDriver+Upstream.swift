@@ -12,6 +12,11 @@ extension ExchangeDriver {
                 perform(machine.upstreamConnected(reused: true, boundToClient: true))
                 return
             }
+            if upstreamTLS?.offersHTTP2 == true, let connection = pool.multiplexedConnection(key) {
+                perform(machine.upstreamConnecting())
+                openStream(on: connection, timings: .reused, reused: true)
+                return
+            }
             if let (channel, handler) = pool.checkout(key) {
                 attach(channel: channel, handler: handler, timings: .reused)
                 perform(machine.upstreamConnected(reused: true))
@@ -19,6 +24,24 @@ extension ExchangeDriver {
             }
         }
         perform(machine.upstreamConnecting())
+        dial(sharingHTTP2: allowReuse && upstreamTLS?.offersHTTP2 == true)
+    }
+
+    /// Opens a new connection, or, to an origin known to speak HTTP/2 while a connection to it is
+    /// being opened, waits for that one and takes a stream on it.
+    private func dial(sharingHTTP2: Bool) {
+        var leads = false
+        if sharingHTTP2 {
+            let wait = pool.awaitHTTP2Dial(key) { connection in
+                if let connection, connection.hasCapacity {
+                    self.openStream(on: connection, timings: .reused, reused: true)
+                } else {
+                    self.dial(sharingHTTP2: true)
+                }
+            }
+            if wait.queued { return }
+            leads = wait.leads
+        }
         services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
                                    on: client.eventLoop)
             .assumeIsolated()
@@ -27,6 +50,11 @@ extension ExchangeDriver {
                 // answers a late connection with `closeUpstream` and touches nothing else.
                 switch result {
                 case .success(let (channel, timings)):
+                    if let connection = UpstreamHTTP2Connection.on(channel) {
+                        self.useNewHTTP2Connection(connection, timings: timings, leads: leads)
+                        return
+                    }
+                    if leads { self.pool.finishHTTP2Dial(self.key, connection: nil) }
                     guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
                     else {
                         channel.close(promise: nil)
@@ -37,12 +65,48 @@ extension ExchangeDriver {
                     self.attach(channel: channel, handler: handler, timings: timings)
                     self.perform(self.machine.upstreamConnected(reused: false))
                 case .failure(let error):
+                    if leads { self.pool.finishHTTP2Dial(self.key, connection: nil) }
                     self.perform(self.machine.upstreamConnectFailed(
                         error as? ProxyFailure
                             ?? .connectFailed(host: self.key.host, port: self.key.port,
                                               reason: SystemErrorText.describe(error, peer: .server))))
                 }
             }
+    }
+
+    /// The origin chose HTTP/2: once its SETTINGS are known, this exchange takes a stream, and
+    /// later ones (those waiting first) share the connection.
+    private func useNewHTTP2Connection(_ connection: UpstreamHTTP2Connection, timings: UpstreamConnectTimings,
+                                       leads: Bool) {
+        connection.ready.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success:
+                self.pool.register(self.key, multiplexed: connection)
+                self.openStream(on: connection, timings: timings, reused: false)
+                if leads { self.pool.finishHTTP2Dial(self.key, connection: connection) }
+            case .failure:
+                if leads { self.pool.finishHTTP2Dial(self.key, connection: nil) }
+                connection.channel.close(promise: nil)
+                self.perform(self.machine.upstreamConnectFailed(
+                    .connectFailed(host: self.key.host, port: self.key.port,
+                                   reason: "the origin closed its HTTP/2 connection before its SETTINGS")))
+            }
+        }
+    }
+
+    /// A stream of an HTTP/2 connection carries this exchange as a connection of its own would.
+    private func openStream(on connection: UpstreamHTTP2Connection, timings: UpstreamConnectTimings, reused: Bool) {
+        connection.openStream().assumeIsolated().whenComplete { result in
+            switch result {
+            case .success(let (stream, handler)):
+                self.attach(channel: stream, handler: handler, timings: timings)
+                self.perform(self.machine.upstreamConnected(reused: reused))
+            case .failure:
+                self.perform(self.machine.upstreamConnectFailed(
+                    .connectFailed(host: self.key.host, port: self.key.port,
+                                   reason: "the origin's HTTP/2 connection took no new stream")))
+            }
+        }
     }
 
     private func attach(channel: any Channel, handler: UpstreamHTTPHandler, timings: UpstreamConnectTimings) {
@@ -99,6 +163,7 @@ extension ExchangeDriver {
             perform(machine.upstreamBody(), body: buffer)
         case .end(let trailers):
             responseTrailers = trailers.flatMap(TrailerFields.forwardable)
+            if let responseTrailers, !responseTrailers.isEmpty { recorder.responseTrailers(responseTrailers) }
             perform(machine.upstreamEnd())
         }
     }

@@ -34,6 +34,9 @@ final class UpstreamConnectionPool {
     /// connection has left meanwhile are skipped when met and dropped by `compactOrder`.
     private var order = CircularBuffer<(sequence: UInt64, key: Key)>()
     private var nextSequence: UInt64 = 0
+    /// HTTP/2 connections per origin, each shared by many exchanges at once; a connection leaves
+    /// when it closes or the origin sends GOAWAY (`UpstreamHTTP2Connection.onRetire`).
+    private var multiplexed: [Key: [UpstreamHTTP2Connection]] = [:]
     private(set) var idleCount = 0
     private let maxIdlePerKey: Int
     private let maxIdle: Int
@@ -56,6 +59,55 @@ final class UpstreamConnectionPool {
         }
         return nil
     }
+
+    /// An HTTP/2 connection to `key` that can take one more stream now.
+    func multiplexedConnection(_ key: Key) -> UpstreamHTTP2Connection? {
+        multiplexed[key]?.first { $0.hasCapacity }
+    }
+
+    /// Shares a new HTTP/2 connection with later exchanges to the same origin, up to
+    /// `maxIdlePerKey` connections per origin (one more is used by the exchange that opened it,
+    /// and closes when idle).
+    func register(_ key: Key, multiplexed connection: UpstreamHTTP2Connection) {
+        if speaksHTTP2.count >= 4096 { speaksHTTP2.removeAll(keepingCapacity: true) }
+        speaksHTTP2.insert(key)
+        guard (multiplexed[key]?.count ?? 0) < maxIdlePerKey else { return }
+        multiplexed[key, default: []].append(connection)
+        connection.onRetire = { [unowned connection] in
+            self.multiplexed[key]?.removeAll { $0 === connection }
+            if self.multiplexed[key]?.isEmpty == true { self.multiplexed[key] = nil }
+        }
+    }
+
+    /// Origins whose last new connection chose HTTP/2: while one such connection is being
+    /// opened, other exchanges to that origin wait for it rather than each opening their own.
+    private var speaksHTTP2: Set<Key> = []
+    /// Exchanges waiting for the HTTP/2 connection being opened to an origin, per origin.
+    private var http2DialWaiters: [Key: [(UpstreamHTTP2Connection?) -> Void]] = [:]
+
+    /// Queues `waiter` when an HTTP/2 connection to `key` is being opened (it is called with the
+    /// connection, or nil when that failed or chose HTTP/1) and returns true; otherwise returns
+    /// false, and when `key` is known to speak HTTP/2 the caller's connection becomes the one the
+    /// next exchanges wait for (`finishHTTP2Dial`).
+    func awaitHTTP2Dial(_ key: Key, _ waiter: @escaping (UpstreamHTTP2Connection?) -> Void) -> (queued: Bool, leads: Bool) {
+        guard speaksHTTP2.contains(key) else { return (false, false) }
+        if http2DialWaiters[key] != nil {
+            http2DialWaiters[key]!.append(waiter)
+            return (true, false)
+        }
+        http2DialWaiters[key] = []
+        return (false, true)
+    }
+
+    /// The connection the waiters of `key` waited for is up (or failed: nil).
+    func finishHTTP2Dial(_ key: Key, connection: UpstreamHTTP2Connection?) {
+        if connection == nil { speaksHTTP2.remove(key) }
+        let waiters = http2DialWaiters.removeValue(forKey: key) ?? []
+        for waiter in waiters { waiter(connection) }
+    }
+
+    /// HTTP/2 connections kept, all origins (tests).
+    var multiplexedCount: Int { multiplexed.values.reduce(0) { $0 + $1.count } }
 
     /// Keeps a connection whose last exchange completed cleanly; closes it when the pool for
     /// that origin is full, and closes the oldest idle connection when the whole pool is.

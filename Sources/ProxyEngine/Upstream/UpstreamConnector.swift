@@ -136,12 +136,21 @@ final class UpstreamConnector: Sendable {
                         let log = tls.policy.verifiesCertificates ? UpstreamVerificationLog() : nil
                         try pipeline.addHandler(
                             UpstreamVerificationLog.clientHandler(context: tls.context, serverName: tls.serverName, log: log))
+                        // HTTP waits for ALPN: the origin may choose HTTP/2.
+                        let installHTTP: ((UpstreamTLSSession) throws -> Void)? = kind == .http ? { session in
+                            if session.applicationProtocol == "h2" {
+                                try UpstreamHTTP2Connection.install(on: channel, streamTimeout: upstreamTimeout,
+                                                                    tlsSession: session)
+                            } else {
+                                try UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations,
+                                                                        timeout: upstreamTimeout)
+                            }
+                        } : nil
                         try pipeline.addHandler(UpstreamTLSHandshakeHandler(
                             promise: channel.eventLoop.makePromise(of: UpstreamTLSSession.self),
-                            checkedName: tls.serverName ?? host, verification: log))
+                            checkedName: tls.serverName ?? host, verification: log, installProtocol: installHTTP))
                         try pipeline.addHandler(UpstreamTLSAlertTranslator(host: host, port: port))
-                    }
-                    if kind == .http {
+                    } else if kind == .http {
                         try UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)
                     }
                 }

@@ -12,7 +12,8 @@ protocol UpstreamHTTPHandlerDelegate: AnyObject {
     func upstreamFailed(_ error: any Error)
 }
 
-/// The last handler of an upstream HTTP/1.1 connection: hands response parts to the exchange
+/// The last handler of an upstream HTTP/1.1 connection (or of one stream of an
+/// `UpstreamHTTP2Connection`, which looks the same to the exchange): hands response parts to the exchange
 /// that owns the connection and lets that exchange hold reads when the client is slow
 /// (back-pressure).
 ///
@@ -43,11 +44,13 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The origin's IP address (no port), read from the socket on first use and kept for every
     /// exchange on this connection; nil before the connection is up or without a socket.
     var serverAddress: String? {
-        if let cachedServerAddress { return cachedServerAddress }
-        cachedServerAddress = context?.channel.remoteAddress?.ipAddress
-        return cachedServerAddress
+        if let knownServerAddress { return knownServerAddress }
+        knownServerAddress = context?.channel.remoteAddress?.ipAddress
+        return knownServerAddress
     }
-    private var cachedServerAddress: String?
+    var knownServerAddress: String?
+    /// A stream of an `UpstreamHTTP2Connection`: one exchange, never pooled by itself.
+    let isStream: Bool
 
     private var readsPaused = false
     private var readPending = false
@@ -65,9 +68,10 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The origin's reason phrases (NIO's decoder drops them); nil in pipelines without one.
     private let statusLines: StatusLineTap?
 
-    init(timeout: TimeAmount, statusLines: StatusLineTap? = nil) {
+    init(timeout: TimeAmount, statusLines: StatusLineTap? = nil, isStream: Bool = false) {
         self.timeout = timeout
         self.statusLines = statusLines
+        self.isStream = isStream
     }
 
     /// The status of a head the origin sent, with the origin's own reason phrase when it had one
@@ -145,6 +149,13 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The exchange is done with the connection: it goes back through `giveBack` after the read.
     func checkIn(_ giveBack: @escaping () -> Void) {
         delegate = nil
+        guard !isStream else {
+            // Both sides ended the stream: closing it frees its slot on the connection, which
+            // stays in the pool by itself.
+            release = nil
+            context?.close(promise: nil)
+            return
+        }
         releaseAfterRead(giveBack)
     }
 

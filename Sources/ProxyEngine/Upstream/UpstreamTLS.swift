@@ -11,8 +11,12 @@ import ProxyTLS
 struct UpstreamTLSSettings: Sendable {
     let policy: UpstreamTLSPolicy
     let serverName: String?
+    /// The request may go over HTTP/2 (not an upgrade), and the run allows it.
+    var offersHTTP2 = false
 
-    var context: NIOSSLContext { policy.context }
+    var context: NIOSSLContext {
+        offersHTTP2 ? policy.http2Context ?? policy.context : policy.context
+    }
 }
 
 /// What the TLS handshake with an origin established, kept with the connection so every flow
@@ -20,6 +24,8 @@ struct UpstreamTLSSettings: Sendable {
 struct UpstreamTLSSession: Sendable {
     var protocolVersion: TLSProtocolVersion?
     var certificate: PeerCertificateSummary?
+    /// What the origin chose in ALPN (`h2`, `http/1.1`), if anything.
+    var applicationProtocol: String?
 
     /// The version as recorded on flows (`TLSv1.3`).
     var version: String? { Self.versionText(protocolVersion?.nioVersion) }
@@ -47,6 +53,9 @@ final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannel
 
     private let promise: EventLoopPromise<UpstreamTLSSession>
     private let verification: UpstreamVerificationLog?
+    /// Puts the protocol's handlers on the channel once ALPN is known, before the origin's first
+    /// application byte is read.
+    private let installProtocol: ((UpstreamTLSSession) throws -> Void)?
     /// The name the origin's certificate must carry: the SNI sent, else the IP address.
     private let checkedName: String
     private var done = false
@@ -54,8 +63,10 @@ final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannel
     /// The handshake did not finish within the connect timeout.
     struct TimedOut: Error {}
 
-    init(promise: EventLoopPromise<UpstreamTLSSession>, checkedName: String, verification: UpstreamVerificationLog? = nil) {
+    init(promise: EventLoopPromise<UpstreamTLSSession>, checkedName: String, verification: UpstreamVerificationLog? = nil,
+         installProtocol: ((UpstreamTLSSession) throws -> Void)? = nil) {
         self.promise = promise
+        self.installProtocol = installProtocol
         self.checkedName = checkedName
         self.verification = verification
     }
@@ -86,12 +97,20 @@ final class UpstreamTLSHandshakeHandler: ChannelInboundHandler, RemovableChannel
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event, !done {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event, !done {
             done = true
             let tls = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)
             let session = UpstreamTLSSession(
                 protocolVersion: tls?.tlsVersion.map { TLSProtocolVersion($0) },
-                certificate: tls?.peerCertificate.flatMap(PeerCertificateSummary.init))
+                certificate: tls?.peerCertificate.flatMap(PeerCertificateSummary.init),
+                applicationProtocol: negotiated)
+            do {
+                try installProtocol?(session)
+            } catch {
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                promise.fail(error)
+                return
+            }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             promise.succeed(session)
         }

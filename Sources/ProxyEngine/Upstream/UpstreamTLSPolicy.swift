@@ -11,7 +11,10 @@ import ProxyCore
 /// only TLS 1.0" and name the flag; a probe connection is closed after its handshake and never
 /// carries a request.
 public struct UpstreamTLSPolicy: Sendable {
+    /// Offers `http/1.1` only: for requests that must stay HTTP/1 (upgrades).
     public let context: NIOSSLContext
+    /// Offers `h2, http/1.1` (nil with `--no-http2`): the origin picks.
+    let http2Context: NIOSSLContext?
     public let minimumVersion: TLSProtocolVersion
     public let verifiesCertificates: Bool
     let probeContext: NIOSSLContext?
@@ -20,8 +23,9 @@ public struct UpstreamTLSPolicy: Sendable {
     ///   - additionalRootsPEMFile: CA certificates to trust besides the system's (`--upstream-ca`).
     ///   - verify: false for `--insecure-upstream` (no verification at all).
     ///   - minimumVersion: `--upstream-tls-min`.
+    ///   - offersHTTP2: false for `--no-http2`.
     public init(additionalRootsPEMFile: String?, verify: Bool,
-                minimumVersion: TLSProtocolVersion = .defaultMinimum) throws {
+                minimumVersion: TLSProtocolVersion = .defaultMinimum, offersHTTP2: Bool = true) throws {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.applicationProtocols = ["http/1.1"]
         TLSLegSettings.apply(minimum: minimumVersion, to: &configuration)
@@ -36,6 +40,12 @@ public struct UpstreamTLSPolicy: Sendable {
             configuration.certificateVerification = .none
         }
         context = try NIOSSLContext(configuration: configuration)
+        if offersHTTP2 {
+            configuration.applicationProtocols = ["h2", "http/1.1"]
+            http2Context = try NIOSSLContext(configuration: configuration)
+        } else {
+            http2Context = nil
+        }
         self.minimumVersion = minimumVersion
         verifiesCertificates = verify
         if minimumVersion > .tls10 {

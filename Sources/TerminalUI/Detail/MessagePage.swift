@@ -27,7 +27,7 @@ struct MessagePage {
             if let error = flow.error {  // the response arrived, then something failed (its body, say)
                 head.append(DetailLine("Error: \(error)", CellStyle(foreground: .red, bold: true)))
             }
-            addMessage(headers: flow.responseHeaders, document: document, chosen: chosen)
+            addMessage(headers: flow.responseHeaders, trailers: flow.responseTrailers, document: document, chosen: chosen)
         } else if let error = flow.error {
             head.append(DetailLine("No response: \(error)", CellStyle(foreground: .red, bold: true)))
             if let note = flow.note {  // what to do about it ("install the CA from …", "to undo: …")
@@ -40,12 +40,23 @@ struct MessagePage {
         }
     }
 
-    private mutating func addMessage(headers: [HeaderField], document: BodyDocument?, chosen: BodyViewMode?) {
+    /// `trailers` (sent after the body, as gRPC's status) are listed under the headers, so they
+    /// are seen without scrolling through the body.
+    private mutating func addMessage(headers: [HeaderField], trailers: [HeaderField] = [], document: BodyDocument?,
+                                     chosen: BodyViewMode?) {
         for header in headers {
             head.append(DetailLine([.init(text: header.name, style: Self.nameStyle),
                                     .init(text: ": " + header.value, style: .plain)]))
         }
         head.append(.blank)
+        if !trailers.isEmpty {
+            head.append(Self.rule("trailers (sent after the body)"))
+            for trailer in trailers {
+                head.append(DetailLine([.init(text: trailer.name, style: Self.nameStyle),
+                                        .init(text: ": " + trailer.value, style: .plain)]))
+            }
+            head.append(.blank)
+        }
         guard let document else {
             head.append(Self.rule("body"))
             head.append(DetailLine("loading body…", Self.dimStyle))

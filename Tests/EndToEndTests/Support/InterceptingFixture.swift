@@ -39,15 +39,19 @@ struct InterceptingFixture {
     /// - Parameter pinLimits: run with a pin registry over the proxy's capture, with these limits.
     /// - Parameter firstBytesTimeout: the longest a tunnel waits for a decision, in seconds.
     /// - Parameter servesCA: the built-in pages offer the proxy's CA (as `proxyapp run` does).
-    /// - Parameter offersHTTP2: decrypted clients may choose HTTP/2 (off: as `--no-http2`).
+    /// - Parameter offersHTTP2: decrypted clients and origins may choose HTTP/2 (off: as `--no-http2`).
+    /// - Parameter threads: the proxy's event loops (1: every client shares one upstream pool).
+    /// - Parameter originSpeaksHTTP2: `tlsOrigin` accepts `h2` in ALPN (it speaks HTTP/2 to the proxy).
     /// - Parameter maxConnections: as `--max-connections` (nil: from the open-file limit).
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
                     servesCA: Bool = false, offersHTTP2: Bool = true, maxConnections: Int? = nil,
+                    originSpeaksHTTP2: Bool = false, threads: Int = 2,
                     _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = try TemporaryDirectory("proxyapp-intercepting")
         defer { scratch.remove() }
         let tls = try TLSFixtures(directory: scratch.url)
-        let tlsOrigin = try await TestOrigin.start(tls: try tls.originContext(for: "localhost"))
+        let tlsOrigin = try await TestOrigin.start(tls: try tls.originContext(
+            for: "localhost", protocols: originSpeaksHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]))
         var started: [TestOrigin] = [tlsOrigin]
         var proxy: ProxyHarness?
         do {
@@ -65,10 +69,8 @@ struct InterceptingFixture {
                 if let pinLimits {
                     pins = try PersistentPinRegistry(repository: repository, ttl: 3600, limits: pinLimits, logger: logger)
                 }
-                var interception = try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout)
-                interception.offersHTTP2 = offersHTTP2
-                return interception
-            }, rules: rules) { configuration in
+                return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout, offersHTTP2: offersHTTP2)
+            }, rules: rules, threads: threads) { configuration in
                 configuration.maxConnections = maxConnections
                 if servesCA {
                     configuration.rootCertificate = RootCertificateDownload(

@@ -2,6 +2,7 @@ import BodyCodec
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import ProxyModel
 
 /// The request handler of `TestOrigin`: records every request in the `OriginLog` and answers by
@@ -26,6 +27,9 @@ import ProxyModel
 /// - `/then-close/N`: N bytes, then closes the connection without announcing it.
 /// - `/upgrade`: `101 Switching Protocols` to `Upgrade: websocket`, then echoes raw bytes.
 /// - `/upgrade-greet`: the same, with `greeting` sent in the same write as the 101.
+/// - `/trailers`: `hello` with trailers `grpc-status: 0` and `grpc-message: all good`.
+/// - `/reset`: no answer; the stream is reset (HTTP/2) or the connection closed (HTTP/1).
+/// - `/goaway`: over HTTP/2, GOAWAY naming this stream as the last, then `bye` on it.
 final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -192,6 +196,24 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
             upgrade(headers: headers, context: context)
         case ("upgrade-greet", _) where head.headers["upgrade"].contains { $0.lowercased() == "websocket" }:
             upgradeWithGreeting(headers: headers, context: context)
+        case ("trailers", _):
+            headers.add(name: "Content-Type", value: "application/grpc")
+            headers.add(name: "Transfer-Encoding", value: "chunked")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+                          promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "hello")))), promise: nil)
+            let trailers: HTTPHeaders = ["grpc-status": "0", "grpc-message": "all good"]
+            context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: nil)
+        case ("reset", _):
+            context.close(promise: nil)
+        case ("goaway", _):
+            if let parent = context.channel.parent,
+               let id = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
+                let goAway = HTTP2Frame(streamID: .rootStream,
+                                        payload: .goAway(lastStreamID: id, errorCode: .noError, opaqueData: nil))
+                parent.writeAndFlush(goAway, promise: nil)
+            }
+            writeComplete(status: .ok, headers: headers, body: Data("bye".utf8), context: context)
         default:
             writeComplete(status: .notFound, headers: headers, body: Data("no route for \(head.uri)\n".utf8),
                           context: context)

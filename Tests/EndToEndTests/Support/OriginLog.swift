@@ -32,6 +32,9 @@ final class OriginLog: Sendable {
         var acceptedConnections = 0
         var closedConnections = 0
         var streamedBodyBytes = 0
+        /// HTTP/2 streams open now, per connection, and the most ever open on one connection.
+        var openStreams: [Int: Int] = [:]
+        var maxConcurrentStreams = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -52,6 +55,23 @@ final class OriginLog: Sendable {
     /// writes while its channel is writable, so this follows what the proxy actually read.
     func streamed(_ count: Int) {
         state.withLockedValue { $0.streamedBodyBytes += count }
+    }
+
+    /// An HTTP/2 stream opened on `connection` (counted until `streamClosed`).
+    func streamOpened(connection: Int) {
+        state.withLockedValue { state in
+            state.openStreams[connection, default: 0] += 1
+            state.maxConcurrentStreams = max(state.maxConcurrentStreams, state.openStreams[connection]!)
+        }
+    }
+
+    func streamClosed(connection: Int) {
+        state.withLockedValue { $0.openStreams[connection, default: 0] -= 1 }
+    }
+
+    /// The most HTTP/2 streams ever open at once on one connection.
+    var maxConcurrentStreams: Int {
+        state.withLockedValue { $0.maxConcurrentStreams }
     }
 
     func append(_ request: Request) {

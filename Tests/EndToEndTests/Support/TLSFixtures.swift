@@ -28,12 +28,13 @@ struct TLSFixtures {
 
     /// A TLS server context for a test origin, its certificate naming `host` (a name or an IP),
     /// signed by the origin CA, minted as if at `mintedAt` (a date long past gives an expired
-    /// certificate, one in the future a certificate not yet valid).
-    func originContext(for host: String, mintedAt: Date = Date()) throws -> NIOSSLContext {
+    /// certificate, one in the future a certificate not yet valid); `protocols` is what it
+    /// accepts in ALPN (add `h2` for an origin that speaks HTTP/2).
+    func originContext(for host: String, mintedAt: Date = Date(), protocols: [String] = ["http/1.1"]) throws -> NIOSSLContext {
         let leaf = try originMinter.mint(host: host, now: mintedAt)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: leaf.certificateChain.map { .certificate($0) }, privateKey: .privateKey(leaf.privateKey))
-        configuration.applicationProtocols = ["http/1.1"]
+        configuration.applicationProtocols = protocols
         return try NIOSSLContext(configuration: configuration)
     }
 
@@ -48,15 +49,17 @@ struct TLSFixtures {
     /// Interception as `proxyapp run --upstream-ca origin-ca.pem` sets it up (with
     /// `--client-tls-min` and `--upstream-tls-min` as given; `upstreamCA` replaces the origin CA);
     /// `firstBytesTimeout` (seconds) is the longest a tunnel waits for a decision
-    /// (`--first-bytes-timeout`).
+    /// (`--first-bytes-timeout`); `offersHTTP2` false is `--no-http2` (both sides).
     func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 30,
                       clientMinimum: TLSProtocolVersion = .defaultMinimum,
-                      upstreamMinimum: TLSProtocolVersion = .defaultMinimum, upstreamCA: URL? = nil) throws -> TLSInterception {
+                      upstreamMinimum: TLSProtocolVersion = .defaultMinimum, upstreamCA: URL? = nil,
+                      offersHTTP2: Bool = true) throws -> TLSInterception {
         var interception = TLSInterception(
             identities: LeafCertificateCache(minter: try LeafCertificateMinter(authority: proxyCA)),
             upstream: try UpstreamTLSPolicy(additionalRootsPEMFile: (upstreamCA ?? originCAFile).path, verify: true,
-                                            minimumVersion: upstreamMinimum),
+                                            minimumVersion: upstreamMinimum, offersHTTP2: offersHTTP2),
             pins: pins)
+        interception.offersHTTP2 = offersHTTP2
         interception.clientMinimumVersion = clientMinimum
         interception.firstBytesTimeout = .milliseconds(Int64(firstBytesTimeout * 1000))
         return interception

@@ -264,3 +264,25 @@ final class FlowDetailRendererTests: XCTestCase {
             """)
     }
 }
+
+/// A response's trailers (gRPC's status) are listed under its headers, before the body.
+final class FlowDetailTrailersTests: XCTestCase {
+    func testTrailersFollowTheHeaders() {
+        var flow = DetailFixtures.login
+        flow.responseHeaders = [HeaderField(name: "content-type", value: "application/grpc")]
+        flow.responseTrailers = [HeaderField(name: "grpc-status", value: "5"),
+                                 HeaderField(name: "grpc-message", value: "no such thing")]
+        let lines = DetailFixtures.render(DetailFixtures.content(flow), FlowDetailState(tab: .response), width: 80, height: 24)
+            .text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("content-type") }) else {
+            return XCTFail(lines.joined(separator: "\n"))
+        }
+        XCTAssertEqual(Array(lines[(header + 1)...(header + 4)]).map { $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression) }, [
+            "",
+            "── trailers (sent after the body) ──────────────────────────────────────────────",
+            "grpc-status: 5",
+            "grpc-message: no such thing",
+        ])
+        XCTAssertTrue(lines[header + 6].hasPrefix("── body"), lines.joined(separator: "\n"))
+    }
+}
