@@ -117,7 +117,9 @@ final class TUIFirstHourEndToEndTests: XCTestCase {
             XCTAssertEqual(rows.map(\.id), ["1", "2", "3", "4", "5"], screen)
             XCTAssertEqual(rows.map(\.path), paths, "PATH is path and query only:\n\(screen)")
             XCTAssertFalse(Self.lines(screen).dropLast().contains { $0.contains("https://") }, "no URL repeated in the rows:\n\(screen)")
-            XCTAssertTrue(Self.lines(screen)[1].hasPrefix("ID METHOD  STATUS HOST"), "TIME gave way at 80 columns:\n\(screen)")
+            XCTAssertTrue(Self.lines(screen)[1].hasPrefix("ID    METHOD  STATUS HOST"), "TIME gave way at 80 columns:\n\(screen)")
+            XCTAssertEqual(Self.lines(screen).dropFirst(2).prefix(5).filter { $0.contains(" h2 GET ") }.count, 5,
+                           "curl spoke HTTP/2 to the proxy, and the protocol column says so:\n\(screen)")
             XCTAssertTrue(Self.lines(screen).last?.hasPrefix("following  https://localhost:\(origin.port)/echo/search?q=tui") == true,
                           "the selected flow's URL on the status line:\n\(screen)")
 

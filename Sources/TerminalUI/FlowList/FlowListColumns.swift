@@ -25,6 +25,8 @@ struct FlowListColumns: Equatable {
     let marker: Column
     let id: Column
     let time: Column?
+    /// The protocol: `h1`, `h2`, `ws` (untitled: its values say what it is).
+    let proto: Column
     let method: Column
     let status: Column
     let host: Column
@@ -40,7 +42,7 @@ struct FlowListColumns: Equatable {
         var dropped: Set<Optional> = []
         func shared() -> Int {
             // Everything but HOST, PATH and the space between them; those two share the rest.
-            let fixed = 2 + (idWidth + 1) + (dropped.contains(.time) ? 0 : 12 + 1) + (7 + 1) + (6 + 1) + (1 + 9)
+            let fixed = 2 + (idWidth + 1) + (dropped.contains(.time) ? 0 : 12 + 1) + (2 + 1) + (7 + 1) + (6 + 1) + (1 + 9)
                 + (dropped.contains(.type) ? 0 : 1 + 24) + (dropped.contains(.duration) ? 0 : 1 + 8)
             return screenWidth - fixed - 1
         }
@@ -57,6 +59,7 @@ struct FlowListColumns: Equatable {
         marker = column("", 1)
         id = column("ID", idWidth, right: true)
         time = dropped.contains(.time) ? nil : column("TIME", 12)
+        proto = column("", 2)
         method = column("METHOD", 7)
         status = column("STATUS", 6)
         host = column("HOST", hostWidth)
@@ -68,7 +71,7 @@ struct FlowListColumns: Equatable {
 
     /// Left to right, as drawn.
     var all: [Column] {
-        [marker, id, time, method, status, host, path, type, size, duration].compactMap { $0 }
+        [marker, id, time, proto, method, status, host, path, type, size, duration].compactMap { $0 }
     }
 }
 

@@ -74,6 +74,9 @@ public enum FlowListRenderer {
         }
         grid.put(row.id.map { String($0) } ?? "", row: screenRow, in: columns.id, style: base)
         if let time = columns.time { grid.put(row.time, row: screenRow, in: time, style: base) }
+        var protocolStyle = base
+        if row.protocolName == "h1" { protocolStyle.dim = true }  // the usual case: h2 and ws stand out
+        grid.put(row.protocolName, row: screenRow, in: columns.proto, style: protocolStyle)
         grid.put(row.method, row: screenRow, in: columns.method, style: base)
         grid.put(row.status, row: screenRow, in: columns.status, style: statusStyle(row, base: base))
         grid.put(row.host, row: screenRow, in: columns.host, style: base, fromLeft: true)

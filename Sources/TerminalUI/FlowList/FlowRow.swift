@@ -12,6 +12,8 @@ public struct FlowRow: Sendable, Hashable {
     /// Start time as `HH:mm:ss.SSS` in the time zone the row was made for.
     public var time: String
     public var method: String
+    /// `h1`, `h2`, or `ws` for a WebSocket (a `101` upgrade); empty for a tunnel.
+    public var protocolName: String
     /// The status code, `…` while pending, `ERR` for a failed exchange, `TUN` for a tunnel.
     public var status: String
     /// The status code when a response arrived: what the colour is chosen by.
@@ -41,6 +43,7 @@ public struct FlowRow: Sendable, Hashable {
         kind = flow.kind
         time = Self.clockTime(flow.startedAt, timeZone: timeZone)
         method = flow.method
+        protocolName = Self.protocolName(flow)
         statusCode = flow.status
         if flow.error != nil {
             status = "ERR"
@@ -79,6 +82,12 @@ public struct FlowRow: Sendable, Hashable {
         let minutes = milliseconds / 60_000 % 60
         let seconds = milliseconds / 1000 % 60
         return "\(padded(hours, 2)):\(padded(minutes, 2)):\(padded(seconds, 2)).\(padded(milliseconds % 1000, 3))"
+    }
+
+    static func protocolName(_ flow: Flow) -> String {
+        guard flow.kind == .http else { return "" }
+        if flow.status == 101 { return "ws" }
+        return flow.httpVersion.hasPrefix("HTTP/2") ? "h2" : "h1"
     }
 
     static func hostText(_ flow: Flow) -> String {

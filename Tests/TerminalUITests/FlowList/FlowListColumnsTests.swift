@@ -5,27 +5,28 @@ import XCTest
 /// terminal columns, not characters.
 final class FlowListColumnsTests: XCTestCase {
     func testLayoutsFillTheScreenAndColumnsGiveWayInOrder() {
-        for width in [41, 80, 83, 84, 92, 93, 99, 100, 117, 118, 200, 333] {
+        for width in [41, 80, 86, 87, 95, 96, 102, 103, 120, 121, 200, 333] {
             let columns = FlowListColumns(screenWidth: width)
             let last = columns.all.last!
             XCTAssertEqual(last.start + last.width, width, "width \(width)")
             // TYPE goes first, then DURATION, then TIME.
-            XCTAssertEqual(columns.type == nil, width < 118, "TYPE at \(width)")
-            XCTAssertEqual(columns.duration == nil, width < 93, "DURATION at \(width)")
-            XCTAssertEqual(columns.time == nil, width < 84, "TIME at \(width)")
+            XCTAssertEqual(columns.type == nil, width < 121, "TYPE at \(width)")
+            XCTAssertEqual(columns.duration == nil, width < 96, "DURATION at \(width)")
+            XCTAssertEqual(columns.time == nil, width < 87, "TIME at \(width)")
             for (left, right) in zip(columns.all, columns.all.dropFirst()) {
                 XCTAssertEqual(left.start + left.width + 1, right.start, "one space between \(left.title) and \(right.title)")
             }
             XCTAssertEqual(columns.all.map(\.title).prefix(2), ["", "ID"])
         }
-        XCTAssertEqual(FlowListColumns(screenWidth: 80).host.width, 19)
-        XCTAssertEqual(FlowListColumns(screenWidth: 80).path.width, 30, "at 80 columns TIME gave way to PATH")
-        XCTAssertEqual(FlowListColumns(screenWidth: 100).host.width, 18)
-        XCTAssertEqual(FlowListColumns(screenWidth: 100).path.width, 29)
+        XCTAssertEqual(FlowListColumns(screenWidth: 80).host.width, 18)
+        XCTAssertEqual(FlowListColumns(screenWidth: 80).path.width, 28, "at 80 columns TIME gave way to PATH")
+        XCTAssertEqual(FlowListColumns(screenWidth: 80).proto.width, 2, "the protocol stays at 80 columns")
+        XCTAssertEqual(FlowListColumns(screenWidth: 100).host.width, 17)
+        XCTAssertEqual(FlowListColumns(screenWidth: 100).path.width, 27)
         XCTAssertEqual(FlowListColumns(screenWidth: 200).host.width, 30)
-        XCTAssertEqual(FlowListColumns(screenWidth: 200).path.width, 92)
-        XCTAssertEqual(FlowListColumns(screenWidth: 40).host.width, 3, "then HOST and PATH shrink")
-        XCTAssertEqual(FlowListColumns(screenWidth: 40).path.width, 6)
+        XCTAssertEqual(FlowListColumns(screenWidth: 200).path.width, 89)
+        XCTAssertEqual(FlowListColumns(screenWidth: 40).host.width, 2, "then HOST and PATH shrink")
+        XCTAssertEqual(FlowListColumns(screenWidth: 40).path.width, 4)
         XCTAssertEqual(FlowListColumns(screenWidth: 20).path.width, 0, "too narrow: PATH shrinks to nothing")
     }
 
@@ -35,7 +36,7 @@ final class FlowListColumnsTests: XCTestCase {
         let wide = FlowListColumns(screenWidth: 80, idDigits: 7)
         XCTAssertEqual(wide.id.width, 7)
         XCTAssertTrue(wide.id.rightAligned)
-        XCTAssertEqual(wide.host.width + wide.path.width, 49 - 5)
+        XCTAssertEqual(wide.host.width + wide.path.width, 46 - 5)
         XCTAssertEqual(wide.all.last.map { $0.start + $0.width }, 80)
     }
 

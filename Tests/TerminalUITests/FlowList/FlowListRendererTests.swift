@@ -17,22 +17,22 @@ final class FlowListRendererTests: XCTestCase {
         let grid = render(width: 80, height: 24, message: StatusMessage(.error, "filter: unexpected ')' at 5"))
         XCTAssertEqual(grid.text, """
             ProxyApp  listening 127.0.0.1:8080  1,234 flows  filter: ~d api  rules: off
-              ID METHOD  STATUS HOST                PATH                                SIZE
-               1 GET     200    example.com         /                                5.0 KiB
-               2 GET     200    api.example.com     /v1/users?page=2                 1.2 KiB
-               3 GET     404    example.com         /missing                           162 B
-               4 POST    500    …i.example.com:8443 /orders                             87 B
-               5 GET     ERR    down.test           /health
-               6 GET     …      slow.test           /long-poll
-               7 CONNECT TUN    push.test                                           46.9 KiB
-               8 CONNECT TUN    bank.test           pinned: client rejected the c…   3.3 MiB
-            ●  9 GET     301    old.test            /                                    0 B
-              10 GET     200    例え.テスト         /検索?q=日本語                      42 B
-              11 GET     200    café.test           /café/ménu                         900 B
-              12 GET     200    cdn.example.com     /assets/very-long-segment/ver…   2.3 MiB
-            ◆ 13 PUT     204    api.local:3000      /items/42                            0 B
-              14 OPTIONS 200    api.example.com     /v1/users                            0 B
-            ● 15 DELETE  403    api.example.com     /v1/users/9                         25 B
+              ID    METHOD  STATUS HOST               PATH                              SIZE
+               1 h1 GET     200    example.com        /                              5.0 KiB
+               2 h1 GET     200    api.example.com    /v1/users?page=2               1.2 KiB
+               3 h1 GET     404    example.com        /missing                         162 B
+               4 h1 POST    500    ….example.com:8443 /orders                           87 B
+               5 h1 GET     ERR    down.test          /health
+               6 h1 GET     …      slow.test          /long-poll
+               7    CONNECT TUN    push.test                                        46.9 KiB
+               8    CONNECT TUN    bank.test          pinned: client rejected the…   3.3 MiB
+            ●  9 h1 GET     301    old.test           /                                  0 B
+              10 h1 GET     200    例え.テスト        /検索?q=日本語                    42 B
+              11 h1 GET     200    café.test          /café/ménu                       900 B
+              12 h1 GET     200    cdn.example.com    /assets/very-long-segment/v…   2.3 MiB
+            ◆ 13 h1 PUT     204    api.local:3000     /items/42                          0 B
+              14 h1 OPTIONS 200    api.example.com    /v1/users                          0 B
+            ● 15 h1 DELETE  403    api.example.com    /v1/users/9                       25 B
 
 
 
@@ -46,22 +46,22 @@ final class FlowListRendererTests: XCTestCase {
     func testSnapshot200x50() {
         XCTAssertEqual(render(width: 200, height: 50).text, """
             ProxyApp  listening 127.0.0.1:8080  CA http://127.0.0.1:8080/ProxyCA.cer  1,234 flows  filter: ~d api  rules: off
-              ID TIME         METHOD  STATUS HOST                           PATH                                                                                         TYPE                          SIZE DURATION
-               1 09:05:03.292 GET     200    example.com                    /                                                                                            text/html                  5.0 KiB    41 ms
-               2 09:05:03.542 GET     200    api.example.com                /v1/users?page=2                                                                             application/json           1.2 KiB   120 ms
-               3 09:05:03.792 GET     404    example.com                    /missing                                                                                     text/html                    162 B    41 ms
-               4 09:05:04.042 POST    500    api.example.com:8443           /orders                                                                                      application/problem+json      87 B    2.5 s
-               5 09:05:04.292 GET     ERR    down.test                      /health                                                                                                                            41 ms
-               6 09:05:04.542 GET     …      slow.test                      /long-poll
-               7 09:05:04.792 CONNECT TUN    push.test                                                                                                                                             46.9 KiB   12.5 s
-               8 09:05:05.042 CONNECT TUN    bank.test                      pinned: client rejected the certificate (unknown_ca alert)                                                              3.3 MiB   12.5 s
-            ●  9 09:05:05.292 GET     301    old.test                       /                                                                                                                           0 B    41 ms
-              10 09:05:05.542 GET     200    例え.テスト                    /検索?q=日本語                                                                               text/plain                    42 B    41 ms
-              11 09:05:05.792 GET     200    café.test                      /café/ménu                                                                                   text/html                    900 B    41 ms
-              12 09:05:06.042 GET     200    cdn.example.com                /assets/very-long-segment/very-long-segment/very-long-segment/very-long-segment/very-long-s… application/javascript     2.3 MiB     0 ms
-            ◆ 13 09:05:06.292 PUT     204    api.local:3000                 /items/42                                                                                                                   0 B     3 ms
-              14 09:05:06.542 OPTIONS 200    api.example.com                /v1/users                                                                                                                   0 B    41 ms
-            ● 15 09:05:06.792 DELETE  403    api.example.com                /v1/users/9                                                                                  application/json              25 B    41 ms
+              ID TIME            METHOD  STATUS HOST                           PATH                                                                                      TYPE                          SIZE DURATION
+               1 09:05:03.292 h1 GET     200    example.com                    /                                                                                         text/html                  5.0 KiB    41 ms
+               2 09:05:03.542 h1 GET     200    api.example.com                /v1/users?page=2                                                                          application/json           1.2 KiB   120 ms
+               3 09:05:03.792 h1 GET     404    example.com                    /missing                                                                                  text/html                    162 B    41 ms
+               4 09:05:04.042 h1 POST    500    api.example.com:8443           /orders                                                                                   application/problem+json      87 B    2.5 s
+               5 09:05:04.292 h1 GET     ERR    down.test                      /health                                                                                                                         41 ms
+               6 09:05:04.542 h1 GET     …      slow.test                      /long-poll
+               7 09:05:04.792    CONNECT TUN    push.test                                                                                                                                          46.9 KiB   12.5 s
+               8 09:05:05.042    CONNECT TUN    bank.test                      pinned: client rejected the certificate (unknown_ca alert)                                                           3.3 MiB   12.5 s
+            ●  9 09:05:05.292 h1 GET     301    old.test                       /                                                                                                                        0 B    41 ms
+              10 09:05:05.542 h1 GET     200    例え.テスト                    /検索?q=日本語                                                                            text/plain                    42 B    41 ms
+              11 09:05:05.792 h1 GET     200    café.test                      /café/ménu                                                                                text/html                    900 B    41 ms
+              12 09:05:06.042 h1 GET     200    cdn.example.com                /assets/very-long-segment/very-long-segment/very-long-segment/very-long-segment/very-lon… application/javascript     2.3 MiB     0 ms
+            ◆ 13 09:05:06.292 h1 PUT     204    api.local:3000                 /items/42                                                                                                                0 B     3 ms
+              14 09:05:06.542 h1 OPTIONS 200    api.example.com                /v1/users                                                                                                                0 B    41 ms
+            ● 15 09:05:06.792 h1 DELETE  403    api.example.com                /v1/users/9                                                                               application/json              25 B    41 ms
 
 
 
@@ -102,7 +102,7 @@ final class FlowListRendererTests: XCTestCase {
     /// 14 touched by a rule; 16 marked and touched by a rule.
     func testCellStyles() {
         let grid = render(width: 80, height: 24, message: StatusMessage(.error, "bad filter"))
-        let status = 13, host = 20
+        let status = 16, host = 23, proto = 5
         XCTAssertTrue(grid[0, 0].style.reverse, "header bar")
         XCTAssertTrue(grid[0, 79].style.reverse, "header bar to the edge")
         XCTAssertTrue(grid[1, 2].style.bold)
@@ -130,6 +130,8 @@ final class FlowListRendererTests: XCTestCase {
         XCTAssertEqual(grid[16, 0].text, "●", "a marked flow shows its mark, rules or not")
         XCTAssertEqual(grid[16, 0].style.foreground, .yellow)
         XCTAssertEqual(grid[23, 13].style.foreground, .red, "the error message")
+        XCTAssertEqual(grid[2, proto].text, "h")
+        XCTAssertTrue(grid[2, proto].style.dim, "h1, the usual case, is dim so h2 and ws stand out")
     }
 
     func testFollowingEmptyAndUnloaded() {
@@ -138,7 +140,7 @@ final class FlowListRendererTests: XCTestCase {
         var grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 0), size: size)
         XCTAssertEqual(grid.text, """
             ProxyApp  0 flows  rules: off
-              ID METHOD  STATUS HOST            PATH                          SIZE
+              ID    METHOD  STATUS HOST           PATH                        SIZE
               No flows yet: waiting for traffic.
 
 
@@ -154,10 +156,10 @@ final class FlowListRendererTests: XCTestCase {
         grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 5), size: size)
         XCTAssertEqual(grid.text, """
             ProxyApp  5 flows  rules: off
-              ID METHOD  STATUS HOST            PATH                          SIZE
+              ID    METHOD  STATUS HOST           PATH                        SIZE
               …
               …
-               1 GET     200    example.com     /                          5.0 KiB
+               1 h1 GET     200    example.com    /                        5.0 KiB
             following  http://example.com/                          ? help  q quit
             """, "rows not loaded yet show a placeholder; the last row is selected")
         XCTAssertTrue(grid[4, 40].style.reverse)
@@ -177,9 +179,9 @@ final class FlowListRendererTests: XCTestCase {
         let grid = FlowListRenderer.render(state, header: HeaderInfo(flowCount: 2), size: ScreenSize(width: 80, height: 6))
         XCTAssertEqual(grid.text, """
             ProxyApp  2 flows  rules: off
-                   ID METHOD  STATUS HOST              PATH                             SIZE
-                    1 GET     200    example.com       /                             5.0 KiB
-              1234567 GET     200    ….cdn.example.com /assets/very-long-segment/…   2.3 MiB
+                   ID    METHOD  STATUS HOST             PATH                           SIZE
+                    1 h1 GET     200    example.com      /                           5.0 KiB
+              1234567 h1 GET     200    …cdn.example.com /assets/very-long-segmen…   2.3 MiB
 
             row 2 of 2  http://assets.eu-west-1.cdn.example.com/assets/very-long-segment/ve…
             """)
@@ -195,6 +197,6 @@ final class FlowListRendererTests: XCTestCase {
             XCTAssertEqual(grid.height, height)
         }
         let grid = FlowListRenderer.render(state, header: FlowListFixtures.header, size: ScreenSize(width: 10, height: 2))
-        XCTAssertEqual(grid.text, "ProxyApp …\n  ID METHO")
+        XCTAssertEqual(grid.text, "ProxyApp …\n  ID    ME")
     }
 }

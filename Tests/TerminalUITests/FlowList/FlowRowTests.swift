@@ -34,6 +34,16 @@ final class FlowRowTests: XCTestCase {
         XCTAssertTrue(FlowRow(Flow(appliedRules: ["Block ads"]), timeZone: utc).ruleApplied)
     }
 
+    /// The protocol column: `h1` for HTTP/1.x, `h2` for an HTTP/2 stream, `ws` for an upgrade to
+    /// WebSocket (`101`), nothing for a tunnel.
+    func testProtocolName() {
+        XCTAssertEqual(FlowRow(Flow(httpVersion: "HTTP/1.1", status: 200), timeZone: utc).protocolName, "h1")
+        XCTAssertEqual(FlowRow(Flow(httpVersion: "HTTP/1.0"), timeZone: utc).protocolName, "h1")
+        XCTAssertEqual(FlowRow(Flow(httpVersion: "HTTP/2.0", status: 200), timeZone: utc).protocolName, "h2")
+        XCTAssertEqual(FlowRow(Flow(httpVersion: "HTTP/1.1", status: 101), timeZone: utc).protocolName, "ws")
+        XCTAssertEqual(FlowRow(Flow(kind: .tunnel, method: "CONNECT"), timeZone: utc).protocolName, "")
+    }
+
     func testTimeFollowsTheTimeZone() {
         let flow = Flow(startedAt: start)
         XCTAssertEqual(FlowRow(flow, timeZone: TimeZone(secondsFromGMT: 5 * 3600 + 1800)!).time, "14:35:03.042")

@@ -85,7 +85,7 @@ final class InfoPageTests: XCTestCase {
                                            welcome: InfoPage.welcome(Self.running))
         XCTAssertEqual(grid.text, """
             ProxyApp  listening 127.0.0.1:8080  0 flows  rules: 4 active, reload failed (E:…
-              ID METHOD  STATUS HOST                PATH                                SIZE
+              ID    METHOD  STATUS HOST               PATH                              SIZE
               No flows yet: waiting for traffic.
 
               Send traffic through the proxy:
