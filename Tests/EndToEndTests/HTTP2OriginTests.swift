@@ -155,6 +155,24 @@ final class HTTP2OriginTests: XCTestCase {
         }
     }
 
+    /// A client waiting for `100 Continue` is answered by the proxy when the request goes on an
+    /// HTTP/2 stream (origins rarely send one over HTTP/2: `/echo` never does), and the body
+    /// then arrives whole; curl would otherwise wait its 5 s expect timeout.
+    func testExpectContinueAnsweredForAnHTTP2Origin() async throws {
+        try await InterceptingFixture.run(originSpeaksHTTP2: true, threads: 1) { fixture in
+            let started = Date()
+            let result = try await Curl.viaProxy(
+                fixture.proxy.port,
+                trustProxy(fixture, http2: false) + ["-v", "--expect100-timeout", "5", "-H", "Expect: 100-continue",
+                                                     "--data-binary", String(repeating: "x", count: 2048), "-o", "/dev/null",
+                                                     "-w", "%{http_code}", fixture.tlsURL("/echo")])
+            XCTAssertEqual(result.stdoutText, "200", result.summary)
+            XCTAssertTrue(result.stderr.contains("< HTTP/1.1 100"), result.stderr)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 4, "curl waited for its expect timeout")
+            XCTAssertEqual(fixture.tlsOrigin.log.requests.first?.bodyLength, 2048)
+        }
+    }
+
     /// An upgrade stays on HTTP/1.1 even to an origin that speaks HTTP/2 (it offers only
     /// `http/1.1` for it), and `--no-http2` keeps every request on HTTP/1.1.
     func testUpgradesAndNoHTTP2StayOnHTTP1() async throws {

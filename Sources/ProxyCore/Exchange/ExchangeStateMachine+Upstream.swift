@@ -14,7 +14,12 @@ extension ExchangeStateMachine {
     ///   - reused: a pooled (or the client's bound) connection, which the origin may have closed
     ///     meanwhile; a request on it may be retried once on a new one.
     ///   - boundToClient: the client's own bound connection (NTLM, Negotiate).
-    public mutating func upstreamConnected(reused: Bool, boundToClient: Bool = false) -> [ExchangeAction] {
+    ///   - multiplexed: a stream of an HTTP/2 connection. Origins speaking HTTP/2 rarely send
+    ///     `100 Continue` (nginx never does), and a body they do not want costs nothing there
+    ///     (they reset the stream): a client waiting for one is answered by the proxy at once,
+    ///     as nginx and mitmproxy do, instead of stalling for its expect timeout.
+    public mutating func upstreamConnected(reused: Bool, boundToClient: Bool = false,
+                                           multiplexed: Bool = false) -> [ExchangeAction] {
         guard phase == .forwarding, !isConnected else {
             // The exchange ended while the connection was being opened.
             return [.closeUpstream]
@@ -35,6 +40,11 @@ extension ExchangeStateMachine {
                 actions.append(.sendRequestEnd)
             }
             actions.append(.flushUpstream)
+        }
+        if multiplexed && request.expectsContinue && request.understandsInterim && !answeredContinue
+            && !requestWritten && !responseHeadReceived {
+            answeredContinue = true
+            actions.append(.writeContinue)
         }
         // Last: resuming may hand over held reads at once (an HTTP/2 stream does), and the body
         // parts they carry must follow the head and the buffered parts.

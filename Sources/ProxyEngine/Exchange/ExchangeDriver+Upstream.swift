@@ -100,7 +100,7 @@ extension ExchangeDriver {
             switch result {
             case .success(let (stream, handler)):
                 self.attach(channel: stream, handler: handler, timings: timings)
-                self.perform(self.machine.upstreamConnected(reused: reused))
+                self.perform(self.machine.upstreamConnected(reused: reused, multiplexed: true))
             case .failure:
                 self.perform(self.machine.upstreamConnectFailed(
                     .connectFailed(host: self.key.host, port: self.key.port,

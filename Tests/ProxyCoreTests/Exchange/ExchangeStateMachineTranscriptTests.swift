@@ -232,6 +232,35 @@ final class ExchangeStateMachineTranscriptTests: XCTestCase {
         XCTAssertEqual(local.routeDecided(.answerLocally(needsPreparation: false)), [.writeContinue])
     }
 
+    /// On a stream of an HTTP/2 origin connection, a client that expects `100 Continue` gets it
+    /// from the proxy at once, and the origin's own 100 later is not sent twice; on an HTTP/1
+    /// connection the origin's 100 is awaited; an HTTP/1.0 client is never sent one.
+    func testContinueAnsweredByTheProxyOnAnHTTP2Stream() {
+        let request = ExchangeFixtures.request("POST", minorVersion: 1, keepAlive: true, expectsContinue: true, asksUpgrade: false)
+        var machine = Machine(request: request)
+        _ = machine.start(fields: ExchangeFixtures.lengthFields)
+        XCTAssertEqual(machine.routeDecided(.forward(ExchangeFixtures.origin)), [.openUpstream(allowReuse: true)])
+        XCTAssertEqual(machine.upstreamConnecting(), [.pauseClientReads(.connecting)])
+        XCTAssertEqual(machine.upstreamConnected(reused: true, multiplexed: true),
+                       [.sendRequestHead, .flushUpstream, .writeContinue, .resumeClientReads(.connecting)])
+        XCTAssertEqual(machine.upstreamHead(status: 100, fields: ExchangeFixtures.noFields, keepAlive: true, bindsConnection: false),
+                       [], "the origin's own 100 is not sent a second time")
+
+        var overHTTP1 = Machine(request: request)
+        _ = overHTTP1.start(fields: ExchangeFixtures.lengthFields)
+        _ = overHTTP1.routeDecided(.forward(ExchangeFixtures.origin))
+        _ = overHTTP1.upstreamConnecting()
+        XCTAssertEqual(overHTTP1.upstreamConnected(reused: false),
+                       [.sendRequestHead, .flushUpstream, .resumeClientReads(.connecting)])
+
+        let old = ExchangeFixtures.request("POST", minorVersion: 0, keepAlive: false, expectsContinue: true, asksUpgrade: false)
+        var http10 = Machine(request: old)
+        _ = http10.start(fields: ExchangeFixtures.lengthFields)
+        _ = http10.routeDecided(.forward(ExchangeFixtures.origin))
+        _ = http10.upstreamConnecting()
+        XCTAssertFalse(http10.upstreamConnected(reused: false, multiplexed: true).contains(.writeContinue))
+    }
+
     func testHTTP10ClientOfABodyWithoutLengthGetsAClose() {
         let request = ExchangeFixtures.request("GET", minorVersion: 0, keepAlive: true, expectsContinue: false, asksUpgrade: false)
         var machine = connected(request)

@@ -67,6 +67,8 @@ enum Event: Hashable {
     case clientBody, clientEnd, clientReadComplete, clientInputClosed, clientClosed, requestFailed, requestStalled
     case clientWritable(Bool), upstreamWritable(Bool)
     case upstreamConnecting, upstreamConnected(reused: Bool, bound: Bool), upstreamConnectFailed
+    /// A stream of an HTTP/2 origin connection (`upstreamConnected(multiplexed: true)`).
+    case upstreamStreamOpened(reused: Bool)
     case upstreamHead(HeadEvent), upstreamBody, upstreamReadComplete, upstreamEnd, upstreamFailed(mayRetry: Bool)
     case responseHoldDecided(Bool), requestReleased, responseReleased, holdAborted, holdTimedOut
     case requestHoldOverflowed, responseHoldOverflowed

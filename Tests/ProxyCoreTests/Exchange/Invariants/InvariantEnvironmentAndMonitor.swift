@@ -76,7 +76,8 @@ struct Environment: Hashable {
             events += [.upstreamConnecting, .upstreamConnected(reused: false, bound: false)]
             if allowReuse { events += [.upstreamConnected(reused: true, bound: false), .upstreamConnected(reused: true, bound: true)] }
         case .opening:
-            events += [.upstreamConnected(reused: false, bound: false), .upstreamConnectFailed]
+            events += [.upstreamConnected(reused: false, bound: false), .upstreamStreamOpened(reused: false),
+                       .upstreamStreamOpened(reused: true), .upstreamConnectFailed]
         case .attached(let origin):
             if let head = origin.finalHead {
                 if !origin.ended {

@@ -76,7 +76,8 @@ struct Explorer {
 
     static func handsBackResource(_ event: Event) -> Bool {
         switch event {
-        case .upstreamConnecting, .upstreamConnected, .upstreamConnectFailed, .localAnswerPrepared: return true
+        case .upstreamConnecting, .upstreamConnected, .upstreamStreamOpened, .upstreamConnectFailed, .localAnswerPrepared:
+            return true
         default: return false
         }
     }

@@ -80,13 +80,11 @@ struct World: Hashable {
             environment.connection = .opening
             return machine.upstreamConnecting()
         case .upstreamConnected(let reused, let bound):
-            environment.connection = .attached(Origin(reused: reused))
-            environment.upstreamWritable = true
-            monitor.requestHeadSent = false
-            monitor.requestEndSent = false
-            monitor.upstreamEndSeen = false
-            monitor.connectionBound = bound
+            attach(reused: reused, bound: bound)
             return machine.upstreamConnected(reused: reused, boundToClient: bound)
+        case .upstreamStreamOpened(let reused):
+            attach(reused: reused, bound: false)
+            return machine.upstreamConnected(reused: reused, multiplexed: true)
         case .upstreamConnectFailed:
             environment.connection = .none
             return machine.upstreamConnectFailed(.connectionRefused(host: "origin", port: 80))
@@ -373,6 +371,15 @@ struct World: Hashable {
         default:
             return false
         }
+    }
+
+    private mutating func attach(reused: Bool, bound: Bool) {
+        environment.connection = .attached(Origin(reused: reused))
+        environment.upstreamWritable = true
+        monitor.requestHeadSent = false
+        monitor.requestEndSent = false
+        monitor.upstreamEndSeen = false
+        monitor.connectionBound = bound
     }
 }
 
