@@ -66,15 +66,24 @@ final class UpstreamConnectionPool {
     }
 
     /// Shares a new HTTP/2 connection with later exchanges to the same origin, up to
-    /// `maxIdlePerKey` connections per origin (one more is used by the exchange that opened it,
-    /// and closes when idle).
+    /// `maxIdlePerKey` connections per origin and `maxIdle` in all (an idle one of another
+    /// origin is closed to make room, as for HTTP/1). One the pool does not take carries the
+    /// exchange that opened it and closes when its streams end.
     func register(_ key: Key, multiplexed connection: UpstreamHTTP2Connection) {
         if speaksHTTP2.count >= 4096 { speaksHTTP2.removeAll(keepingCapacity: true) }
         speaksHTTP2.insert(key)
-        guard (multiplexed[key]?.count ?? 0) < maxIdlePerKey else { return }
+        guard (multiplexed[key]?.count ?? 0) < maxIdlePerKey, maxIdle > 0 else { return }
+        if multiplexedCount >= maxIdle {
+            guard let idle = multiplexed.values.lazy.flatMap({ $0 }).first(where: { $0.isIdle }) else { return }
+            idle.close()  // leaves through its onRetire
+        }
+        connection.isShared = true
+        multiplexedCount += 1
         multiplexed[key, default: []].append(connection)
         connection.onRetire = { [unowned connection] in
+            let before = self.multiplexed[key]?.count ?? 0
             self.multiplexed[key]?.removeAll { $0 === connection }
+            self.multiplexedCount -= before - (self.multiplexed[key]?.count ?? 0)
             if self.multiplexed[key]?.isEmpty == true { self.multiplexed[key] = nil }
         }
     }
@@ -106,8 +115,8 @@ final class UpstreamConnectionPool {
         for waiter in waiters { waiter(connection) }
     }
 
-    /// HTTP/2 connections kept, all origins (tests).
-    var multiplexedCount: Int { multiplexed.values.reduce(0) { $0 + $1.count } }
+    /// HTTP/2 connections kept, all origins.
+    private(set) var multiplexedCount = 0
 
     /// Keeps a connection whose last exchange completed cleanly; closes it when the pool for
     /// that origin is full, and closes the oldest idle connection when the whole pool is.

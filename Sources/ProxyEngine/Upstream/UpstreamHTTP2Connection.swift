@@ -45,6 +45,8 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
     private(set) var goingAway = false
     /// Called once when the connection closes or goes away, so the pool forgets it.
     var onRetire: (() -> Void)?
+    /// The pool shares it; one it did not take (over its bounds) closes once its streams end.
+    var isShared = false
     private var idleTimer = DeadlineTimer()
     private var context: ChannelHandlerContext?
     private let settingsPromise: EventLoopPromise<Void>
@@ -90,6 +92,15 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
         try? channel.pipeline.syncOperations.handler(type: UpstreamHTTP2Connection.self)
     }
 
+    /// No stream is open: closing it loses nothing.
+    var isIdle: Bool { openStreams == 0 }
+
+    /// Closes it (an idle connection the pool evicts).
+    func close() {
+        retire()
+        channel.close(promise: nil)
+    }
+
     /// A new stream may be opened now.
     var hasCapacity: Bool {
         !goingAway && channel.isActive && openStreams < maxConcurrentStreams
@@ -128,7 +139,7 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
     private func streamClosed() {
         openStreams -= 1
         guard openStreams == 0, let context else { return }
-        if goingAway {
+        if goingAway || !isShared {
             context.close(promise: nil)
             return
         }
