@@ -11,6 +11,11 @@ import ProxyModel
 ///    `bodyBytesDropped`) and the flow is queued without them. Bodies go long before flows do.
 /// 3. Otherwise the flow is queued as it is.
 ///
+/// A WebSocket's messages and end travel the same queue behind their flow (`CaptureItem`), so
+/// the writer always meets a flow before what follows it. They count as items against
+/// `maxFlows` and their payloads against `maxBodyBytes` (payloads are stripped first, as
+/// bodies are).
+///
 /// Not thread-safe: `CaptureWriter` guards it with its lock.
 struct CaptureQueue {
     /// What `enqueue` did with a flow.
@@ -30,9 +35,12 @@ struct CaptureQueue {
     private(set) var flowsStripped = 0
     private(set) var bodyBytesDropped = 0
 
+    /// Message batches dropped whole because the queue was full.
+    private(set) var messageBatchesDropped = 0
+
     /// A ring buffer: slots are set back to nil when dequeued, so a written flow's memory is
     /// released at once. It grows by doubling, up to `maxFlows` slots.
-    private var slots: [Flow?]
+    private var slots: [CaptureItem?]
     private var head = 0
     private(set) var count = 0
 
@@ -46,14 +54,14 @@ struct CaptureQueue {
     var isEmpty: Bool { count == 0 }
 
     /// Queues `flow` under the drop policy and says what happened.
-    mutating func enqueue(_ flow: Flow) -> Outcome {
+    mutating func enqueue(_ flow: Flow, open key: OpenFlowKey? = nil) -> Outcome {
         guard count < maxFlows else {
             flowsDropped += 1
             return .dropped
         }
         var flow = flow
         var outcome = Outcome.queued
-        let bodyBytes = Self.bodyBytes(of: flow)
+        let bodyBytes = flow.capturedBodyBytes
         if bodyBytes > 0 && queuedBodyBytes + bodyBytes > maxBodyBytes {
             Self.stripBody(&flow.requestBody)
             Self.stripBody(&flow.responseBody)
@@ -71,32 +79,76 @@ struct CaptureQueue {
         } else {
             queuedBodyBytes += bodyBytes
         }
-        if count == slots.count { grow() }
-        slots[(head + count) % slots.count] = flow
-        count += 1
+        append(.flow(flow, open: key))
         return outcome
     }
 
-    /// Removes and returns up to `maxCount` flows, oldest first.
-    mutating func dequeueBatch(maxCount: Int) -> [Flow] {
+    /// Queues messages of an open flow: dropped when the queue is full, their payloads stripped
+    /// when over the byte budget.
+    mutating func enqueue(_ messages: [CapturedMessage], to key: OpenFlowKey) -> Outcome {
+        guard count < maxFlows else {
+            messageBatchesDropped += 1
+            return .dropped
+        }
+        var messages = messages
+        let bytes = Self.payloadBytes(messages)
+        var outcome = Outcome.queued
+        if bytes > 0 && queuedBodyBytes + bytes > maxBodyBytes {
+            for index in messages.indices where !messages[index].payload.isEmpty {
+                messages[index].payload = Data()
+                messages[index].truncated = true
+            }
+            bodyBytesDropped += bytes
+            outcome = .queuedWithoutBodies(droppedBytes: bytes)
+        } else {
+            queuedBodyBytes += bytes
+        }
+        append(.messages(messages, key))
+        return outcome
+    }
+
+    /// Queues the end of an open flow. Never dropped while there is room: a full queue drops it
+    /// (the flow then keeps the counts it had).
+    mutating func enqueue(end: OpenFlowEnd, of key: OpenFlowKey) -> Outcome {
+        guard count < maxFlows else { return .dropped }
+        append(.end(end, key))
+        return .queued
+    }
+
+    private mutating func append(_ item: CaptureItem) {
+        if count == slots.count { grow() }
+        slots[(head + count) % slots.count] = item
+        count += 1
+    }
+
+    /// Removes and returns up to `maxCount` items, oldest first.
+    mutating func dequeueItems(maxCount: Int) -> [CaptureItem] {
         let taken = min(maxCount, count)
-        var batch: [Flow] = []
+        var batch: [CaptureItem] = []
         batch.reserveCapacity(taken)
         for _ in 0..<taken {
-            guard let flow = slots[head] else { preconditionFailure("empty slot inside the queue") }
+            guard let item = slots[head] else { preconditionFailure("empty slot inside the queue") }
             slots[head] = nil
             head = (head + 1) % slots.count
-            queuedBodyBytes -= Self.bodyBytes(of: flow)
-            batch.append(flow)
+            queuedBodyBytes -= item.capturedBytes
+            batch.append(item)
         }
         count -= taken
         if count == 0 { head = 0 }
         return batch
     }
 
+    /// Removes and returns up to `maxCount` items, oldest first, keeping only the flows.
+    mutating func dequeueBatch(maxCount: Int) -> [Flow] {
+        dequeueItems(maxCount: maxCount).compactMap { item in
+            if case .flow(let flow, _) = item { return flow }
+            return nil
+        }
+    }
+
     private mutating func grow() {
         let newCapacity = min(maxFlows, max(slots.count * 2, 1))
-        var newSlots = [Flow?](repeating: nil, count: newCapacity)
+        var newSlots = [CaptureItem?](repeating: nil, count: newCapacity)
         for offset in 0..<count {
             newSlots[offset] = slots[(head + offset) % slots.count]
         }
@@ -104,13 +156,30 @@ struct CaptureQueue {
         head = 0
     }
 
-    private static func bodyBytes(of flow: Flow) -> Int {
-        flow.capturedBodyBytes
+    static func payloadBytes(_ messages: [CapturedMessage]) -> Int {
+        messages.reduce(0) { $0 + $1.payload.count }
     }
 
     private static func stripBody(_ body: inout CapturedBody) {
         guard !body.bytes.isEmpty else { return }
         body.bytes = Data()
         body.truncated = true
+    }
+}
+
+/// What the capture queue carries to the writer, in order: a flow (with its key when messages
+/// will follow it), messages of an open flow, or the end of one.
+enum CaptureItem {
+    case flow(Flow, open: OpenFlowKey?)
+    case messages([CapturedMessage], OpenFlowKey)
+    case end(OpenFlowEnd, OpenFlowKey)
+
+    /// Captured bytes it holds (bodies, payloads).
+    var capturedBytes: Int {
+        switch self {
+        case .flow(let flow, _): return flow.capturedBodyBytes
+        case .messages(let messages, _): return CaptureQueue.payloadBytes(messages)
+        case .end: return 0
+        }
     }
 }

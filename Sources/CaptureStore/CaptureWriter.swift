@@ -63,6 +63,22 @@ public final class CaptureWriter: FlowSink {
         state.record(flow)
     }
 
+    /// Queues an open flow (a WebSocket after its `101`); its messages and end follow under the
+    /// key returned, in the same queue, so they are written after it.
+    public func recordOpen(_ flow: Flow) -> OpenFlowKey? {
+        state.recordOpen(flow)
+    }
+
+    /// Queues messages of an open flow (bounded like bodies: payloads go first).
+    public func append(_ messages: [CapturedMessage], to key: OpenFlowKey) {
+        state.append(messages, to: key)
+    }
+
+    /// Queues the end of an open flow: its byte counts and end time.
+    public func finish(_ key: OpenFlowKey, with end: OpenFlowEnd) {
+        state.finish(key, with: end)
+    }
+
     /// Blocks the caller until every flow recorded before the call is committed (or counted as
     /// failed). For tests and shutdown; never call it on an event loop or from `onCommitted`.
     public func flush() {

@@ -37,6 +37,7 @@ final class CaptureWriterState: @unchecked Sendable {
     private var closing = false
     private var finished = false
     private var droppedAfterClose = 0
+    private var nextOpenKey: UInt64 = 0
     private var flowsWritten = 0
     private var batchesFailed = 0
     private var flowsFailed = 0
@@ -49,6 +50,8 @@ final class CaptureWriterState: @unchecked Sendable {
     private var lastSeenStripped = 0
     private var droppingFlows = false
     private var strippingBodies = false
+    /// Row ids of the open flows written so far (WebSockets whose messages may still come).
+    private var openRows: [OpenFlowKey: Int64] = [:]
 
     init(repository: TrafficRepository, limits: CaptureWriter.Limits, logger: Logger,
          onCommitted: (@Sendable ([Flow]) -> Void)?) {
@@ -71,14 +74,37 @@ final class CaptureWriterState: @unchecked Sendable {
     // MARK: - Callers' side
 
     func record(_ flow: Flow) {
+        accept { $0.enqueue(flow) }
+    }
+
+    func recordOpen(_ flow: Flow) -> OpenFlowKey {
+        condition.lock()
+        nextOpenKey += 1
+        let key = OpenFlowKey(nextOpenKey)
+        condition.unlock()
+        accept { $0.enqueue(flow, open: key) }
+        return key
+    }
+
+    func append(_ messages: [CapturedMessage], to key: OpenFlowKey) {
+        guard !messages.isEmpty else { return }
+        accept(isFlow: false) { $0.enqueue(messages, to: key) }
+    }
+
+    func finish(_ key: OpenFlowKey, with end: OpenFlowEnd) {
+        accept(isFlow: false) { $0.enqueue(end: end, of: key) }
+    }
+
+    /// Queues one item and wakes the writer when a batch is due.
+    private func accept(isFlow: Bool = true, _ enqueue: (inout CaptureQueue) -> CaptureQueue.Outcome) {
         condition.lock()
         defer { condition.unlock() }
         if closing {
-            droppedAfterClose += 1
+            if isFlow { droppedAfterClose += 1 }
             return
         }
         let wasEmpty = queue.isEmpty
-        if queue.enqueue(flow) == .dropped { return }
+        if enqueue(&queue) == .dropped { return }
         acceptedTotal += 1
         if wasEmpty {
             batchOpenedAt = Date()
@@ -161,12 +187,16 @@ final class CaptureWriterState: @unchecked Sendable {
         if let committed, let onCommitted {
             onCommitted(committed)
         }
+        let flowCount = batch.reduce(0) { count, item in
+            if case .flow = item { return count + 1 }
+            return count
+        }
         condition.lock()
         if committed != nil {
-            flowsWritten += batch.count
+            flowsWritten += flowCount
         } else {
             batchesFailed += 1
-            flowsFailed += batch.count
+            flowsFailed += flowCount
         }
         finishedTotal += batch.count
         condition.broadcast()
@@ -176,7 +206,7 @@ final class CaptureWriterState: @unchecked Sendable {
 
     /// Waits until a batch is due and takes it, with the drop counters at that moment; nil once
     /// closing and drained.
-    private func nextBatch() -> (batch: [Flow], dropped: Int, stripped: Int)? {
+    private func nextBatch() -> (batch: [CaptureItem], dropped: Int, stripped: Int)? {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -191,7 +221,7 @@ final class CaptureWriterState: @unchecked Sendable {
             if Date() >= deadline { break }
             _ = condition.wait(until: deadline)
         }
-        let batch = queue.dequeueBatch(maxCount: maxBatchSize)
+        let batch = queue.dequeueItems(maxCount: maxBatchSize)
         dequeuedTotal += batch.count
         if !queue.isEmpty { batchOpenedAt = Date() }
         return (batch, queue.flowsDropped, queue.flowsStripped)
@@ -232,14 +262,36 @@ final class CaptureWriterState: @unchecked Sendable {
         }
     }
 
-    private func commit(_ batch: [Flow], bytes: inout Int) -> [Flow]? {
+    private func commit(_ items: [CaptureItem], bytes: inout Int) -> [Flow]? {
         do {
             guard repository.database.fileIsInPlace else {
                 throw CaptureStoreError.databaseFileGone(path: repository.database.path)
             }
-            let ids = try repository.insert(batch)
-            for flow in batch {
-                bytes += flow.capturedBodyBytes + 512
+            var batch: [Flow] = []
+            batch.reserveCapacity(items.count)
+            var onlyFlows = true
+            for item in items {
+                if case .flow(let flow, let key) = item, key == nil {
+                    batch.append(flow)
+                } else {
+                    onlyFlows = false
+                }
+            }
+            let ids: [Int64]
+            if onlyFlows {
+                ids = try repository.insert(batch)  // the common case, as fast as before messages
+            } else {
+                batch = items.compactMap { item in
+                    if case .flow(let flow, _) = item { return flow }
+                    return nil
+                }
+                // On a copy: a batch that fails leaves the rows it would have added unknown.
+                var rows = openRows
+                ids = try repository.write(items, openRows: &rows)
+                openRows = rows
+            }
+            for item in items {
+                bytes += item.capturedBytes + 512
             }
             if failing {
                 logger.notice("capture database writes work again", metadata: [

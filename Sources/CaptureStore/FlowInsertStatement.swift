@@ -101,6 +101,7 @@ struct FlowInsertStatement {
         } else {
             sqlite3_bind_null(handle, next())
         }
+        sqlite3_bind_int64(handle, next(), Int64(flow.messageCount))
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 

@@ -71,6 +71,8 @@ extension FlowRecord {
         // v8-http2-details
         static let responseTrailers = Column("response_trailers")
         static let streamID = Column("stream_id")
+        // v9-websocket-messages
+        static let messageCount = Column("message_count")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -151,7 +153,8 @@ extension FlowRecord: FetchableRecord {
             originResponse: ForwardedMessageJSON.response(
                 Self.text(row, Columns.originResponse), body: Self.blob(row, Columns.originResponseBody)),
             responseTrailers: Self.text(row, Columns.responseTrailers).flatMap { try? HeaderFieldsJSON.decode($0) } ?? [],
-            streamID: Self.integer(row, Columns.streamID))
+            streamID: Self.integer(row, Columns.streamID),
+            messageCount: Self.integer(row, Columns.messageCount) ?? 0)
     }
 
     private static func integer(_ row: Row, _ column: Column) -> Int? {
@@ -218,7 +221,7 @@ extension FlowRecord: TableRecord {
         Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
         Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.forwardedRequest,
-        Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
+        Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.messageCount, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
         Columns.originResponseBody,
     ]
 }

@@ -17,6 +17,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v6-pins-per-client", migrate: pinPerClient)
         migrator.registerMigration("v7-forwarded-messages", migrate: addForwardedMessages)
         migrator.registerMigration("v8-http2-details", migrate: addHTTP2Details)
+        migrator.registerMigration("v9-websocket-messages", migrate: addWebSocketMessages)
         return migrator
     }()
 
@@ -164,6 +165,31 @@ enum TrafficMigrations {
         try db.alter(table: "flows") { t in
             t.add(column: "response_trailers", .text)
             t.add(column: "stream_id", .integer)
+        }
+    }
+
+    /// v9: WebSocket messages, one row each, linked to the flow of their upgrade (the
+    /// repository's deletes remove them with it: foreign keys are off, see `TrafficDatabase`),
+    /// and a count on the flow for the list. `time` is epoch milliseconds like the flows';
+    /// `direction` is `send` (client to server) or `receive`; `kind` is the opcode's name;
+    /// `payload` the kept (decoded) bytes, NULL when none.
+    private static func addWebSocketMessages(_ db: Database) throws {
+        try db.create(table: "messages") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("flow_id", .integer).notNull()
+            t.column("direction", .text).notNull()
+            t.column("time", .integer).notNull()
+            t.column("kind", .text).notNull()
+            t.column("size", .integer).notNull()
+            t.column("truncated", .boolean).notNull()
+            t.column("compressed", .boolean).notNull()
+            t.column("close_code", .integer)
+            t.column("close_reason", .text)
+            t.column("payload", .blob)
+        }
+        try db.create(index: "messages_by_flow", on: "messages", columns: ["flow_id", "id"])
+        try db.alter(table: "flows") { t in
+            t.add(column: "message_count", .integer).notNull().defaults(to: 0)
         }
     }
 }

@@ -26,13 +26,17 @@ extension TrafficRepository {
         }
     }
 
-    /// Deletes the flows with these ids (ids not stored are ignored), in one transaction.
+    /// Deletes the flows with these ids (ids not stored are ignored) and their WebSocket
+    /// messages, in one transaction.
     public func delete(ids: [Int64]) throws {
         if ids.isEmpty { return }
         try database.pool.write { db in
             for chunk in stride(from: 0, to: ids.count, by: 500) {
                 let part = ids[chunk..<min(chunk + 500, ids.count)]
                 _ = try FlowRecord.filter(keys: Array(part)).deleteAll(db)
+                let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
+                try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (\(placeholders))",
+                               arguments: StatementArguments(Array(part)))
             }
         }
     }

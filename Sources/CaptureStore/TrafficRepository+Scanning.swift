@@ -70,11 +70,12 @@ extension TrafficRepository {
             : filter.expression.readsHeaders ? listingColumns : listingColumnsWithoutHeaders
     }
 
-    /// Deletes every flow (pins are kept); returns how many were deleted.
+    /// Deletes every flow and message (pins are kept); returns how many flows were deleted.
     @discardableResult
     public func deleteAllFlows() throws -> Int {
         try database.pool.write { db in
-            try FlowRecord.deleteAll(db)
+            try db.execute(sql: "DELETE FROM messages")
+            return try FlowRecord.deleteAll(db)
         }
     }
 }

@@ -24,7 +24,7 @@ public struct TrafficRepository: Sendable {
         if flows.isEmpty { return [] }
         return try database.pool.write { db in
             guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
-            let statement = try FlowInsertStatement(connection: connection, sql: Self.insertSQL)
+            let statement = try FlowInsertStatement(connection: connection, sql: Self.flowInsertSQL)
             defer { statement.finalize() }
             var ids: [Int64] = []
             ids.reserveCapacity(flows.count)
@@ -36,7 +36,7 @@ public struct TrafficRepository: Sendable {
     }
 
     /// One positional INSERT of every column but `id`, prepared once per batch.
-    private static let insertSQL: String = {
+    static let flowInsertSQL: String = {
         let columns = FlowRecord.insertColumns.map(\.name)
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         return "INSERT INTO flows (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"

@@ -73,6 +73,8 @@ public struct Flow: Sendable, Hashable {
     /// The HTTP/2 stream that carried the exchange on the client's connection (the connection is
     /// `clientAddress`); nil for HTTP/1.
     public var streamID: Int?
+    /// WebSocket messages captured on this flow so far (they are read apart: `messages`).
+    public var messageCount: Int
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
@@ -84,7 +86,7 @@ public struct Flow: Sendable, Hashable {
         bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
         note: String? = nil, serverAddress: String? = nil, appliedRules: [String] = [],
         forwardedRequest: ForwardedRequest? = nil, originResponse: OriginResponse? = nil,
-        responseTrailers: [HeaderField] = [], streamID: Int? = nil
+        responseTrailers: [HeaderField] = [], streamID: Int? = nil, messageCount: Int = 0
     ) {
         self.id = id
         self.kind = kind
@@ -116,6 +118,7 @@ public struct Flow: Sendable, Hashable {
         self.originResponse = originResponse
         self.responseTrailers = responseTrailers
         self.streamID = streamID
+        self.messageCount = messageCount
     }
 
     /// Total duration in milliseconds, when the flow has finished.
@@ -139,4 +142,26 @@ public struct Flow: Sendable, Hashable {
 /// on an event loop and must never block or touch the disk there.
 public protocol FlowSink: Sendable {
     func record(_ flow: Flow)
+
+    /// Records a flow that goes on (a WebSocket after its `101`): its messages follow through
+    /// `append(_:to:)` and its end through `finish(_:with:)`, under the key returned. Nil when the
+    /// sink keeps no messages (the flow is recorded as it is).
+    func recordOpen(_ flow: Flow) -> OpenFlowKey?
+
+    /// Adds messages to an open flow (dropped when its flow was).
+    func append(_ messages: [CapturedMessage], to key: OpenFlowKey)
+
+    /// The open flow ended: its counts and end time are updated, and the key is let go.
+    func finish(_ key: OpenFlowKey, with end: OpenFlowEnd)
+}
+
+extension FlowSink {
+    public func recordOpen(_ flow: Flow) -> OpenFlowKey? {
+        record(flow)
+        return nil
+    }
+
+    public func append(_ messages: [CapturedMessage], to key: OpenFlowKey) {}
+
+    public func finish(_ key: OpenFlowKey, with end: OpenFlowEnd) {}
 }

@@ -1,0 +1,103 @@
+import CaptureTestSupport
+import Foundation
+import GRDB
+import Logging
+import ProxyModel
+import TestSupport
+import XCTest
+
+@testable import CaptureStore
+
+/// WebSocket messages through the capture writer: they follow their open flow in the queue, are
+/// stored in order with everything they carry, raise the flow's message count while it is open,
+/// and its end sets its counts; messages of a flow that was dropped are dropped; they leave with
+/// their flow; and payloads give way first when the queue is over its byte budget.
+final class WebSocketMessagesTests: XCTestCase {
+    private let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    private let start = Date(timeIntervalSince1970: 1_795_338_303.5)
+
+    private func message(_ direction: CapturedMessage.Direction, _ text: String, at offset: Double = 0) -> CapturedMessage {
+        CapturedMessage(direction: direction, time: start.addingTimeInterval(offset), kind: .text, payload: Data(text.utf8))
+    }
+
+    func testMessagesFollowTheirOpenFlow() throws {
+        let repository = try makeRepository()
+        let writer = CaptureWriter(repository: repository, logger: logger)
+        defer { writer.close() }
+        var upgrade = Samples.flow(1)
+        upgrade.status = 101
+        let key = try XCTUnwrap(writer.recordOpen(upgrade))
+        writer.record(Samples.flow(2))
+        writer.append([message(.sent, "hello"), message(.received, "hi", at: 0.25)], to: key)
+        flush(writer)
+        let id = try XCTUnwrap(repository.latestFlows(limit: 2).last?.id)
+        XCTAssertEqual(try repository.flow(id: id)?.messageCount, 2, "the count grows while the flow is open")
+
+        let close = CapturedMessage(direction: .received, time: start.addingTimeInterval(1), kind: .close, payload: Data([3, 232]),
+                                    size: 2, compressed: false, closeCode: 1000, closeReason: "")
+        let bigger = CapturedMessage(direction: .sent, time: start.addingTimeInterval(0.5), kind: .binary,
+                                     payload: Data([0, 1, 2]), size: 9000, truncated: true, compressed: true)
+        writer.append([bigger, close], to: key)
+        writer.finish(key, with: OpenFlowEnd(finishedAt: start.addingTimeInterval(2), bytesUp: 123, bytesDown: 456))
+        flush(writer)
+        let messages = try repository.messages(flowID: id)
+        XCTAssertEqual(messages, [message(.sent, "hello"), message(.received, "hi", at: 0.25), bigger, close])
+        XCTAssertEqual(try repository.messages(flowID: id, offset: 1, limit: 2).map(\.kind), [.text, .binary])
+        let flow = try XCTUnwrap(repository.flow(id: id))
+        XCTAssertEqual(flow.messageCount, 4)
+        XCTAssertEqual(flow.bytesUp, 123)
+        XCTAssertEqual(flow.bytesDown, 456)
+        XCTAssertEqual(flow.finishedAt, start.addingTimeInterval(2))
+        XCTAssertEqual(writer.statistics.flowsWritten, 2)
+
+        // Messages after the end, or for a key never opened, go nowhere.
+        writer.append([message(.sent, "late")], to: key)
+        writer.append([message(.sent, "stranger")], to: OpenFlowKey(999))
+        flush(writer)
+        XCTAssertEqual(try repository.messages(flowID: id).count, 4)
+    }
+
+    func testMessagesLeaveWithTheirFlow() throws {
+        let repository = try makeRepository()
+        let writer = CaptureWriter(repository: repository, logger: logger)
+        defer { writer.close() }
+        let key = try XCTUnwrap(writer.recordOpen(Samples.flow(1)))
+        writer.append([message(.sent, "bye")], to: key)
+        flush(writer)
+        let id = try XCTUnwrap(repository.latestFlows(limit: 1).first?.id)
+        let other = try XCTUnwrap(writer.recordOpen(Samples.flow(2)))
+        writer.append([message(.sent, "stays")], to: other)
+        flush(writer)
+        try repository.delete(ids: [id])
+        let count = { try repository.database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages") } }
+        XCTAssertEqual(try count(), 1, "only the deleted flow's messages went")
+        try repository.deleteAllFlows()
+        XCTAssertEqual(try count(), 0)
+    }
+
+    func testQueuePolicyForMessages() {
+        var queue = CaptureQueue(maxFlows: 3, maxBodyBytes: 10)
+        let key = OpenFlowKey(1)
+        XCTAssertEqual(queue.enqueue(Samples.flow(1), open: key), .queued)
+        XCTAssertEqual(queue.enqueue([message(.sent, "12345678")], to: key), .queued)
+        XCTAssertEqual(queue.enqueue([message(.sent, "123"), message(.received, "4")], to: key),
+                       .queuedWithoutBodies(droppedBytes: 4), "over the byte budget: payloads go, messages stay")
+        XCTAssertEqual(queue.enqueue([message(.sent, "x")], to: key), .dropped, "full: dropped whole")
+        XCTAssertEqual(queue.messageBatchesDropped, 1)
+        let items = queue.dequeueItems(maxCount: 10)
+        XCTAssertEqual(items.count, 3)
+        guard case .messages(let stripped, _) = items[2] else { return XCTFail("\(items[2])") }
+        XCTAssertEqual(stripped.map(\.payload), [Data(), Data()])
+        XCTAssertEqual(stripped.map(\.truncated), [true, true])
+        XCTAssertEqual(stripped.map(\.size), [3, 1], "sizes are kept")
+        XCTAssertEqual(queue.queuedBodyBytes, 0)
+    }
+
+    func testAVersion8CaptureIsUpgraded() throws {
+        let path = try makeOldCapture(in: try makeTemporaryDirectory(), upTo: "v8-http2-details")
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        let flows = try repository.latestFlows(limit: 1)
+        XCTAssertEqual(flows.first?.messageCount, 0)
+        XCTAssertEqual(try repository.messages(flowID: try XCTUnwrap(flows.first?.id)), [])
+    }
+}
