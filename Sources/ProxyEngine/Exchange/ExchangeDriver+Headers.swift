@@ -119,6 +119,8 @@ extension ExchangeDriver {
             return failure
         case is UpstreamTimeoutError:
             return .upstreamTimeout(host: host, port: port, seconds: timeout.nanoseconds / 1_000_000_000)
+        case let violation as UpstreamHTTP2Violation:
+            return .upstreamProtocolError(host: host, reason: violation.reason)
         case let reset as NIOHTTP2Errors.StreamClosed:
             return .upstreamProtocolError(
                 host: host, reason: "the origin reset the HTTP/2 stream (\(HTTP2ErrorText.name(of: reset.errorCode)))")

@@ -84,12 +84,15 @@ extension ExchangeDriver {
                 self.pool.register(self.key, multiplexed: connection)
                 self.openStream(on: connection, timings: timings, reused: false)
                 if leads { self.pool.finishHTTP2Dial(self.key, connection: connection) }
-            case .failure:
+            case .failure(let error):
                 if leads { self.pool.finishHTTP2Dial(self.key, connection: nil) }
                 connection.channel.close(promise: nil)
-                self.perform(self.machine.upstreamConnectFailed(
-                    .connectFailed(host: self.key.host, port: self.key.port,
-                                   reason: "the origin closed its HTTP/2 connection before its SETTINGS")))
+                // A silent origin (no SETTINGS for the upstream timeout) is a timeout, not a close.
+                self.perform(self.machine.upstreamConnectFailed(error is UpstreamTimeoutError
+                    ? Self.failure(for: error, host: self.key.host, port: self.key.port,
+                                   timeout: self.services.configuration.upstreamTimeout)
+                    : .connectFailed(host: self.key.host, port: self.key.port,
+                                     reason: "the origin closed its HTTP/2 connection before its SETTINGS")))
             }
         }
     }

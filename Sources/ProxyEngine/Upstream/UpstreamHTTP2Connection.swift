@@ -11,7 +11,8 @@ import NIOHTTP2
 /// NIOSSLClientHandler … (TLS, as for HTTP/1)
 /// NIOHTTP2Handler                 frames, HPACK, flow control; push refused
 /// UpstreamHTTP2Connection         this: SETTINGS and GOAWAY from the origin, stream count,
-///                                 idle close
+///                                 idle close, the origin's protocol errors in words
+///                                 (a stream error ends only its stream)
 ///   per stream:
 ///   HTTP2FramePayloadToHTTP1ClientCodec   request parts → HEADERS/DATA (`Host` → `:authority`,
 ///                                         connection-specific fields dropped), and back
@@ -51,6 +52,10 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
     private var context: ChannelHandlerContext?
     private let settingsPromise: EventLoopPromise<Void>
     private var settingsKnown = false
+    /// Why NIOHTTP2 gave up on the connection (the origin broke the protocol), in words.
+    private var connectionViolation: String?
+    /// Why NIOHTTP2 just reset a stream itself, for that stream's failure (`explain`).
+    private var streamViolation: String?
 
     private init(channel: any Channel, multiplexer: NIOHTTP2Handler.StreamMultiplexer, streamTimeout: TimeAmount,
                  tlsSession: UpstreamTLSSession?) {
@@ -129,6 +134,7 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
         return promise.futureResult.assumeIsolated().flatMapThrowing { stream in
             stream.closeFuture.assumeIsolated().whenComplete { _ in self.streamClosed() }
             let handler = try stream.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
+            handler.explainFailure = { error in self.explain(error) }
             return (stream, handler)
         }.flatMapErrorThrowing { error in
             self.streamClosed()
@@ -145,6 +151,9 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
         }
         let deadline = context.eventLoop.now + streamTimeout
         idleTimer.schedule(at: deadline, on: context.eventLoop) { [self] in
+            // Before its SETTINGS the origin was silent, not closing: the exchange waiting for
+            // them is answered with a timeout (504), not "closed" (hostile-origin tests).
+            if !settingsKnown { settingsPromise.fail(UpstreamTimeoutError()) }
             if openStreams == 0 { self.context?.close(promise: nil) }
         }
     }
@@ -155,6 +164,9 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
         // idle connection.
         let deadline = context.eventLoop.now + streamTimeout
         idleTimer.schedule(at: deadline, on: context.eventLoop) { [self] in
+            // Before its SETTINGS the origin was silent, not closing: the exchange waiting for
+            // them is answered with a timeout (504), not "closed" (hostile-origin tests).
+            if !settingsKnown { settingsPromise.fail(UpstreamTimeoutError()) }
             if openStreams == 0 { self.context?.close(promise: nil) }
         }
     }
@@ -185,9 +197,34 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let reason = HTTP2ViolationText.streamReason(error) {
+            // A stream error (a body not matching its content-length, a forbidden field): NIOHTTP2
+            // reset that one stream and fails it next, within this read. Closing here would fail
+            // every other exchange on the connection (hostile-origin tests).
+            // NIOHTTP2 failed that stream before saying why; its handler asks `explain` on the
+            // next loop task, queued before this one.
+            streamViolation = reason
+            context.eventLoop.assumeIsolated().execute { self.streamViolation = nil }
+            return
+        }
         // A connection error: NIOHTTP2 already told the origin (GOAWAY) and fails each stream.
+        connectionViolation = connectionViolation ?? HTTP2ViolationText.connectionReason(error)
         retire()
         context.close(promise: nil)
+    }
+
+    /// What a stream of this connection reports as its failure: NIOHTTP2 fails a stream it reset
+    /// itself with the same `StreamClosed` as a reset from the origin, and the streams of a
+    /// connection it gave up on with a bare close; either would read as the origin's doing.
+    func explain(_ error: any Error) -> any Error {
+        if let connectionViolation {
+            return UpstreamHTTP2Violation(reason: connectionViolation)
+        }
+        if error is NIOHTTP2Errors.StreamClosed, let reason = streamViolation {
+            streamViolation = nil
+            return UpstreamHTTP2Violation(reason: reason)
+        }
+        return error
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -202,5 +239,48 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
         let onRetire = self.onRetire
         self.onRetire = nil
         onRetire?()
+    }
+}
+
+/// The origin broke HTTP/2 (NIOHTTP2 refused its frames): `reason` in words, for the flow.
+struct UpstreamHTTP2Violation: Error {
+    let reason: String
+}
+
+/// NIOHTTP2's errors about what an origin sent, in words (its own descriptions name types and
+/// source lines).
+enum HTTP2ViolationText {
+    /// The reason for an error NIOHTTP2 raises only for one stream (it resets that stream and the
+    /// connection goes on); nil for any other error.
+    static func streamReason(_ error: any Error) -> String? {
+        switch error {
+        case is NIOHTTP2Errors.ContentLengthViolated, is NIOHTTP2Errors.ContentLengthHeadersMismatch:
+            return "the response body did not match its content-length"
+        case is NIOHTTP2Errors.ForbiddenHeaderField:
+            return "the response carried a connection-specific field, which HTTP/2 forbids"
+        case is NIOHTTP2Errors.MissingPseudoHeader, is NIOHTTP2Errors.DuplicatePseudoHeader,
+             is NIOHTTP2Errors.PseudoHeaderAfterRegularHeader, is NIOHTTP2Errors.UnsupportedPseudoHeader,
+             is NIOHTTP2Errors.InvalidPseudoHeaders, is NIOHTTP2Errors.InvalidStatusValue,
+             is NIOHTTP2Errors.InvalidHTTP2HeaderFieldName, is NIOHTTP2Errors.InvalidPseudoHeaderValue:
+            return "the response head is not valid HTTP/2 (its pseudo-fields, status or field names)"
+        default:
+            return nil
+        }
+    }
+
+    /// The reason for an error that ended the whole connection.
+    static func connectionReason(_ error: any Error) -> String {
+        switch error {
+        case is NIOHTTP2Errors.PushInViolationOfSetting:
+            return "the origin pushed a response although the proxy disabled server push"
+        case is NIOHTTP2Errors.ExcessivelyLargeHeaderBlock, is NIOHTTP2Errors.ExcessiveContinuationFrames:
+            return "the response header section is larger than \(UpstreamHTTP2Connection.maxHeaderListSize >> 10) KiB"
+        case is NIOHTTP2Errors.UnableToParseFrame:
+            // Bad lengths and padding, and header blocks HPACK refuses (a bomb past the limit).
+            return "the origin sent an HTTP/2 frame that could not be decoded (malformed, or a header "
+                + "section over \(UpstreamHTTP2Connection.maxHeaderListSize >> 10) KiB)"
+        default:
+            return "the origin broke the HTTP/2 protocol"
+        }
     }
 }

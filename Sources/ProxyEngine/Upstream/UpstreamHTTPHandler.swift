@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 
 /// What an upstream HTTP connection reports to the exchange currently using it.
 ///
@@ -51,6 +52,9 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     var knownServerAddress: String?
     /// A stream of an `UpstreamHTTP2Connection`: one exchange, never pooled by itself.
     let isStream: Bool
+    /// A stream's failure as its connection explains it (`UpstreamHTTP2Connection.explain`): a
+    /// reset or close the proxy's own HTTP/2 codec caused is not the origin's reset or close.
+    var explainFailure: ((any Error) -> any Error)?
 
     private var readsPaused = false
     private var readPending = false
@@ -126,6 +130,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         timer.cancel()
         release = nil
+        explainFailure = nil  // it holds the connection
         self.context = nil
     }
 
@@ -205,7 +210,15 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         release = nil
         let delegate = self.delegate
         self.delegate = nil
-        delegate?.upstreamFailed(error)
+        if let explainFailure, error is NIOHTTP2Errors.StreamClosed {
+            // A stream NIOHTTP2 reset itself (a body longer than its content-length, a forbidden
+            // field) fails before the connection hears why: report it a loop task later, when
+            // the connection can tell that reset from one the origin sent.
+            context.eventLoop.assumeIsolated().execute { delegate?.upstreamFailed(explainFailure(error)) }
+            context.close(promise: nil)
+            return
+        }
+        delegate?.upstreamFailed(explainFailure?(error) ?? error)
         context.close(promise: nil)
     }
 
@@ -214,7 +227,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         release = nil
         if let delegate {
             self.delegate = nil
-            delegate.upstreamFailed(ChannelError.eof)
+            delegate.upstreamFailed(explainFailure?(ChannelError.eof) ?? ChannelError.eof)
         } else {
             let onIdleClose = self.onIdleClose
             self.onIdleClose = nil
