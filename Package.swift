@@ -212,7 +212,12 @@ let package = Package(
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
-        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom"]),
+        // ProxyCore for the WebSocket inflater tests: compressed messages through `WebSocketFrameReader`.
+        .testTarget(name: "BodyCodecTests", dependencies: ["BodyCodec", "Compressors", "SeededRandom", "ProxyCore",
+                                                      "WebSocketTestSupport"]),
+        // Test support: WebSocket frames built byte by byte, for the reader's and the inflater's tests.
+        .target(name: "WebSocketTestSupport", dependencies: ["ProxyCore", "SeededRandom"],
+                path: "Tests/Support/WebSocketTestSupport"),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
                                                        "TestSupport", "CaptureTestSupport"]),
@@ -224,7 +229,7 @@ let package = Package(
                            "RulesFile", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom"]),
+        .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom", "WebSocketTestSupport"]),
         // Test support: rule fixtures (requests, host lists, rules written as YAML).
         .target(name: "RulesTestSupport", dependencies: ["Rules", "RulesFile", "ProxyCore"], path: "Tests/Support/RulesTestSupport"),
         // The model's tests write their rules as YAML (RulesFile) for readability; the file's own
