@@ -48,7 +48,7 @@ public struct HARFileExport: Sendable {
                 pageStarted: try repository.earliestStart(matching: query) ?? Date(),
                 pageTitle: "ProxyApp capture", redaction: redact)
             var batch = ExportBatch()
-            try repository.forEachFlow(matching: query) { flow in
+            try repository.forEachFlow(matching: query, withMessages: true) { flow in
                 if batch.add(flow) {
                     try writer.write(contentsOf: batch.take())
                 }

@@ -13,7 +13,8 @@ extension TrafficRepository {
     /// one flow in memory at a time, whatever the capture's size. `body` must not read or write
     /// this database itself. A row that cannot be read as a flow throws
     /// `CaptureStoreError.malformedRow` (after the flows before it were delivered).
-    public func forEachFlow(matching query: FlowQuery, _ body: (Flow) throws -> Void) throws {
+    /// `withMessages`: WebSocket flows come with their messages (`Flow.webSocketMessages`).
+    public func forEachFlow(matching query: FlowQuery, withMessages: Bool = false, _ body: (Flow) throws -> Void) throws {
         let condition = FilterSQLCondition(query)
         let filter = condition.isExact ? nil : query.filter
         try database.pool.read { db in
@@ -21,8 +22,15 @@ extension TrafficRepository {
                 db, sql: "SELECT * FROM flows WHERE \(condition.sql) ORDER BY id",
                 arguments: StatementArguments(condition.arguments))
             while let record = try cursor.next() {
-                if let filter, !filter.matches(record.flow) { continue }
-                try body(record.flow)
+                var flow = record.flow
+                if let filter {
+                    flow = try Self.withMessages(flow, for: filter, db)
+                    if !filter.matches(flow) { continue }
+                }
+                if withMessages, flow.webSocketMessages == nil, flow.messageCount > 0, let id = flow.id {
+                    flow.webSocketMessages = try Self.messages(flowID: id, db)
+                }
+                try body(flow)
             }
         }
     }

@@ -77,7 +77,7 @@ public final class FlowImport {
     /// Queues `flow`; stores the chunk when it is full.
     public func add(_ flow: Flow) throws {
         pending.append(flow)
-        pendingBodyBytes += flow.capturedBodyBytes
+        pendingBodyBytes += flow.capturedBodyBytes + (flow.webSocketMessages?.reduce(0) { $0 + $1.payload.count } ?? 0)
         if pending.count >= chunkSize || pendingBodyBytes >= chunkBodyBytes { try store() }
     }
 

@@ -15,10 +15,6 @@ extension TrafficRepository {
             guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
             let flows = try FlowInsertStatement(connection: connection, sql: Self.flowInsertSQL)
             defer { flows.finalize() }
-            let message = try db.cachedStatement(sql: """
-                INSERT INTO messages (flow_id, direction, time, kind, size, truncated, compressed, close_code, close_reason, payload)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
             var ids: [Int64] = []
             for item in items {
                 switch item {
@@ -28,36 +24,48 @@ extension TrafficRepository {
                     if let key { openRows[key] = id }
                 case .messages(let messages, let key):
                     guard let id = openRows[key] else { continue }
-                    for captured in messages {
-                        try message.execute(arguments: [
-                            id, captured.direction.rawValue, FlowRecord.milliseconds(captured.time), captured.kind.rawValue,
-                            captured.size, captured.truncated, captured.compressed, captured.closeCode, captured.closeReason,
-                            captured.payload.isEmpty ? nil : captured.payload,
-                        ])
-                    }
+                    try Self.insertMessages(messages, flowID: id, db)
                     try db.execute(sql: "UPDATE flows SET message_count = message_count + ? WHERE id = ?",
                                    arguments: [messages.count, id])
                 case .end(let end, let key):
                     guard let id = openRows.removeValue(forKey: key) else { continue }
                     try db.execute(sql: """
-                        UPDATE flows SET finished_at = ?, bytes_up = ?, bytes_down = ?, error = COALESCE(?, error)
-                        WHERE id = ?
-                        """, arguments: [FlowRecord.milliseconds(end.finishedAt), end.bytesUp, end.bytesDown, end.error, id])
+                        UPDATE flows SET finished_at = ?1, bytes_up = ?2, bytes_down = ?3, error = COALESCE(?4, error),
+                          note = CASE WHEN ?5 IS NULL THEN note WHEN note IS NULL THEN ?5 ELSE note || '; ' || ?5 END
+                        WHERE id = ?6
+                        """, arguments: [FlowRecord.milliseconds(end.finishedAt), end.bytesUp, end.bytesDown, end.error,
+                                          end.note, id])
                 }
             }
             return ids
         }
     }
 
+    /// Inserts `messages` of flow `id` (its `message_count` is the caller's).
+    static func insertMessages(_ messages: [CapturedMessage], flowID id: Int64, _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO messages (flow_id, direction, time, kind, size, truncated, compressed, close_code, close_reason, payload)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for captured in messages {
+            try statement.execute(arguments: [
+                id, captured.direction.rawValue, FlowRecord.milliseconds(captured.time), captured.kind.rawValue,
+                captured.size, captured.truncated, captured.compressed, captured.closeCode, captured.closeReason,
+                captured.payload.isEmpty ? nil : captured.payload,
+            ])
+        }
+    }
+
     /// The messages of flow `id`, oldest first, from the `offset`-th, at most `limit`.
     public func messages(flowID id: Int64, offset: Int = 0, limit: Int = .max) throws -> [CapturedMessage] {
-        try database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT direction, time, kind, size, truncated, compressed, close_code, close_reason, payload
-                FROM messages WHERE flow_id = ? ORDER BY id LIMIT ? OFFSET ?
-                """, arguments: [id, Int64(clamping: limit), offset])
-            return rows.compactMap(Self.message)
-        }
+        try database.pool.read { db in try Self.messages(flowID: id, offset: offset, limit: limit, db) }
+    }
+
+    static func messages(flowID id: Int64, offset: Int = 0, limit: Int = .max, _ db: Database) throws -> [CapturedMessage] {
+        try Row.fetchAll(db, sql: """
+            SELECT direction, time, kind, size, truncated, compressed, close_code, close_reason, payload
+            FROM messages WHERE flow_id = ? ORDER BY id LIMIT ? OFFSET ?
+            """, arguments: [id, Int64(clamping: limit), offset]).compactMap(Self.message)
     }
 
     /// A stored message; nil for a row no version of ProxyApp writes (an unknown kind or

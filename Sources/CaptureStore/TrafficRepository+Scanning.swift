@@ -32,7 +32,9 @@ extension TrafficRepository {
             let cursor = try FlowRecord.fetchCursor(
                 db, sql: "SELECT \(columns) FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
             while let record = try cursor.next() {
-                if let id = record.flow.id, filter.matches(record.flow) { matching.append(id) }
+                if let id = record.flow.id, filter.matches(try Self.withMessages(record.flow, for: filter, db)) {
+                    matching.append(id)
+                }
             }
             return matching
         }
@@ -54,7 +56,9 @@ extension TrafficRepository {
                 if let filter {
                     let cursor = try FlowRecord.fetchCursor(db, sql: sql, arguments: arguments)
                     while let record = try cursor.next() {
-                        if let id = record.flow.id, filter.matches(record.flow) { matching.insert(id) }
+                        if let id = record.flow.id, filter.matches(try Self.withMessages(record.flow, for: filter, db)) {
+                            matching.insert(id)
+                        }
                     }
                 } else {
                     matching.formUnion(try Int64.fetchAll(db, sql: sql, arguments: arguments))
@@ -62,6 +66,14 @@ extension TrafficRepository {
             }
         }
         return ids.filter(matching.contains)
+    }
+
+    /// `flow` with its WebSocket messages when `filter` reads bodies (`~b` matches them too).
+    static func withMessages(_ flow: Flow, for filter: FlowFilter, _ db: Database) throws -> Flow {
+        guard flow.messageCount > 0, filter.expression.readsBodies, let id = flow.id else { return flow }
+        var flow = flow
+        flow.webSocketMessages = try Self.messages(flowID: id, db)
+        return flow
     }
 
     /// The columns `filter` needs: bodies, headers, or neither (the others read as empty).

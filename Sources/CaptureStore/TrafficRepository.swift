@@ -16,7 +16,8 @@ public struct TrafficRepository: Sendable {
 
     // MARK: - Writes
 
-    /// Inserts `flows` in one transaction and returns their new ids, in order.
+    /// Inserts `flows` (and the WebSocket messages a flow carries) in one transaction and
+    /// returns their new ids, in order.
     /// Ids already set on the flows are ignored: the database assigns new ones.
     /// Either every flow is stored or, on error, none is.
     @discardableResult
@@ -29,7 +30,12 @@ public struct TrafficRepository: Sendable {
             var ids: [Int64] = []
             ids.reserveCapacity(flows.count)
             for flow in flows {
-                ids.append(try statement.insert(flow))
+                let id = try statement.insert(flow)
+                ids.append(id)
+                // An imported WebSocket flow brings its messages (live ones come later: `write`).
+                if let messages = flow.webSocketMessages, !messages.isEmpty {
+                    try Self.insertMessages(messages, flowID: id, db)
+                }
             }
             return ids
         }

@@ -22,11 +22,17 @@ extension FilterExpression {
                 message.headers.contains { regex.matches("\($0.name): \($0.value)") }
             }
         case .body(let regex, let side):
-            return side.messages(of: flow).contains { message in
+            let inBodies = side.messages(of: flow).contains { message in
                 guard !message.body.bytes.isEmpty else { return false }
                 let decoded = BodyDecoder.decode(
                     [UInt8](message.body.bytes), contentEncoding: message.headers.first(named: "Content-Encoding"))
                 return regex.matches(String(decoding: decoded.bytes, as: UTF8.self))
+            }
+            // A WebSocket's messages are its bodies: sent ones the request's, received the response's
+            // (present when the reader loaded them: `TrafficRepository` does for filters on bodies).
+            return inBodies || (flow.webSocketMessages ?? []).contains { message in
+                side.covers(message.direction) && !message.payload.isEmpty
+                    && regex.matches(String(decoding: message.payload, as: UTF8.self))
             }
         case .rule(let regex): return flow.appliedRules.contains(where: regex.matches)
         case .requestWithoutResponse: return flow.kind == .http && flow.status == nil
@@ -59,6 +65,15 @@ private struct FilterMessage {
 }
 
 extension FilterMessageSide {
+    /// Whether WebSocket messages sent that way count as this side's bodies.
+    fileprivate func covers(_ direction: CapturedMessage.Direction) -> Bool {
+        switch self {
+        case .either: return true
+        case .request: return direction == .sent
+        case .response: return direction == .received
+        }
+    }
+
     /// The messages of `flow` this side covers (a flow without a response has empty response
     /// headers and body, so response predicates never match it).
     fileprivate func messages(of flow: Flow) -> [FilterMessage] {

@@ -24,8 +24,35 @@ extension TUIController {
             // The origin side's bodies, only where a rule changed them.
             let forwarded = flow.forwardedRequest.flatMap { sent in sent.body.map { BodyDocument(body: $0, headers: sent.headers) } }
             let origin = flow.originResponse.flatMap { got in got.body.map { BodyDocument(body: $0, headers: got.headers) } }
-            return [.detail(id: id, content: FlowDetailContent(flow: flow, requestBody: request, responseBody: response, timeZone: timeZone,
-                                                               forwardedRequestBody: forwarded, originResponseBody: origin))]
+            var content = FlowDetailContent(flow: flow, requestBody: request, responseBody: response, timeZone: timeZone,
+                                            forwardedRequestBody: forwarded, originResponseBody: origin)
+            if content.isWebSocket {
+                content.messages = try repository.messages(flowID: id, limit: Self.messagesShown)
+            }
+            return [.detail(id: id, content: content)]
+        }
+    }
+
+    /// Messages of a WebSocket loaded into its tab at most (the tab says how many more there are).
+    static let messagesShown = 10_000
+
+    /// While a WebSocket's detail is open, its flow and new messages are read again about once a
+    /// second, so the tab follows the conversation live.
+    func refreshOpenWebSocket(now: Date = Date()) {
+        guard case .detail(var session) = screen, let content = session.content, content.isWebSocket,
+              now.timeIntervalSince(session.refreshedAt) >= (session.refreshing ? 5 : 1)  // a failed read is retried
+        else { return }
+        session.refreshing = true
+        session.refreshedAt = now
+        screen = .detail(session)
+        let id = session.id
+        let known = content.messages?.count ?? 0
+        let repository = repository
+        worker.perform("cannot read flow #\(id)") {
+            guard let flow = try repository.flow(id: id) else { return [] }
+            let newer = known < Self.messagesShown && flow.messageCount > known
+                ? try repository.messages(flowID: id, offset: known, limit: Self.messagesShown - known) : []
+            return [.webSocketUpdate(id: id, flow: flow, newMessages: newer)]
         }
     }
 

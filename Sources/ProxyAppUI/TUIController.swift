@@ -38,6 +38,9 @@ public final class TUIController {
         var content: FlowDetailContent?
         /// Keys typed before the flow was loaded (`Enter 3`), applied in order once it is.
         var queued: [DetailAction] = []
+        /// A WebSocket's live refresh: one read at a time, about once a second.
+        var refreshing = false
+        var refreshedAt = Date()
     }
 
     /// A question in the status line.
@@ -155,6 +158,7 @@ public final class TUIController {
         }
         for event in worker.drain() { apply(event) }
         if case .page(.eventLog, _) = screen { eventLog.refresh() }
+        refreshOpenWebSocket()
         if snapshot.error != nil { lastRequest = nil }  // a failed read: ask again next turn
         var stale = false
         if let window = snapshot.window, window.generation == seenGeneration {
@@ -298,6 +302,13 @@ public final class TUIController {
                 }
                 screen = .detail(session)
             }
+        case .webSocketUpdate(let id, let flow, let newMessages):
+            guard case .detail(var session) = screen, session.id == id, var content = session.content else { return }
+            session.refreshing = false
+            content.flow = flow
+            if !newMessages.isEmpty { content.messages = (content.messages ?? []) + newMessages }
+            session.content = content
+            screen = .detail(session)
         case .exportScope(let scope):
             if case .prompt(.exportHAR, let editor, let error)? = overlay {
                 overlay = .prompt(.exportHAR(scope: scope), editor, error: error)

@@ -15,6 +15,8 @@ enum TUIEvent: Sendable {
     /// A search jump finished, found or not (keys typed meanwhile go on).
     case searchDone
     case detail(id: Int64, content: FlowDetailContent)
+    /// A WebSocket open in the detail view, read again: its flow and the messages after those shown.
+    case webSocketUpdate(id: Int64, flow: Flow, newMessages: [CapturedMessage])
     /// What `e` will export, counted: `2 marked flows`, `1,234 flows in view`.
     case exportScope(String)
     /// Bytes for the clipboard and what they are (`the curl command of flow #3`).

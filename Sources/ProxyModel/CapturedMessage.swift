@@ -76,18 +76,20 @@ public struct OpenFlowKey: Sendable, Hashable {
     }
 }
 
-/// What is known of an open flow once it ends: the bytes relayed each way, when it ended and why
-/// it failed, if it did.
+/// What is known of an open flow once it ends: the bytes relayed each way, when it ended, why
+/// it failed if it did, and a remark to add to its note.
 public struct OpenFlowEnd: Sendable, Hashable {
     public var finishedAt: Date
     public var bytesUp: Int64
     public var bytesDown: Int64
     public var error: String?
+    public var note: String?
 
-    public init(finishedAt: Date, bytesUp: Int64, bytesDown: Int64, error: String? = nil) {
+    public init(finishedAt: Date, bytesUp: Int64, bytesDown: Int64, error: String? = nil, note: String? = nil) {
         self.finishedAt = finishedAt
         self.bytesUp = bytesUp
         self.bytesDown = bytesDown
         self.error = error
+        self.note = note
     }
 }

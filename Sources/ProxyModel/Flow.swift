@@ -75,6 +75,9 @@ public struct Flow: Sendable, Hashable {
     public var streamID: Int?
     /// WebSocket messages captured on this flow so far (they are read apart: `messages`).
     public var messageCount: Int
+    /// The messages themselves when they travel with the flow (HAR export and import); nil
+    /// otherwise: the capture stores and reads them apart (`TrafficRepository.messages`).
+    public var webSocketMessages: [CapturedMessage]?
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
@@ -119,6 +122,7 @@ public struct Flow: Sendable, Hashable {
         self.responseTrailers = responseTrailers
         self.streamID = streamID
         self.messageCount = messageCount
+        self.webSocketMessages = nil
     }
 
     /// Total duration in milliseconds, when the flow has finished.

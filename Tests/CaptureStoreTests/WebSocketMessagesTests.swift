@@ -38,7 +38,8 @@ final class WebSocketMessagesTests: XCTestCase {
         let bigger = CapturedMessage(direction: .sent, time: start.addingTimeInterval(0.5), kind: .binary,
                                      payload: Data([0, 1, 2]), size: 9000, truncated: true, compressed: true)
         writer.append([bigger, close], to: key)
-        writer.finish(key, with: OpenFlowEnd(finishedAt: start.addingTimeInterval(2), bytesUp: 123, bytesDown: 456))
+        writer.finish(key, with: OpenFlowEnd(finishedAt: start.addingTimeInterval(2), bytesUp: 123, bytesDown: 456,
+                                             note: "some payloads were not kept"))
         flush(writer)
         let messages = try repository.messages(flowID: id)
         XCTAssertEqual(messages, [message(.sent, "hello"), message(.received, "hi", at: 0.25), bigger, close])
@@ -48,6 +49,8 @@ final class WebSocketMessagesTests: XCTestCase {
         XCTAssertEqual(flow.bytesUp, 123)
         XCTAssertEqual(flow.bytesDown, 456)
         XCTAssertEqual(flow.finishedAt, start.addingTimeInterval(2))
+        XCTAssertEqual(flow.note, "some payloads were not kept")
+        XCTAssertNil(flow.error)
         XCTAssertEqual(writer.statistics.flowsWritten, 2)
 
         // Messages after the end, or for a key never opened, go nowhere.
@@ -91,6 +94,19 @@ final class WebSocketMessagesTests: XCTestCase {
         XCTAssertEqual(stripped.map(\.truncated), [true, true])
         XCTAssertEqual(stripped.map(\.size), [3, 1], "sizes are kept")
         XCTAssertEqual(queue.queuedBodyBytes, 0)
+    }
+
+    /// An imported WebSocket flow brings its messages (HAR `_webSocketMessages`).
+    func testImportedFlowsStoreTheirMessages() throws {
+        let repository = try makeRepository()
+        var flow = Samples.flow(1)
+        flow.status = 101
+        flow.webSocketMessages = [message(.sent, "a"), message(.received, "b", at: 1)]
+        flow.messageCount = 2
+        let ids = try repository.insertAll([flow, Samples.flow(2)])
+        XCTAssertEqual(try repository.messages(flowID: ids[0]), flow.webSocketMessages)
+        XCTAssertEqual(try repository.flow(id: ids[0])?.messageCount, 2)
+        XCTAssertEqual(try repository.messages(flowID: ids[1]), [])
     }
 
     func testAVersion8CaptureIsUpgraded() throws {

@@ -21,14 +21,9 @@ final class HTTP2GRPCTests: XCTestCase {
         }
         let scratch = try TemporaryDirectory("proxyapp-grpc")
         defer { scratch.remove() }
-        let key = scratch.url.appendingPathComponent("origin-key.pem")
-        let certificate = scratch.url.appendingPathComponent("origin.pem")
-        let made = try await ChildProcess.run(
-            "/usr/bin/openssl",
-            ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
-             "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-keyout", key.path, "-out", certificate.path],
-            timeout: 30)
-        XCTAssertEqual(made.exitCode, 0, String(decoding: made.stderr, as: UTF8.self))
+        let origin = try await SelfSignedCertificate.make(in: scratch.url)
+        let key = origin.key
+        let certificate = origin.certificate
         let tls = try TLSFixtures(directory: scratch.url)
         let proxy = try await ProxyHarness.start(interception: { _ in
             try tls.interception(pins: nil, upstreamCA: certificate)

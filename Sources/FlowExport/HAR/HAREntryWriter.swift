@@ -91,6 +91,47 @@ struct HAREntryWriter {
         if flow.hasOriginSide {
             json.key("_forwarded"); writeOriginSide(flow)
         }
+        if let messages = flow.webSocketMessages, !messages.isEmpty {
+            json.key("_webSocketMessages"); writeWebSocketMessages(messages)
+        }
+    }
+
+    /// `_webSocketMessages` as Chrome writes it: `type` (`send`/`receive`), `time` (seconds since
+    /// the epoch), `opcode`, `data` (text as text; binary, and text that is not UTF-8, in base64
+    /// with `_encoding`); ours: a close's `_closeCode` (its reason is the data), `_size` when the
+    /// payload was not kept whole, `_compressed`.
+    private func writeWebSocketMessages(_ messages: [CapturedMessage]) {
+        json.beginArray()
+        for message in messages {
+            json.beginObject()
+            json.key("type"); json.string(message.direction.rawValue)
+            // Milliseconds since the epoch, written as seconds with three decimals.
+            json.key("time"); json.milliseconds(microseconds: Int64((message.time.timeIntervalSince1970 * 1000).rounded()))
+            json.key("opcode"); json.integer(message.kind.opcode)
+            let bytes = [UInt8](message.payload)
+            json.key("data")
+            if message.kind == .close {
+                json.string(message.closeReason ?? "")
+            } else if message.kind != .binary, UTF8Validation.isValid(bytes) {
+                json.string(utf8: bytes)
+            } else {
+                var encoded: [UInt8] = []
+                Base64.append(bytes[...], to: &encoded)
+                json.string(utf8: encoded)
+                json.key("_encoding"); json.string("base64")
+            }
+            if let code = message.closeCode {
+                json.key("_closeCode"); json.integer(code)
+            }
+            if message.truncated || message.size != Int64(bytes.count) {
+                json.key("_size"); json.integer(message.size)
+            }
+            if message.compressed {
+                json.key("_compressed"); json.bool(true)
+            }
+            json.endObject()
+        }
+        json.endArray()
     }
 
     /// `_forwarded`: the request as forwarded to the origin and/or the response as the origin

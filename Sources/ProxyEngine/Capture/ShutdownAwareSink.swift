@@ -23,6 +23,18 @@ final class ShutdownAwareSink: FlowSink, Sendable {
         stopping.withLockedValue { $0 = true }
     }
 
+    func recordOpen(_ flow: Flow) -> OpenFlowKey? {
+        base.recordOpen(flow)
+    }
+
+    func append(_ messages: [CapturedMessage], to key: OpenFlowKey) {
+        base.append(messages, to: key)
+    }
+
+    func finish(_ key: OpenFlowKey, with end: OpenFlowEnd) {
+        base.finish(key, with: end)
+    }
+
     func record(_ flow: Flow) {
         guard flow.error != nil, stopping.withLockedValue({ $0 }) else {
             base.record(flow)

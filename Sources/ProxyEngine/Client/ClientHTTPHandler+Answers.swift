@@ -72,8 +72,8 @@ extension ClientHTTPHandler {
     // MARK: switching to a byte relay
 
     /// Replaces the HTTP handlers with glue to `upstream` (after `101 Switching Protocols`).
-    func switchToRawBytes(upstream: any Channel) {
-        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: nil)
+    func switchToRawBytes(upstream: any Channel, meter: TunnelMeter?) {
+        let (clientGlue, serverGlue) = GlueHandler.matchedPair(meter: meter)
         do {
             try UpstreamHTTPHandler.removePipeline(from: upstream, replacingWith: serverGlue)
         } catch {

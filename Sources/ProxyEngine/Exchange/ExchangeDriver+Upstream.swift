@@ -148,7 +148,26 @@ extension ExchangeDriver {
         handler.detach()
         client.write(.end(nil))
         client.flush()
-        client.switchToRawBytes(upstream: channel)
+        client.switchToRawBytes(upstream: channel, meter: webSocketMeter())
+    }
+
+    /// For a WebSocket recorded open: a meter whose observer captures its messages and which
+    /// reports the byte counts when both sides closed.
+    private func webSocketMeter() -> TunnelMeter? {
+        guard let key = rare?.webSocketKey else { return nil }
+        let capture = WebSocketCapture(
+            key: key, sink: services.sink, payloadBudget: services.configuration.maxCapturedBodyBytes,
+            extensions: originResponseHead?.headers.first(name: "sec-websocket-extensions"),
+            makeInflater: WebSocketCapture.inflater(for:direction:))
+        return TunnelMeter(observer: capture) { meter in
+            var error: String?
+            if let (failure, direction) = meter.firstError,
+               !TunnelMeter.endsOrdinarily(failure, direction: direction, bytesUp: meter.bytesUp, bytesDown: meter.bytesDown) {
+                error = "WebSocket closed with an error: "
+                    + SystemErrorText.describe(failure, peer: direction == .up ? .client : .server)
+            }
+            capture.finish(bytesUp: meter.bytesUp, bytesDown: meter.bytesDown, error: error)
+        }
     }
 
     // MARK: UpstreamHTTPHandlerDelegate

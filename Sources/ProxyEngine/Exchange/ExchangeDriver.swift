@@ -24,7 +24,8 @@ protocol ExchangeClientSide: AnyObject {
     func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool)
     func abortConnection(reason: String)
     /// After a `101`: the client connection and `upstream` become one byte relay.
-    func switchToRawBytes(upstream: any Channel)
+    /// `meter` counts (and may capture) what the relay carries; nil for none.
+    func switchToRawBytes(upstream: any Channel, meter: TunnelMeter?)
 }
 
 /// Carries out one exchange's `ExchangeStateMachine` with NIO: the machine decides, this does.
@@ -258,7 +259,14 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
                 rare?.workCancellation?.cancel()
                 rare?.heldResponse = nil
             case .record(let error):
-                services.sink.record(recorder.finish(error: error))
+                let flow = recorder.finish(error: error)
+                if error == nil, machine.responsePlan?.switchingProtocols == true,
+                   upstreamHead.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+                    // Messages follow the flow (`switchToByteRelay`); nil: the sink keeps none.
+                    rareState.webSocketKey = services.sink.recordOpen(flow)
+                } else {
+                    services.sink.record(flow)
+                }
             }
         }
     }
@@ -299,4 +307,6 @@ final class RareExchangeState {
     /// A rewrite changed the response's status or headers.
     var responseHeadEdited = false
     var releasedResponse: (head: HTTPResponseHead, body: ByteBuffer)?
+    /// The flow of a WebSocket upgrade, recorded open: its messages follow under this key.
+    var webSocketKey: OpenFlowKey?
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,6 +32,8 @@ public enum SystemErrorText {
             return "the address family is not supported"
         case SocketAddressError.unixDomainSocketPathTooLong:
             return "the socket path is too long"
+        case NIOSSLError.uncleanShutdown:
+            return "\(peer.map { "the \($0.rawValue)" } ?? "the other side") closed the TLS connection without a close_notify"
         default:
             return "\(error)"
         }

@@ -82,11 +82,12 @@ final class GlueHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        meter?.add(buffer.readableBytes, direction: direction)
+        meter?.carried(buffer, direction: direction)
         partner?.partnerWrite(buffer)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        meter?.readComplete()
         partner?.partnerFlush()
     }
 

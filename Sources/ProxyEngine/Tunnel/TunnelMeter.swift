@@ -2,6 +2,13 @@ import Foundation
 import NIOCore
 import ProxyModel
 
+/// What watches the bytes of a relay besides counting them (`WebSocketCapture`): each chunk read
+/// on either side, before it is forwarded, and the end of each read.
+protocol RelayObserver: AnyObject {
+    func observe(_ buffer: ByteBuffer, direction: TunnelMeter.Direction)
+    func readComplete()
+}
+
 /// Counts the bytes a relay carries each way and reports once when both sides have closed.
 ///
 /// Shared by a pair of `GlueHandler`s on one event loop; not thread-safe.
@@ -19,16 +26,25 @@ final class TunnelMeter {
     private(set) var firstError: (error: any Error, direction: Direction)?
     private var openSides = 2
     private var onFinished: ((TunnelMeter) -> Void)?
+    /// Sees every chunk; strong (the meter lives as long as the relay, and so must it).
+    let observer: (any RelayObserver)?
 
-    init(onFinished: @escaping (TunnelMeter) -> Void) {
+    init(observer: (any RelayObserver)? = nil, onFinished: @escaping (TunnelMeter) -> Void) {
+        self.observer = observer
         self.onFinished = onFinished
     }
 
-    func add(_ count: Int, direction: Direction) {
+    /// A chunk read on the `direction` side's channel, about to be forwarded.
+    func carried(_ buffer: ByteBuffer, direction: Direction) {
         switch direction {
-        case .up: bytesUp += Int64(count)
-        case .down: bytesDown += Int64(count)
+        case .up: bytesUp += Int64(buffer.readableBytes)
+        case .down: bytesDown += Int64(buffer.readableBytes)
         }
+        observer?.observe(buffer, direction: direction)
+    }
+
+    func readComplete() {
+        observer?.readComplete()
     }
 
     func noteError(_ error: any Error, direction: Direction) {

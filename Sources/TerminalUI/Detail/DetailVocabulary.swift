@@ -1,6 +1,8 @@
 /// The three pages of the flow detail view, in the order Tab walks them.
 public enum DetailTab: Sendable, Hashable, CaseIterable {
     case request, response, timing
+    /// A WebSocket's messages (shown for flows that upgraded to one).
+    case webSocket
 
     /// The tab bar's label.
     public var title: String {
@@ -8,6 +10,7 @@ public enum DetailTab: Sendable, Hashable, CaseIterable {
         case .request: "Request"
         case .response: "Response"
         case .timing: "Timing/TLS"
+        case .webSocket: "WebSocket"
         }
     }
 }

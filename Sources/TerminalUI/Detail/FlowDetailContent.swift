@@ -17,6 +17,9 @@ public struct FlowDetailContent: Sendable {
     public var originResponseBody: BodyDocument?
     /// Whether these pages show the origin's side (`originSide`).
     private(set) var isOriginSide = false
+    /// A WebSocket flow's messages, oldest first (nil while loading, or for other flows), and
+    /// how many the flow has in all (more than `messages` holds when only the first are loaded).
+    public var messages: [CapturedMessage]?
 
     public init(flow: Flow, requestBody: BodyDocument?, responseBody: BodyDocument?, timeZone: TimeZone = .current,
                 forwardedRequestBody: BodyDocument? = nil, originResponseBody: BodyDocument? = nil) {
@@ -37,6 +40,7 @@ public struct FlowDetailContent: Sendable {
             responseBody: flow.originResponse?.body == nil ? responseBody : originResponseBody, timeZone: timeZone)
         side.isOriginSide = true
         side.original = flow
+        side.messages = messages
         return side
     }
 
@@ -51,8 +55,18 @@ public struct FlowDetailContent: Sendable {
         case (.request, true): return "as forwarded to the origin"
         case (.response, false): return "as the client got it"
         case (.response, true): return "as the origin sent it"
-        case (.timing, _): return nil
+        case (.timing, _), (.webSocket, _): return nil
         }
+    }
+
+    /// The flow upgraded to a WebSocket: it has a WebSocket tab.
+    public var isWebSocket: Bool {
+        flow.kind == .http && (flow.status == 101 || flow.messageCount > 0)
+    }
+
+    /// The tabs this flow has, in order.
+    public var tabs: [DetailTab] {
+        isWebSocket ? DetailTab.allCases : DetailTab.allCases.filter { $0 != .webSocket }
     }
 
     /// Whether a rule changed `tab`'s message (so its two sides differ).
@@ -66,7 +80,7 @@ public struct FlowDetailContent: Sendable {
         switch tab {
         case .request: requestBody
         case .response: responseBody
-        case .timing: nil
+        case .timing, .webSocket: nil
         }
     }
 }
@@ -116,6 +130,10 @@ struct DetailPage {
         switch tab {
         case .timing:
             head = TimingPage.lines(content.flow, timeZone: content.timeZone)
+            body = .empty
+            self.mode = nil
+        case .webSocket:
+            head = WebSocketPage.lines(content.messages, flow: content.flow, timeZone: content.timeZone)
             body = .empty
             self.mode = nil
         case .request, .response:

@@ -91,7 +91,7 @@ public enum FlowDetailRenderer {
     /// Tab titles; a flow a rule changed says which side each message tab shows.
     private static func drawTabs(current: DetailTab, content: FlowDetailContent, into grid: inout ScreenGrid) {
         var column = 0
-        for tab in DetailTab.allCases {
+        for tab in content.tabs {
             let style = tab == current ? CellStyle(bold: true, reverse: true) : CellStyle(dim: true)
             column += grid.put(" \(tabTitle(tab, content: content)) ", row: 1, column: column, style: style) + 1
         }

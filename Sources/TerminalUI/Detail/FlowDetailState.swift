@@ -54,9 +54,9 @@ public struct FlowDetailState: Sendable, Equatable {
             return
         }
         switch action {
-        case .nextTab: tab = Self.tab(after: tab, by: 1)
-        case .previousTab: tab = Self.tab(after: tab, by: -1)
-        case .selectTab(let selected): tab = selected
+        case .nextTab: tab = Self.tab(after: tab, by: 1, in: content.tabs)
+        case .previousTab: tab = Self.tab(after: tab, by: -1, in: content.tabs)
+        case .selectTab(let selected): if content.tabs.contains(selected) { tab = selected }
         case .scrollUp: tops[tab] = top(of: tab) - 1
         case .scrollDown: tops[tab] = top(of: tab) + 1
         case .pageUp: tops[tab] = top(of: tab) - rows
@@ -134,8 +134,7 @@ public struct FlowDetailState: Sendable, Equatable {
         DetailPage(content: showsOriginSide ? content.originSide : content, tab: tab, mode: chosenModes[tab])
     }
 
-    private static func tab(after tab: DetailTab, by step: Int) -> DetailTab {
-        let all = DetailTab.allCases
+    private static func tab(after tab: DetailTab, by step: Int, in all: [DetailTab]) -> DetailTab {
         let index = all.firstIndex(of: tab) ?? 0
         return all[(index + step + all.count) % all.count]
     }

@@ -25,9 +25,10 @@ public struct FlowRow: Sendable, Hashable {
     /// The whole URL (`https://api.example.com/v1/users?page=2`), `host:port` for a tunnel: what the
     /// status line shows for the selected row.
     public var url: String
-    /// The response media type without parameters (`application/json`); empty when unknown.
+    /// The response media type without parameters (`application/json`); empty when unknown; for
+    /// a WebSocket, its message count (`12 messages`).
     public var contentType: String
-    /// Response body size (bytes up and down for a tunnel) as `1.2 KiB`; empty while pending.
+    /// Response body size (bytes up and down for a tunnel or a WebSocket) as `1.2 KiB`; empty while pending.
     public var size: String
     /// `41 ms`, `1.2 s`; empty while the flow is unfinished.
     public var duration: String
@@ -62,6 +63,10 @@ public struct FlowRow: Sendable, Hashable {
         switch flow.kind {
         case .tunnel: size = Self.humanSize(flow.bytesUp + flow.bytesDown)
         case .http: size = flow.status == nil ? "" : Self.humanSize(flow.responseBody.size)
+        }
+        if protocolName == "ws" {  // what a WebSocket carried: its messages and bytes both ways
+            contentType = "\(flow.messageCount) message\(flow.messageCount == 1 ? "" : "s")"
+            size = Self.humanSize(flow.bytesUp + flow.bytesDown)
         }
         duration = flow.durationMilliseconds.map(Self.humanDuration) ?? ""
         // "pinned HOST for CLIENT: …" (ClientTLSObserver.pinnedNote); "not pinned: …" is not.

@@ -7,6 +7,7 @@ extension KeyBindings {
         KeyBinding(.character("1"), "1", .detail(.selectTab(.request))),
         KeyBinding(.character("2"), "2", .detail(.selectTab(.response))),
         KeyBinding(.character("3"), "3", .detail(.selectTab(.timing))),
+        KeyBinding(.character("4"), "4", .detail(.selectTab(.webSocket))),
         KeyBinding(.character("k"), "k", .detail(.scrollUp)),
         KeyBinding(.up, "Up", .detail(.scrollUp)),
         KeyBinding(.mouseWheelUp, "wheel up", .detail(.scrollUp)),

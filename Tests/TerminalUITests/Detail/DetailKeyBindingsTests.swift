@@ -39,6 +39,9 @@ final class DetailKeyBindingsTests: XCTestCase {
         var content = FlowDetailStateTests.textContent(lines: 100, wideLine: 200)
         // A rule changed the response, so `f` has a second side to show.
         content.flow.originResponse = OriginResponse(status: 500, reason: nil, headers: [])
+        // And it carried WebSocket messages, so `4` has a tab to show.
+        content.flow.messageCount = 1
+        content.messages = []
         let appActions: Set<UIAction> = [.closeDetail, .help, .saveCurl, .toggleMark, .copy]
         for binding in keys.bindings {
             guard case .detail(let action) = binding.action else {

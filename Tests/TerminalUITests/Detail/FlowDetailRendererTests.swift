@@ -286,3 +286,51 @@ final class FlowDetailTrailersTests: XCTestCase {
         XCTAssertTrue(lines[header + 6].hasPrefix("── body"), lines.joined(separator: "\n"))
     }
 }
+
+/// The WebSocket tab at 80×24: a summary, then each message with its arrow, time, kind and size,
+/// text as text (JSON pretty-printed), binary as hex, a close as its code and reason, and what
+/// was not kept said.
+final class WebSocketTabTests: XCTestCase {
+    func testMessagesAt80x24() {
+        var flow = DetailFixtures.login
+        flow.status = 101
+        flow.reason = "Switching Protocols"
+        flow.messageCount = 5
+        let start = DetailFixtures.start
+        var content = DetailFixtures.content(flow)
+        content.messages = [
+            CapturedMessage(direction: .sent, time: start, kind: .text, payload: Data(#"{"op":"subscribe","topic":"prices"}"#.utf8)),
+            CapturedMessage(direction: .received, time: start.addingTimeInterval(0.05), kind: .binary, payload: Data([0, 1, 0xFF]),
+                            compressed: true),
+            CapturedMessage(direction: .received, time: start.addingTimeInterval(0.1), kind: .text, payload: Data("big".utf8),
+                            size: 2_000_000, truncated: true),
+            CapturedMessage(direction: .sent, time: start.addingTimeInterval(1), kind: .close, payload: Data(), size: 6,
+                            closeCode: 1000, closeReason: "done"),
+        ]
+        let text = DetailFixtures.render(content, FlowDetailState(tab: .webSocket), width: 80, height: 24).text
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.replacingOccurrences(of: " +$", with: "", options: .regularExpression)
+        }
+        XCTAssertEqual(Array(lines[1...19]), [
+            " Request   Response   Timing/TLS   WebSocket",
+            "5 messages · → 2 (41 B) · ← 2 (1.9 MiB)",
+            "",
+            "→ 09:05:03.542  text  35 B",
+            "   {",
+            "     \"op\": \"subscribe\",",
+            "     \"topic\": \"prices\"",
+            "   }",
+            "← 09:05:03.592  binary  3 B  (compressed)",
+            "   00000000  00 01 ff                                          |...|",
+            "← 09:05:03.642  text  1.9 MiB  (payload not kept whole: over the capture limit)",
+            "   big",
+            "→ 09:05:04.542  close  6 B",
+            "   code 1000: done",
+            "… 1 more messages not loaded",
+            "",
+            "",
+            "",
+            "",
+        ], text)
+    }
+}

@@ -35,7 +35,24 @@ final class FlowDetailStateTests: XCTestCase {
         XCTAssertEqual(state.tab, .timing)
         state.apply(.selectTab(.request), content: content, size: size)
         XCTAssertEqual(state.tab, .request)
-        XCTAssertEqual(DetailTab.allCases.map(\.title), ["Request", "Response", "Timing/TLS"])
+        XCTAssertEqual(content.tabs.map(\.title), ["Request", "Response", "Timing/TLS"])
+        state.apply(.selectTab(.webSocket), content: content, size: size)
+        XCTAssertEqual(state.tab, .request, "no WebSocket tab for a flow that did not upgrade")
+    }
+
+    /// A WebSocket flow has a fourth tab, in the cycle and on `4`.
+    func testWebSocketFlowsHaveAFourthTab() {
+        var content = Self.textContent()
+        content.flow.status = 101
+        content.messages = []
+        XCTAssertEqual(content.tabs.map(\.title), ["Request", "Response", "Timing/TLS", "WebSocket"])
+        var state = FlowDetailState(tab: .timing)
+        state.apply(.nextTab, content: content, size: size)
+        XCTAssertEqual(state.tab, .webSocket)
+        state.apply(.nextTab, content: content, size: size)
+        XCTAssertEqual(state.tab, .request)
+        state.apply(.selectTab(.webSocket), content: content, size: size)
+        XCTAssertEqual(state.tab, .webSocket)
     }
 
     /// 100 body lines after 3 head lines (status line, header, blank) and the body rule: 104 lines, 21 rows.

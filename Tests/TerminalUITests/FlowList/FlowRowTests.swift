@@ -44,6 +44,14 @@ final class FlowRowTests: XCTestCase {
         XCTAssertEqual(FlowRow(Flow(kind: .tunnel, method: "CONNECT"), timeZone: utc).protocolName, "")
     }
 
+    /// A WebSocket row counts its messages (TYPE) and the bytes relayed both ways (SIZE).
+    func testWebSocketRowShowsMessagesAndBytes() {
+        let row = FlowRow(Flow(status: 101, bytesUp: 1000, bytesDown: 2048, messageCount: 12), timeZone: utc)
+        XCTAssertEqual(row.contentType, "12 messages")
+        XCTAssertEqual(row.size, "3.0 KiB", "3,048 bytes")
+        XCTAssertEqual(FlowRow(Flow(status: 101, messageCount: 1), timeZone: utc).contentType, "1 message")
+    }
+
     func testTimeFollowsTheTimeZone() {
         let flow = Flow(startedAt: start)
         XCTAssertEqual(FlowRow(flow, timeZone: TimeZone(secondsFromGMT: 5 * 3600 + 1800)!).time, "14:35:03.042")

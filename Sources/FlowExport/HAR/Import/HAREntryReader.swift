@@ -39,6 +39,7 @@ struct HAREntryReader {
     private static let entryFields = [
         "startedDateTime", "time", "request", "response", "timings", "serverIPAddress", "connection", "comment",
         "_error", "_marked", "_note", "_rules", "_tls", "_kind", "_bytesUp", "_bytesDown", "_forwarded",
+        "_webSocketMessages",
     ]
 
     private func entry(_ first: JSONTokenizer.Token) throws -> HARInput.Entry {
@@ -65,6 +66,7 @@ struct HAREntryReader {
             case "_kind": entry.kind = try values.string(token, .loose)
             case "_bytesUp": entry.bytesUp = try values.number(token, .loose)
             case "_forwarded": entry.forwarded = try forwarded(token)
+            case "_webSocketMessages": entry.webSocketMessages = try webSocketMessages(token)
             default: entry.bytesDown = try values.number(token, .loose)
             }
         }
@@ -131,6 +133,31 @@ struct HAREntryReader {
             }
         }
         return isObject ? forwarded : nil
+    }
+
+    /// `_webSocketMessages`: each element an object (others skipped); its `data` read like a body
+    /// (bounded by the import's body limit, not the entry's text budget).
+    private func webSocketMessages(_ token: JSONTokenizer.Token) throws -> [HARInput.WebSocketMessage]? {
+        var messages: [HARInput.WebSocketMessage] = []
+        let isArray = try values.array(token, .loose) { _, first in
+            var message = HARInput.WebSocketMessage()
+            let fields = ["type", "time", "opcode", "data", "_encoding", "_closeCode", "_size", "_compressed"]
+            let isObject = try values.object(first, .loose, fields: fields) { name in
+                let token = try values.next()
+                switch name {
+                case "type": message.type = try values.string(token, .loose)
+                case "time": message.time = try values.number(token, .loose)
+                case "opcode": message.opcode = try values.number(token, .loose)
+                case "data": message.data = try bodyText(token)
+                case "_encoding": message.encoding = try values.string(token, .loose)
+                case "_closeCode": message.closeCode = try values.number(token, .loose)
+                case "_size": message.size = try values.number(token, .loose)
+                default: message.compressed = try values.bool(token, .loose)
+                }
+            }
+            if isObject { messages.append(message) }
+        }
+        return isArray ? messages : nil
     }
 
     private func postData(_ token: JSONTokenizer.Token) throws -> HARInput.PostData? {

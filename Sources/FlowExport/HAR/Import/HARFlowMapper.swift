@@ -79,7 +79,48 @@ struct HARFlowMapper {
         let allNotes = [entry.note].compactMap { $0 }.filter { !$0.isEmpty } + notes
         flow.note = allNotes.isEmpty ? nil : allNotes.joined(separator: "; ")
         if let forwarded = entry.forwarded { try mapOriginSide(forwarded, into: &flow) }
+        if let messages = entry.webSocketMessages, !messages.isEmpty {
+            flow.webSocketMessages = try webSocketMessages(messages, startedAt: startedAt)
+            flow.messageCount = flow.webSocketMessages?.count ?? 0
+        }
         return flow
+    }
+
+    /// `_webSocketMessages` as `CapturedMessage`s: a message whose `type` or `opcode` is not one
+    /// WebSocket has is an error naming it; a missing time is the entry's start.
+    private func webSocketMessages(_ messages: [HARInput.WebSocketMessage],
+                                   startedAt: Date) throws(HARImportError) -> [CapturedMessage] {
+        var captured: [CapturedMessage] = []
+        captured.reserveCapacity(messages.count)
+        for (index, message) in messages.enumerated() {
+            let field = "_webSocketMessages[\(index)]"
+            guard let type = message.type, let direction = CapturedMessage.Direction(rawValue: type) else {
+                throw failure("\(field).type", "not send or receive: '\(message.type ?? "null")'")
+            }
+            guard let opcode = message.opcode, let kind = CapturedMessage.Kind(opcode: Int(exactly: opcode) ?? -1) else {
+                throw failure("\(field).opcode", "not a WebSocket opcode (1, 2, 8, 9, 10): \(message.opcode.map { "\($0)" } ?? "null")")
+            }
+            let decoded: HARBodyRestorer.Decoded?
+            do {
+                decoded = try HARBodyRestorer.decodedBytes(
+                    text: message.data, encoding: message.encoding ?? (kind == .binary && message.data != nil ? "base64" : nil))
+            } catch {
+                throw failure("\(field).data", "not valid base64")
+            }
+            var payload = Data(decoded?.bytes ?? [])
+            var closeReason: String?
+            if kind == .close {
+                closeReason = String(decoding: payload, as: UTF8.self)
+                payload = Data()
+            }
+            let size = message.size.flatMap { Int64(exactly: $0) } ?? decoded?.size ?? 0
+            captured.append(CapturedMessage(
+                direction: direction, time: message.time.map { Date(timeIntervalSince1970: $0) } ?? startedAt, kind: kind,
+                payload: payload, size: size, truncated: size > Int64(payload.count) && kind != .close,
+                compressed: message.compressed ?? false, closeCode: message.closeCode.flatMap { Int(exactly: $0) },
+                closeReason: closeReason))
+        }
+        return captured
     }
 
     /// `_forwarded`: mapped as an entry of its own (same checks, errors under

@@ -28,6 +28,21 @@ enum HARInput {
         var bytesUp: Double?
         var bytesDown: Double?
         var forwarded: Forwarded?
+        var webSocketMessages: [WebSocketMessage]?
+    }
+
+    /// One element of `_webSocketMessages` (Chrome's format; mitmproxy and our export write it
+    /// too): `type` send/receive, `time` in seconds since the epoch, `opcode`, `data` (base64
+    /// for binary), and our extras.
+    struct WebSocketMessage {
+        var type: String?
+        var time: Double?
+        var opcode: Double?
+        var data: HARBodyText?
+        var encoding: String?
+        var closeCode: Double?
+        var size: Double?
+        var compressed: Bool?
     }
 
     /// Our export's `_forwarded`: the request as forwarded and the response as the origin sent
