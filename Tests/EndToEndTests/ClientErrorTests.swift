@@ -135,6 +135,16 @@ final class ClientErrorTests: XCTestCase {
         }
     }
 
+    /// A client that sends part of the HTTP/2 preface and then nothing is closed after the idle
+    /// timeout too: the listener's first-bytes check never holds a connection for good.
+    func testPartialHTTP2PrefaceIsClosedAfterTheIdleTimeout() async throws {
+        try await Fixture.run({ $0.clientIdleTimeout = .seconds(1) }) { proxy, _ in
+            let client = try RawClient(port: proxy.port)
+            try client.send("PRI * HTTP/2.0\r\n")
+            XCTAssertTrue(try client.readUntilClose(timeout: 10), "the stalled preface must be closed")
+        }
+    }
+
     /// A keep-alive connection that goes idle after an exchange is closed too.
     func testIdleKeepAliveConnectionIsClosedAfterExchange() async throws {
         try await Fixture.run({ $0.clientIdleTimeout = .seconds(1) }) { proxy, origin in

@@ -155,6 +155,25 @@ final class HTTP2ClientTests: XCTestCase {
         }
     }
 
+    /// h2c with prior knowledge sent to the proxy's own port: its streams are requests to the proxy
+    /// itself (the CA page), served over HTTP/2; an HTTP/1 client on the same port is unaffected,
+    /// and a request starting like the preface but not it (`PRISM`) stays HTTP/1.
+    func testPriorKnowledgeToTheProxyPort() async throws {
+        try await InterceptingFixture.run(servesCA: true) { fixture in
+            let page = "http://127.0.0.1:\(fixture.proxy.port)/ProxyCA.cer"
+            let h2 = try await Curl.viaProxy(fixture.proxy.port, ["--noproxy", "*", "--http2-prior-knowledge", "-o", "/dev/null",
+                                                                  "-w", "%{http_version} %{http_code} %{size_download}", page])
+            XCTAssertEqual(h2.exitCode, 0, h2.summary)
+            XCTAssertEqual(h2.stdoutText, "2 200 \(fixture.tls.proxyCA.certificateDER.count)")
+            let h1 = try await Curl.viaProxy(fixture.proxy.port, ["--noproxy", "*", "-o", "/dev/null",
+                                                                  "-w", "%{http_version} %{http_code}", page])
+            XCTAssertEqual(h1.stdoutText, "1.1 200", h1.summary)
+            let client = try RawClient(port: fixture.proxy.port)
+            try client.send("PRISM / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            XCTAssertTrue(try client.readResponse().status >= 400, "an unknown method answered over HTTP/1")
+        }
+    }
+
     /// Cleartext HTTP/2 with prior knowledge through a CONNECT tunnel (`-p`): served as HTTP/2,
     /// captured as plain http; with `--no-http2` the tunnel is relayed and the origin (which
     /// speaks only HTTP/1.1) refuses it.

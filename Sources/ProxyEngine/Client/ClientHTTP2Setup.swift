@@ -25,8 +25,9 @@ import NIOHTTP2
 enum ClientHTTP2Setup {
     static let maxConcurrentStreams = 100
 
+    /// - Parameter tunnel: the tunnel's origin; nil for h2c sent to the proxy's own port.
     static func configure(_ channel: any Channel, services: ProxyServices,
-                          tunnel: ClientHTTPHandler.TunnelDestination) throws {
+                          tunnel: ClientHTTPHandler.TunnelDestination?) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: maxConcurrentStreams),
@@ -43,7 +44,7 @@ enum ClientHTTP2Setup {
                 // Each stream has TLS details of its own copy: a stream closing is not the
                 // connection closing (`ClientTLSState.closeRequested`).
                 var streamTunnel = connectionTunnel.value
-                streamTunnel.tls = streamTunnel.tls.map(ClientTLSState.init(copying:))
+                if let tls = streamTunnel?.tls { streamTunnel?.tls = ClientTLSState(copying: tls) }
                 let streamPipeline = stream.pipeline.syncOperations
                 try streamPipeline.addHandler(HeadersEndCoalescer())
                 try streamPipeline.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
@@ -57,7 +58,7 @@ enum ClientHTTP2Setup {
             }
         }
         try pipeline.addHandler(HTTP2IdleConnectionCloser(timeout: services.configuration.clientIdleTimeout,
-                                                          tls: tunnel.tls))
+                                                          tls: tunnel?.tls))
     }
 }
 

@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// The one place that knows which handlers a client connection has, in which order, and how to
-/// take the HTTP ones off when the connection becomes a byte relay.
+/// take the HTTP ones off when the connection becomes a byte relay. A listener connection gets
+/// them once `ListenerPrefaceSniffer` saw it is not h2c.
 ///
 /// ```
 /// HTTPResponseEncoder         paired with the decoder: knows HEAD/CONNECT responses have no body
@@ -16,14 +17,19 @@ import NIOHTTP1
 /// `ConnectionLimitRefusalHandler`, which answers 503 and closes.
 enum ClientPipelineSetup {
     /// Sets up a connection the listener accepted: takes a slot from the connection limit and
-    /// configures the HTTP handlers, or refuses the connection when no slot is free.
+    /// lets its first bytes choose HTTP/1 or HTTP/2 with prior knowledge (`ListenerPrefaceSniffer`),
+    /// or refuses the connection when no slot is free.
     static func configureAccepted(_ channel: any Channel, services: ProxyServices) throws {
         guard services.connectionLimit.admit(channel) else {
             try channel.pipeline.syncOperations.addHandler(
                 ConnectionLimitRefusalHandler(response: services.connectionLimit.refusal))
             return
         }
-        try configure(channel, services: services)
+        guard services.interception?.offersHTTP2 ?? true else {
+            try configure(channel, services: services)  // --no-http2: HTTP/1 only, decided at once
+            return
+        }
+        try channel.pipeline.syncOperations.addHandler(ListenerPrefaceSniffer(services: services))
     }
 
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
