@@ -41,6 +41,12 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     case heldExchangeAborted(side: String)
     /// An exchange held at a breakpoint was not released within the hold timeout.
     case heldExchangeTimedOut(side: String, seconds: Int64)
+    /// `--auth` is set and the request's proxy credentials are missing or wrong (407).
+    case proxyAuthenticationRequired(reason: String)
+    /// The client may not use the proxy from where it connects (`--allow-clients`).
+    case clientNotAllowed(reason: String)
+    /// A client from another machine asked for this machine's own services (`--allow-internal`).
+    case internalDestination(host: String, address: String)
 
     public var statusCode: Int {
         switch self {
@@ -57,6 +63,10 @@ public enum ProxyFailure: Error, Sendable, Hashable {
             return 431
         case .notImplemented:
             return 501
+        case .proxyAuthenticationRequired:
+            return 407
+        case .clientNotAllowed, .internalDestination:
+            return 403
         }
     }
 
@@ -78,6 +88,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .badRequest, .headersTooLarge, .notImplemented: return "http_request_error"
         case .heldExchangeAborted: return "http_request_denied"
         case .heldExchangeTimedOut: return "http_response_timeout"
+        case .proxyAuthenticationRequired, .clientNotAllowed: return "http_request_denied"
+        case .internalDestination: return "destination_ip_prohibited"
         }
     }
 
@@ -136,6 +148,14 @@ public enum ProxyFailure: Error, Sendable, Hashable {
             return "the \(side) was aborted at a breakpoint"
         case .heldExchangeTimedOut(let side, let seconds):
             return "the \(side) was held at a breakpoint for \(seconds)s and nobody released it"
+        case .proxyAuthenticationRequired(let reason):
+            return "proxy authentication required: \(reason)"
+        case .clientNotAllowed(let reason):
+            return reason
+        case .internalDestination(let host, let address):
+            let named = host == address ? address : "'\(host)' (\(address))"
+            return "\(named) is on the proxy's own machine: clients from other machines may not reach it "
+                + "(run the proxy with --allow-internal to permit it)"
         }
     }
 

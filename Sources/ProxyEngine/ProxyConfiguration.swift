@@ -1,4 +1,5 @@
 import NIOCore
+import ProxyCore
 
 /// Everything the engine needs to know about how to behave, fixed at start.
 ///
@@ -7,6 +8,11 @@ public struct ProxyConfiguration: Sendable {
     /// Address to listen on; port 0 picks a free one.
     public var listenHost: String = "127.0.0.1"
     public var listenPort: Int = 8080
+    /// More addresses to listen on (`--listen` repeated, `--lan`); port 0 takes the port the
+    /// first address was given.
+    public var additionalListenAddresses: [ListenEndpoint] = []
+    /// Who may use the proxy and where they may go (`--auth`, `--allow-clients`, `--allow-internal`).
+    public var access = ClientAccessPolicy()
     /// How many body bytes per message are kept on a flow.
     public var maxCapturedBodyBytes: Int = 16 << 20
     /// Largest request header section accepted before answering 431.
@@ -30,4 +36,15 @@ public struct ProxyConfiguration: Sendable {
     public var rootCertificate: RootCertificateDownload?
 
     public init() {}
+}
+
+/// One address the proxy listens on.
+public struct ListenEndpoint: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
 }

@@ -23,10 +23,7 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Start the proxy (the default command).")
 
-    @Option(help: ArgumentHelp("Address to listen on: HOST:PORT, HOST (port 8080), :PORT or PORT (loopback). "
-                               + "Anything but loopback lets others use the proxy.", valueName: "address"),
-            transform: ListenAddress.parse)
-    var listen: ListenAddress = .default
+    @OptionGroup(title: "Network and access") var network: NetworkAccessOptions
 
     @OptionGroup var data: DataDirectoryOptions
 
@@ -121,8 +118,12 @@ struct RunCommand: AsyncParsableCommand {
         let writer = CaptureWriter(repository: repository, logger: logger, onCommitted: onCommitted)
 
         var configuration = ProxyConfiguration()
-        configuration.listenHost = listen.host
-        configuration.listenPort = listen.port
+        let interfaces = LocalInterfaces.all()
+        let listenAddresses = network.bindAddresses(interfaces: interfaces)
+        configuration.listenHost = listenAddresses[0].host
+        configuration.listenPort = listenAddresses[0].port
+        configuration.additionalListenAddresses = listenAddresses.dropFirst().map { .init(host: $0.host, port: $0.port) }
+        configuration.access = network.policy(interfaces: interfaces, bound: listenAddresses)
         configuration.maxCapturedBodyBytes = maxBodySize.bytes
         configuration.clientIdleTimeout = .seconds(Int64(idleTimeout))
         configuration.connectTimeout = .seconds(Int64(connectTimeout))
@@ -161,9 +162,17 @@ struct RunCommand: AsyncParsableCommand {
             blockingPool.shutdown()
             writer.close()
             try? await group.shutdownGracefully()
-            throw CLIError(ListenFailure.message(listen: "\(listen)", error: error))
+            if let failed = error as? ListenError {
+                let named = ListenAddress(host: failed.host, port: failed.port)
+                throw CLIError(ListenFailure.message(listen: "\(named)", error: failed.underlying))
+            }
+            throw CLIError(ListenFailure.message(listen: "\(listenAddresses[0])", error: error))
         }
-        let bound = ListenAddress(host: listen.host, port: address.port ?? listen.port)
+        let boundAll = server.addresses.enumerated().map { index, socket in
+            ListenAddress(host: listenAddresses[index].host, port: socket.port ?? listenAddresses[index].port)
+        }
+        let bound = AccessBanner.localAddress(ListenAddress(host: listenAddresses[0].host,
+                                                            port: address.port ?? listenAddresses[0].port))
         marker.update(listen: bound.description)
         // curl reads only the lower-case names (and https_proxy for HTTPS): those are the ones to show.
         var banner = "ProxyApp listening on http://\(bound)  (export http_proxy=http://\(bound) https_proxy=http://\(bound))\n"
@@ -176,8 +185,13 @@ struct RunCommand: AsyncParsableCommand {
         let bannerHead = banner
         banner = descriptors.bannerLine.map { $0 + "\n" } ?? ""
         banner += server.budget.bannerLines
-        if !listen.isLoopback {
-            banner += "warning: listening on \(listen.host): anyone who can reach this address can use the proxy (there is no authentication yet).\n"
+        if boundAll.count > 1 {
+            banner += "Listening on " + boundAll.map(\.description).joined(separator: ", ") + "\n"
+        }
+        let deviceLines = AccessBanner.deviceLines(bound: boundAll, interfaces: interfaces, caPage: https != nil)
+        let accessLine = AccessBanner.accessLine(configuration.access, offLoopback: network.listensOffLoopback)
+        for line in deviceLines + [accessLine] {
+            banner += line + "\n"
         }
         if !headless && !withTUI {
             banner += "(stdin or stdout is not a terminal: running headless)\n"
@@ -197,7 +211,8 @@ struct RunCommand: AsyncParsableCommand {
             let logPath = directory.appendingPathComponent("proxyapp.log").path
             let info = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
                                  capturePath: data.databasePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
-                                 caCreatedNow: https?.createdNow ?? false)
+                                 caCreatedNow: https?.createdNow ?? false,
+                                 devices: deviceLines.isEmpty ? [] : deviceLines + ["  " + accessLine])
             let context = TUIContext(
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
                 rules: { liveRules.status.summary },

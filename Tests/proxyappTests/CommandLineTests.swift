@@ -27,8 +27,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(try ListenAddress.parse("localhost").isLoopback)
         XCTAssertTrue(try ListenAddress.parse("LOCALHOST:1").isLoopback)
         XCTAssertFalse(try ListenAddress.parse("my-box.lan").isLoopback)
-        XCTAssertEqual(try RunCommand.parse(["--listen", "localhost"]).listen.description, "localhost:8080")
-        XCTAssertEqual(try RunCommand.parse([]).listen.description, "127.0.0.1:8080")
+        XCTAssertEqual(try RunCommand.parse(["--listen", "localhost"]).network.listenAddresses.map(\.description), ["localhost:8080"])
+        XCTAssertEqual(try RunCommand.parse([]).network.listenAddresses.map(\.description), ["127.0.0.1:8080"])
     }
 
     /// Every refused `--listen` says what is wrong and the forms that work, exit 64 (a usage error).

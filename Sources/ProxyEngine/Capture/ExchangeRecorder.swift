@@ -24,7 +24,7 @@ struct ExchangeRecorder {
         self.flow = Flow(
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
-            requestHeaders: Self.fields(headers), tls: clientTLS, streamID: streamID)
+            requestHeaders: Self.requestFields(headers), tls: clientTLS, streamID: streamID)
         Self.reserve(&flow.requestBody, for: headers, cap: cap)
     }
 
@@ -33,6 +33,17 @@ struct ExchangeRecorder {
         if let text = headers.first(name: "content-length"), let length = Int(text), length > 0 {
             body.bytes.reserveCapacity(min(length, cap))
         }
+    }
+
+    /// A client request's fields as captured: `Proxy-Authorization` (the proxy's own
+    /// credentials, `--auth`) is kept as `REDACTED`, never its value.
+    static func requestFields(_ headers: HTTPHeaders) -> [HeaderField] {
+        var fields = fields(headers)
+        for index in fields.indices where fields[index].name.utf8.count == 19
+            && fields[index].name.lowercased() == "proxy-authorization" {
+            fields[index].value = "REDACTED"
+        }
+        return fields
     }
 
     static func versionText(_ version: HTTPVersion) -> String {

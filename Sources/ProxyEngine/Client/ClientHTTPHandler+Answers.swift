@@ -20,10 +20,15 @@ extension ClientHTTPHandler {
 
     /// Answers with a failure the proxy produced itself: its status and one-line reason.
     func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool) {
+        answer(failure, version: version, keepAlive: keepAlive, requestEnded: requestEnded, extraHeaders: [])
+    }
+
+    func answer(_ failure: ProxyFailure, version: HTTPVersion, keepAlive: Bool, requestEnded: Bool,
+                extraHeaders: [(String, String)]) {
         writeCompleteResponse(status: HTTPResponseStatus(statusCode: failure.statusCode),
                       contentType: "text/plain; charset=utf-8", body: Array((failure.message + "\n").utf8),
                       version: version, keepAlive: keepAlive, requestEnded: requestEnded,
-                      extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)])
+                      extraHeaders: [("Proxy-Status", failure.proxyStatusHeader)] + extraHeaders)
     }
 
     /// A whole response of the proxy's own: head, body and end, with `Content-Length` (the
@@ -49,7 +54,7 @@ extension ClientHTTPHandler {
     func refuseConnect(_ head: HTTPRequestHead, host: String, port: Int, rule: AppliedRule<BlockAction>) {
         var flow = Flow(kind: .tunnel, clientAddress: clientAddress, startedAt: Date(), method: "CONNECT", scheme: "tcp",
                         host: host, port: port, path: "", httpVersion: ExchangeRecorder.versionText(head.version),
-                        requestHeaders: ExchangeRecorder.fields(head.headers))
+                        requestHeaders: ExchangeRecorder.requestFields(head.headers))
         // A 2xx or 3xx answer to a CONNECT would tell the client its tunnel is open.
         let code = rule.action.status >= 400 ? rule.action.status : 403
         let status = HTTPResponseStatus(statusCode: code)

@@ -29,6 +29,9 @@ extension ClientHTTPHandler {
             startTunnelledRequest(head, target: target, tunnel: tunnel, pool: pool)
             return
         }
+        if services.configuration.access.requiresAuthentication, isProxied(target), !authenticate(head) {
+            return
+        }
         switch target {
         case .origin(let pathAndQuery):
             answerBuiltInPage(pathAndQuery, head: head)
@@ -52,12 +55,46 @@ extension ClientHTTPHandler {
                        version: head.version, keepAlive: head.isKeepAlive, requestEnded: false)
                 return
             }
-            if BuiltInPages.isReservedHost(host) {
+            if BuiltInPages.isReservedHost(host) || services.isOwnEndpoint(host: host, port: port) {
                 answerBuiltInPage(pathAndQuery, head: head)
                 return
             }
             forward(head, scheme: "http", host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: nil, pool: pool)
         }
+    }
+
+    /// Whether `target` asks the proxy to go somewhere (and so needs `--auth`'s credentials);
+    /// the proxy's own pages never do, however they are addressed: a phone opens the CA page
+    /// before it has been given a password.
+    private func isProxied(_ target: RequestTarget) -> Bool {
+        switch target {
+        case .origin: return false
+        case .authority: return true
+        case .absolute(_, let host, let port, _):
+            return !BuiltInPages.isReservedHost(host) && !services.isOwnEndpoint(host: host, port: port)
+        }
+    }
+
+    /// Checks the request's `Proxy-Authorization` against `--auth`; answers 407 (asking for
+    /// Basic credentials) and returns false when they are missing or wrong. The field itself is
+    /// hop-by-hop: it never reaches the origin, and the capture keeps it as `REDACTED`.
+    private func authenticate(_ head: HTTPRequestHead) -> Bool {
+        let values = head.headers["proxy-authorization"]
+        let outcome = services.configuration.access.credentials.check(proxyAuthorization: values)
+        let reason: String
+        switch outcome {
+        case .accepted:
+            return true
+        case .missing:
+            reason = "this proxy needs a user name and password (Proxy-Authorization: Basic)"
+        case .rejected(let why):
+            reason = why
+            services.refusalLog.note("refused \(clientAddress): \(why) (--auth)")
+        }
+        let failure = ProxyFailure.proxyAuthenticationRequired(reason: reason)
+        answer(failure, version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
+               extraHeaders: [("Proxy-Authenticate", "Basic realm=\"ProxyApp\", charset=\"UTF-8\"")])
+        return false
     }
 
     /// A request read inside a CONNECT tunnel: it goes to the tunnel's target (an absolute-form

@@ -65,6 +65,10 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     private var lastClientActivity = NIODeadline.uptimeNanoseconds(0)
     private(set) var inputClosed = false
     private(set) var clientAddress = ""
+    /// The client's IP (nil when the system gave none); decides admission and the guard.
+    private(set) var clientIP: IPAddressBytes?
+    /// Set for a client from another machine without `--allow-internal`.
+    private(set) var destinationGuard: ClientAccessPolicy?
 
     init(services: ProxyServices, tunnel: TunnelDestination? = nil) {
         self.services = services
@@ -81,6 +85,12 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
         self.pool = services.pools.pool(for: context.eventLoop)
         if let remote = context.channel.remoteAddress, let ip = remote.ipAddress, let port = remote.port {
             clientAddress = ip.utf8.contains(UInt8(ascii: ":")) ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+            // Loopback clients (nearly all) skip the parse: no guard, nothing to admit.
+            if !ip.hasPrefix("127.") && ip != "::1" {
+                clientIP = IPAddressBytes(ip)
+                let access = services.configuration.access
+                if access.guardsDestinations(forClient: clientIP) { destinationGuard = access }
+            }
         }
         becameIdle()
     }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import ProxyCore
 
 /// The one place that knows which handlers a client connection has, in which order, and how to
 /// take the HTTP ones off when the connection becomes a byte relay. A listener connection gets
@@ -14,12 +15,20 @@ import NIOHTTP1
 /// ```
 ///
 /// A connection accepted beyond `--max-connections` gets none of these: only
-/// `ConnectionLimitRefusalHandler`, which answers 503 and closes.
+/// `ConnectionLimitRefusalHandler`, which answers 503 and closes; one from an address the access
+/// policy does not admit gets the same handler with a 403.
 enum ClientPipelineSetup {
     /// Sets up a connection the listener accepted: takes a slot from the connection limit and
     /// lets its first bytes choose HTTP/1 or HTTP/2 with prior knowledge (`ListenerPrefaceSniffer`),
     /// or refuses the connection when no slot is free.
     static func configureAccepted(_ channel: any Channel, services: ProxyServices) throws {
+        if case .refused(let reason) = admission(of: channel, services: services) {
+            services.refusalLog.note("refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(reason)")
+            var response = channel.allocator.buffer(capacity: 256)
+            response.writeString(ClientRefusal.response(ProxyFailure.clientNotAllowed(reason: reason)))
+            try channel.pipeline.syncOperations.addHandler(ConnectionLimitRefusalHandler(response: response))
+            return
+        }
         guard services.connectionLimit.admit(channel) else {
             try channel.pipeline.syncOperations.addHandler(
                 ConnectionLimitRefusalHandler(response: services.connectionLimit.refusal))
@@ -30,6 +39,13 @@ enum ClientPipelineSetup {
             return
         }
         try channel.pipeline.syncOperations.addHandler(ListenerPrefaceSniffer(services: services))
+    }
+
+    /// Whether the client's address may use the proxy at all (`ClientAccessPolicy.admit`);
+    /// loopback clients are admitted without parsing their address.
+    private static func admission(of channel: any Channel, services: ProxyServices) -> ClientAccessPolicy.Admission {
+        guard let ip = channel.remoteAddress?.ipAddress, !ip.hasPrefix("127."), ip != "::1" else { return .admitted }
+        return services.configuration.access.admit(client: IPAddressBytes(ip))
     }
 
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of

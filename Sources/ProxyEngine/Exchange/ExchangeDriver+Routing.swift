@@ -72,12 +72,19 @@ extension ExchangeDriver {
         }
     }
 
+    /// Whether the client's own choice of host and port stands: a rule the operator wrote
+    /// (map_remote, dns) may point anywhere, local services included; a guarded client may not.
+    static func goesWhereAsked(_ request: ClientRequest, _ target: UpstreamDestination) -> Bool {
+        target.addresses == nil && target.host == request.host && target.port == request.port
+    }
+
     /// Prepares the request as forwarded (hop-by-hop fields gone, the target's `Host`, exactly
     /// one framing field, a rewrite rule's header edits) and starts forwarding it.
     private func forward(_ request: ClientRequest, to target: UpstreamDestination) {
         addresses = target.addresses
         key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
-                    addressOverride: target.addresses?.joined(separator: ","))
+                    addressOverride: target.addresses?.joined(separator: ","),
+                    guardsInternal: client.destinationGuard != nil && Self.goesWhereAsked(request, target))
         for name in target.appliedRules {
             recorder.applied(rule: name, note: nil)
         }

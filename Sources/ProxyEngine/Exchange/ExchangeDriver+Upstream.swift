@@ -43,6 +43,7 @@ extension ExchangeDriver {
             leads = wait.leads
         }
         services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
+                                   refusingInternal: key.guardsInternal ? client.destinationGuard : nil,
                                    on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in

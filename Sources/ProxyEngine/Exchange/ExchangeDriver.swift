@@ -13,6 +13,9 @@ protocol ExchangeClientSide: AnyObject {
     var allocator: ByteBufferAllocator { get }
     /// Upstream connections an origin bound to this client's login (NTLM, Negotiate).
     var privateUpstreams: PrivateUpstreamConnections { get }
+    /// The policy keeping this client from the proxy's own machine (a client from elsewhere
+    /// without `--allow-internal`); nil: unguarded.
+    var destinationGuard: ClientAccessPolicy? { get }
     func write(_ part: HTTPServerResponsePart)
     /// Writes and flushes; the future completes once written (back-pressure for local answers).
     func writeAndFlush(_ part: HTTPServerResponsePart) -> EventLoopFuture<Void>

@@ -62,9 +62,13 @@ final class InterceptedTunnel {
         case connected(any Channel, FirstBytesSniffer)
     }
 
+    /// Keeps a client from elsewhere off this machine's own addresses (nil: unguarded).
+    private let destinationGuard: ClientAccessPolicy?
+
     init(services: ProxyServices, interception: TLSInterception, channel: any Channel, host: String, port: Int,
-         flow: Flow, rules: RuleSet) {
+         flow: Flow, rules: RuleSet, destinationGuard: ClientAccessPolicy? = nil) {
         self.services = services
+        self.destinationGuard = destinationGuard
         self.rules = rules
         self.interception = interception
         self.channel = channel
@@ -256,7 +260,7 @@ final class InterceptedTunnel {
             flow.appliedRules.append(dns.name)
         }
         return services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                          on: channel.eventLoop)
+                                          refusingInternal: dns == nil ? destinationGuard : nil, on: channel.eventLoop)
             .assumeIsolated()
             .map { connected in
                 self.flow.timings.dns = connected.1.dns

@@ -1,5 +1,6 @@
 import Atomics
 import NIOCore
+import NIOHTTP1
 import ProxyCore
 
 /// Counts the client connections open on all event loops and refuses those above
@@ -113,5 +114,27 @@ final class ConnectionLimitRefusalHandler: ChannelInboundHandler, RemovableChann
         context.writeAndFlush(wrapOutboundOut(response)).whenComplete { _ in
             channel.close(promise: nil)
         }
+    }
+}
+
+/// The raw HTTP answer to a connection refused before any request was read (an address
+/// outside `--allow-clients`): the failure's status, `Proxy-Status` and one-line body, then close.
+enum ClientRefusal {
+    static func response(_ failure: ProxyFailure) -> String {
+        let body = failure.message + "\n"
+        let status = HTTPResponseStatusText.line(failure.statusCode)
+        return "HTTP/1.1 \(status)\r\n"
+            + "Proxy-Status: \(failure.proxyStatusHeader)\r\n"
+            + "Content-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n"
+            + body
+    }
+}
+
+/// `403 Forbidden`: a status code and NIO's reason phrase for it.
+enum HTTPResponseStatusText {
+    static func line(_ code: Int) -> String {
+        "\(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)"
     }
 }

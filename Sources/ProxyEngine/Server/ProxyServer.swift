@@ -13,7 +13,8 @@ import Rules
 public final class ProxyServer: Sendable {
     private let services: ProxyServices
     private let group: any EventLoopGroup
-    private let serverChannel = NIOLockedValueBox<(any Channel)?>(nil)
+    private let serverChannels = NIOLockedValueBox<[any Channel]>([])
+    private let boundAddresses = NIOLockedValueBox<[SocketAddress]>([])
 
     /// - Parameters:
     ///   - resolver: resolves upstream host names (`SystemHostResolver`: c-ares on a thread of its own).
@@ -37,10 +38,34 @@ public final class ProxyServer: Sendable {
     /// The connection limits in force (from the configuration and the open-file limit).
     public var budget: ConnectionBudget { services.budget }
 
-    /// Binds and starts accepting; returns the bound address (useful with port 0).
+    /// Binds every listen address and starts accepting; returns the first bound address
+    /// (useful with port 0). Further addresses with port 0 take the first one's port. When one
+    /// cannot be bound, those bound already are closed and the error is thrown.
     public func start() async throws -> SocketAddress {
-        let services = self.services
         let configuration = services.configuration
+        let first = try await bind(host: configuration.listenHost, port: configuration.listenPort)
+        var bound = [first]
+        for endpoint in configuration.additionalListenAddresses {
+            let port = endpoint.port == 0 ? first.port ?? 0 : endpoint.port
+            do {
+                bound.append(try await bind(host: endpoint.host, port: port))
+            } catch {
+                await closeListeners()
+                throw ListenError(host: endpoint.host, port: port, underlying: error)
+            }
+        }
+        services.listenPorts.withLockedValue { ports in
+            for address in bound { if let port = address.port { ports.insert(port) } }
+        }
+        boundAddresses.withLockedValue { $0 = bound }
+        return first
+    }
+
+    /// Every address bound, in the order of the configuration.
+    public var addresses: [SocketAddress] { boundAddresses.withLockedValue { $0 } }
+
+    private func bind(host: String, port: Int) async throws -> SocketAddress {
+        let services = self.services
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -59,9 +84,9 @@ public final class ProxyServer: Sendable {
                     try ClientPipelineSetup.configureAccepted(channel, services: services)
                 }
             }
-            .bind(host: configuration.listenHost, port: configuration.listenPort)
+            .bind(host: host, port: port)
             .get()
-        serverChannel.withLockedValue { $0 = channel }
+        serverChannels.withLockedValue { $0.append(channel) }
         guard let address = channel.localAddress else {
             throw ChannelError.unknownLocalAddress
         }
@@ -72,10 +97,22 @@ public final class ProxyServer: Sendable {
     /// flows of exchanges cut short from now on say the proxy was shut down.
     public func stop() async throws {
         services.sink.stop()
-        let channel = serverChannel.withLockedValue { channel -> (any Channel)? in
-            defer { channel = nil }
-            return channel
-        }
-        try await channel?.close()
+        await closeListeners()
     }
+
+    private func closeListeners() async {
+        let channels = serverChannels.withLockedValue { channels -> [any Channel] in
+            defer { channels = [] }
+            return channels
+        }
+        for channel in channels { try? await channel.close() }
+    }
+}
+
+/// An additional listen address could not be bound: which one, and the system's error (the
+/// CLI puts it in words with `ListenFailure`).
+public struct ListenError: Error {
+    public let host: String
+    public let port: Int
+    public let underlying: any Error
 }

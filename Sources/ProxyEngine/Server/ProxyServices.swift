@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import ProxyCore
 import ProxyModel
 import Rules
 
@@ -26,6 +27,11 @@ final class ProxyServices: Sendable {
     /// Where map-local files are read and large bodies rewritten, off the event loops.
     let blockingWork: any BlockingWork
     let logger: Logger
+    /// Refused clients, one rate-limited line each.
+    let refusalLog: RefusalLog
+    /// The ports the listener is bound to (set once it is), so a request for the proxy's own
+    /// address is answered with its pages instead of looping through itself.
+    let listenPorts = NIOLockedValueBox<Set<Int>>([])
 
     /// - Parameter eventLoops: how many loops share the idle upstream budget (one pool each).
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
@@ -45,6 +51,7 @@ final class ProxyServices: Sendable {
         self.pools = UpstreamPools(maxIdlePerKey: configuration.maxIdleUpstreamConnectionsPerOrigin,
                                    maxIdlePerLoop: budget.maxIdleUpstreamPerLoop)
         self.logger = logger
+        self.refusalLog = RefusalLog(logger: logger)
     }
 }
 
@@ -56,6 +63,23 @@ protocol UpstreamConnecting: Sendable {
         host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
         on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
+
+    /// As above; with `refusingInternal`, addresses that policy calls internal are not dialled
+    /// (a name resolving only to them fails with `ProxyFailure.internalDestination`).
+    func connect(
+        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
+        refusingInternal: ClientAccessPolicy?, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
+}
+
+extension UpstreamConnecting {
+    /// Test connectors dial nothing real: the guard is the real connector's.
+    func connect(
+        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
+        refusingInternal: ClientAccessPolicy?, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
+        connect(host: host, port: port, addresses: addresses, kind: kind, tls: tls, on: eventLoop)
+    }
 }
 
 extension UpstreamConnector: UpstreamConnecting {}
@@ -91,5 +115,17 @@ final class UpstreamPools: Sendable {
             pools[key] = UncheckedPool(pool: pool)
             return pool
         }
+    }
+}
+
+extension ProxyServices {
+    /// Whether `host:port` is this proxy itself: one of its ports on a loopback, unspecified
+    /// or own interface address, or `localhost`.
+    func isOwnEndpoint(host: String, port: Int) -> Bool {
+        guard listenPorts.withLockedValue({ $0.contains(port) }) else { return false }
+        let access = configuration.access
+        if access.internalAddress(named: host) != nil { return true }
+        guard let address = IPAddressBytes(HostName.normalized(host)) else { return false }
+        return access.isInternal(address)
     }
 }

@@ -46,7 +46,7 @@ final class ConnectTunnel {
         self.flow = Flow(
             kind: .tunnel, clientAddress: clientAddress, startedAt: Date(), method: "CONNECT", scheme: "tcp",
             host: host, port: port, path: "", httpVersion: ExchangeRecorder.versionText(head.version),
-            requestHeaders: ExchangeRecorder.fields(head.headers))
+            requestHeaders: ExchangeRecorder.requestFields(head.headers))
     }
 
     func start() {
@@ -75,7 +75,7 @@ final class ConnectTunnel {
         let dns = rules.dnsOverride(host: normalizedHost, port: port)
         if let dns { flow.appliedRules.append(dns.name) }
         services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                   on: client.eventLoop)
+                                   refusingInternal: dns == nil ? client.destinationGuard : nil, on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 switch result {
@@ -102,9 +102,15 @@ final class ConnectTunnel {
     /// for: an IP literal or a DNS name (letters, digits, `-`, `_`), never `*.com` (a wildcard
     /// certificate for a client-chosen name) or other text no host has. Without interception
     /// the name only goes to the resolver, which refuses what it cannot resolve (502).
+    /// A client from elsewhere naming this machine's own address (`ClientAccessPolicy`) is refused
+    /// here, before a `200` could tell it the tunnel is open.
     /// `proxyapp.cert` is the proxy's own: without interception there is no tunnel to serve
     /// its pages in, so the client is told to ask for them without CONNECT.
     private func refusal() -> ProxyFailure? {
+        if let guardPolicy = client.destinationGuard, rules.dnsOverride(host: normalizedHost, port: port) == nil,
+           let address = guardPolicy.internalAddress(named: host) {
+            return .internalDestination(host: host, address: address.description)
+        }
         if services.interception == nil {
             guard BuiltInPages.isReservedHost(host) else { return nil }
             return .notImplemented(reason: "HTTPS interception is off: open http://\(BuiltInPages.reservedHost)/ "
@@ -154,7 +160,7 @@ final class ConnectTunnel {
             if let interception, let channel = client.channel {
                 let tunnel = InterceptedTunnel(
                     services: services, interception: interception, channel: channel, host: host, port: port,
-                    flow: flow, rules: rules)
+                    flow: flow, rules: rules, destinationGuard: client.destinationGuard)
                 client.switchToHandler(tunnel.makeSniffer())
             }
             return

@@ -19,6 +19,10 @@ final class UpstreamConnectionPool {
         /// The addresses a `dns` rule connected to, joined; nil when the host was resolved.
         /// Connections made under an override are never handed to requests without it.
         var addressOverride: String?
+        /// Dialled for a client kept from this machine's own addresses: never shared with
+        /// clients that are not (and the other way round), so a pooled connection to a local
+        /// service never reaches a guarded client.
+        var guardsInternal = false
     }
 
     private struct Entry {

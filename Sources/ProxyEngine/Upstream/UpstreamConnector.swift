@@ -51,6 +51,13 @@ final class UpstreamConnector: Sendable {
         host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
         tls: UpstreamTLSSettings?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
+        connect(host: host, port: port, addresses: overrides, kind: kind, tls: tls, refusingInternal: nil, on: eventLoop)
+    }
+
+    func connect(
+        host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
+        tls: UpstreamTLSSettings?, refusingInternal guardPolicy: ClientAccessPolicy?, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         let started = NIODeadline.now()
         let isLiteral = overrides != nil || (try? SocketAddress(ipAddress: host, port: port)) != nil
         let resolved: EventLoopFuture<[SocketAddress]>
@@ -65,6 +72,9 @@ final class UpstreamConnector: Sendable {
             .flatMapErrorThrowing { error in
                 if error is ProxyFailure { throw error }
                 throw ProxyFailure.dnsFailure(host: host, reason: "\(error)")
+            }
+            .flatMapThrowing { addresses in
+                try Self.droppingInternal(addresses, host: host, policy: guardPolicy)
             }
             .flatMap { addresses in
                 let resolved = NIODeadline.now()
@@ -162,6 +172,23 @@ final class UpstreamConnector: Sendable {
                     to: addresses.dropFirst(), host: host, port: port, kind: kind, tls: tls, on: eventLoop,
                     lastError: failure)
             }
+    }
+
+    /// `addresses` without those `policy` keeps a guarded client from (all of them when there is
+    /// no policy); none left is a 403 naming the first refused.
+    static func droppingInternal(_ addresses: [SocketAddress], host: String,
+                                 policy: ClientAccessPolicy?) throws -> [SocketAddress] {
+        guard let policy else { return addresses }
+        var refused: IPAddressBytes?
+        let kept = addresses.filter { address in
+            guard let ip = address.ipAddress, let bytes = IPAddressBytes(ip), policy.isInternal(bytes) else { return true }
+            if refused == nil { refused = bytes }
+            return false
+        }
+        if kept.isEmpty, let refused {
+            throw ProxyFailure.internalDestination(host: host, address: refused.description)
+        }
+        return kept
     }
 
     /// A failed connect in words (never NIO's own error text on a flow).

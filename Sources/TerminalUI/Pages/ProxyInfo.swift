@@ -27,9 +27,13 @@ public struct ProxyInfo: Sendable, Hashable {
     public var caCreatedNow: Bool
     /// One line or more about the rules in force; empty when unknown (another process's rules).
     public var rules: [String]
+    /// Where devices on the network reach the proxy, and who may use it (the banner's lines);
+    /// empty when it listens on loopback only.
+    public var devices: [String]
 
     public init(proxy: Proxy = .none, listenAddress: String = "", dataDirectory: String = "", capturePath: String = "",
-                logPath: String = "", caCertificatePath: String = "", caCreatedNow: Bool = false, rules: [String] = []) {
+                logPath: String = "", caCertificatePath: String = "", caCreatedNow: Bool = false, rules: [String] = [],
+                devices: [String] = []) {
         self.proxy = proxy
         self.listenAddress = listenAddress
         self.dataDirectory = dataDirectory
@@ -38,6 +42,7 @@ public struct ProxyInfo: Sendable, Hashable {
         self.caCertificatePath = caCertificatePath
         self.caCreatedNow = caCreatedNow
         self.rules = rules
+        self.devices = devices
     }
 }
 
@@ -87,7 +92,7 @@ public enum InfoPage {
             "  export http_proxy=\(proxy) https_proxy=\(proxy)",
             "  (curl ignores HTTP_PROXY; other tools read HTTP_PROXY and HTTPS_PROXY too)",
         ]
-        return lines
+        return lines + info.devices
     }
 
     static func https(_ info: ProxyInfo) -> [String] {

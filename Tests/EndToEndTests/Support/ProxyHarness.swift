@@ -104,6 +104,9 @@ final class ProxyHarness: Sendable {
         }
     }
 
+    /// Every address the proxy listens on.
+    var listenAddresses: [SocketAddress] { server.addresses }
+
     /// `http://127.0.0.1:port`, for `curl -x`.
     var proxyURL: String { "http://127.0.0.1:\(port)" }
 

@@ -117,6 +117,29 @@ final class InfoPageTests: XCTestCase {
         XCTAssertFalse(narrowed.contains("curl"), narrowed)
     }
 
+    /// Listening for devices on the network: the addresses to type into a phone and who may
+    /// use the proxy come after the local lines, on the empty list's welcome too, within 80×24.
+    func testDevicesOnTheNetwork80x24() {
+        var lan = Self.running
+        lan.devices = ["Devices on the network: set the proxy to one of these, then open its CA page:",
+                       "  http://192.168.1.5:8080 (wlan0)   CA: http://192.168.1.5:8080/ProxyCA.cer",
+                       "  Access: every client logs in (--auth, 1 user); any address may try to log in; they may not reach this machine's own services"]
+        let info = page(lan, width: 80, height: 24).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(Array(info[8...12]), [
+            "Devices on the network: set the proxy to one of these, then open its CA page:",
+            "  http://192.168.1.5:8080 (wlan0)   CA: http://192.168.1.5:8080/ProxyCA.cer",
+            "  Access: every client logs in (--auth, 1 user); any address may try to log in;",
+            "    they may not reach this machine's own services",
+            "",
+        ])
+        let state = FlowListState(totalRows: 0, visibleRows: FlowListRenderer.listRows(screenHeight: 24))
+        let header = HeaderInfo(listenAddress: "127.0.0.1:8080", caURL: "", rules: "none")
+        let grid = FlowListRenderer.render(state, header: header, size: ScreenSize(width: 80, height: 24),
+                                           welcome: InfoPage.welcome(lan)).text
+        XCTAssertTrue(grid.contains("    http://192.168.1.5:8080 (wlan0)   CA: http://192.168.1.5:8080/ProxyCA.cer"), grid)
+        XCTAssertTrue(grid.contains("i  this information again"), "the welcome's last line still fits:\n\(grid)")
+    }
+
     /// The header leaves out the CA URL rather than the rules state when the screen is narrow.
     func testHeaderKeepsTheRulesStateOnNarrowScreens() {
         let header = HeaderInfo(listenAddress: "127.0.0.1:8080", caURL: "http://127.0.0.1:8080/ProxyCA.cer",
