@@ -156,4 +156,26 @@ final class LANClientGuardTests: XCTestCase {
             }
         }
     }
+
+    /// Over SOCKS5 as over HTTP: the login is required, and this machine's own services are
+    /// "not allowed" (reply 0x02), by literal, by `localhost` and by this machine's LAN address;
+    /// a destination elsewhere is still served.
+    func testSOCKSClientFromElsewhereIsGuarded() async throws {
+        try await run(Self.withAuth) { proxy, origin, lan in
+            let anonymous = try await Curl.run(["--interface", lan, "-x", "socks5h://\(lan):\(proxy.port)",
+                                                "http://127.0.0.1:\(origin.port)/echo/x"])
+            XCTAssertNotEqual(anonymous.exitCode, 0, anonymous.summary)
+            for host in ["127.0.0.1", "localhost", lan] {
+                let result = try await Curl.run(["--interface", lan, "-x", "socks5h://phone:pw@\(lan):\(proxy.port)",
+                                                 "http://\(host):\(origin.port)/echo/x"])
+                XCTAssertNotEqual(result.exitCode, 0, "\(host): \(result.summary)")
+                XCTAssertTrue(result.stderr.contains("SOCKS5 connection to \(host). (2)"), "reply 0x02, not allowed: \(result.stderr)")
+            }
+            XCTAssertEqual(origin.log.requests.count, 0)
+            let flows = try await proxy.waitForFlows(count: 3)
+            for flow in flows {
+                XCTAssertTrue(flow.error?.contains("--allow-internal") == true, flow.error ?? "nil")
+            }
+        }
+    }
 }

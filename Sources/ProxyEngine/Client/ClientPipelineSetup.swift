@@ -19,8 +19,8 @@ import ProxyCore
 /// policy does not admit gets the same handler with a 403.
 enum ClientPipelineSetup {
     /// Sets up a connection the listener accepted: takes a slot from the connection limit and
-    /// lets its first bytes choose HTTP/1 or HTTP/2 with prior knowledge (`ListenerPrefaceSniffer`),
-    /// or refuses the connection when no slot is free.
+    /// lets its first bytes choose SOCKS5, HTTP/1 or HTTP/2 with prior knowledge
+    /// (`ListenerPrefaceSniffer`), or refuses the connection when no slot is free.
     static func configureAccepted(_ channel: any Channel, services: ProxyServices) throws {
         if case .refused(let reason) = admission(of: channel, services: services) {
             services.refusalLog.note("refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(reason)")
@@ -32,10 +32,6 @@ enum ClientPipelineSetup {
         guard services.connectionLimit.admit(channel) else {
             try channel.pipeline.syncOperations.addHandler(
                 ConnectionLimitRefusalHandler(response: services.connectionLimit.refusal))
-            return
-        }
-        guard services.interception?.offersHTTP2 ?? true else {
-            try configure(channel, services: services)  // --no-http2: HTTP/1 only, decided at once
             return
         }
         try channel.pipeline.syncOperations.addHandler(ListenerPrefaceSniffer(services: services))

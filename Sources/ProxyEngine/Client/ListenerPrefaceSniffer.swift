@@ -1,8 +1,11 @@
 import NIOCore
+import NIOSOCKS
 
-/// Tells, from a listener connection's first bytes, whether the client speaks HTTP/2 with prior
-/// knowledge (h2c: the 24-byte connection preface `PRI * HTTP/2.0␍␊␍␊SM␍␊␍␊`) or HTTP/1, and
-/// installs that protocol's handlers (`ClientHTTP2Setup` or `ClientPipelineSetup`), then leaves.
+/// Tells, from a listener connection's first bytes, whether the client speaks SOCKS5 (first byte
+/// `0x05`), SOCKS4 (`0x04`, refused with its own reply), HTTP/2 with prior knowledge (h2c: the
+/// 24-byte connection preface `PRI * HTTP/2.0␍␊␍␊SM␍␊␍␊`) or HTTP/1, and installs that protocol's
+/// handlers (`SOCKSFrontHandler`, `ClientHTTP2Setup` or `ClientPipelineSetup`), then leaves.
+/// No HTTP request starts with a byte below 0x20, so one port serves all of them.
 ///
 /// An HTTP/1 request differs from the preface at its first or second byte (`GET`, `POST`,
 /// `CONNECT`…), so HTTP/1 clients are decided at once; at most the preface's 24 bytes are ever
@@ -11,9 +14,11 @@ import NIOCore
 ///
 /// Over h2c each stream is a request to the proxy itself (its built-in pages: the CA download) —
 /// the ground for reverse-proxy use. Forward proxying over HTTP/2 goes through CONNECT.
-final class ListenerPrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
+final class ListenerPrefaceSniffer: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
@@ -22,8 +27,13 @@ final class ListenerPrefaceSniffer: ChannelInboundHandler, RemovableChannelHandl
     private var timer = DeadlineTimer()
     private var decided = false
 
+    /// HTTP/2 with prior knowledge is recognised (off with `--no-http2`: the preface then goes to
+    /// the HTTP/1 parser, which refuses it).
+    private let allowsHTTP2: Bool
+
     init(services: ProxyServices) {
         self.services = services
+        self.allowsHTTP2 = services.interception?.offersHTTP2 ?? true
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -45,13 +55,14 @@ final class ListenerPrefaceSniffer: ChannelInboundHandler, RemovableChannelHandl
             seen = buffer
         }
         guard let held = seen else { return }
-        switch Self.match(held.readableBytesView) {
+        let match = Self.match(held.readableBytesView)
+        switch match {
         case .undecided:
             return
-        case .http2:
-            decide(context: context, http2: true)
-        case .http1:
-            decide(context: context, http2: false)
+        case .http2 where !allowsHTTP2:
+            decide(context: context, .http1)
+        default:
+            decide(context: context, match)
         }
     }
 
@@ -79,24 +90,42 @@ final class ListenerPrefaceSniffer: ChannelInboundHandler, RemovableChannelHandl
         context.close(promise: nil)
     }
 
-    enum Match: Equatable { case undecided, http1, http2 }
+    enum Match: Equatable { case undecided, http1, http2, socks5, socks4 }
 
-    /// What `bytes` (the connection's first bytes) say: the whole preface, something else, or a
-    /// prefix of the preface so far.
+    /// What `bytes` (the connection's first bytes) say: SOCKS by its version byte, the whole
+    /// preface, something else, or a prefix of the preface so far.
     static func match(_ bytes: some Collection<UInt8>) -> Match {
+        switch bytes.first {
+        case 0x05?: return .socks5
+        case 0x04?: return .socks4
+        default: break
+        }
         for (byte, expected) in zip(bytes, preface) where byte != expected {
             return .http1
         }
         return bytes.count >= preface.count ? .http2 : .undecided
     }
 
-    private func decide(context: ChannelHandlerContext, http2: Bool) {
+    private func decide(context: ChannelHandlerContext, _ match: Match) {
         decided = true
         timer.cancel()
         do {
-            if http2 {
+            switch match {
+            case .http2:
                 try ClientHTTP2Setup.configure(context.channel, services: services, tunnel: nil)
-            } else {
+            case .socks5:
+                try context.pipeline.syncOperations.addHandlers([SOCKSServerHandshakeHandler(),
+                                                                 SOCKSFrontHandler(services: services)])
+            case .socks4:
+                // SOCKS4's "request rejected" (0x5B): SOCKS4 has no login and no IPv6.
+                services.refusalLog.note("refused a SOCKS4 client from \(context.channel.remoteAddress?.ipAddress ?? "?"): "
+                                         + "only SOCKS5 is served")
+                seen = nil
+                let channel = context.channel
+                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: [0x00, 0x5B, 0, 0, 0, 0, 0, 0])))
+                    .whenComplete { _ in channel.close(promise: nil) }
+                return
+            case .http1, .undecided:
                 try ClientPipelineSetup.configure(context.channel, services: services)
             }
         } catch {

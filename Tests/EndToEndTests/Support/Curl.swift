@@ -50,12 +50,18 @@ enum Curl {
     /// bodies, so `-i` output could not be parsed by framing).
     static func fetch(viaProxy proxyPort: Int, _ url: String, _ arguments: [String] = [],
                       timeout: TimeInterval = 20) async throws -> Fetched {
+        try await fetch(proxy: "http://127.0.0.1:\(proxyPort)", url, arguments, timeout: timeout)
+    }
+
+    /// `fetch` through the proxy `proxy` names (`socks5h://user:pass@127.0.0.1:PORT`…).
+    static func fetch(proxy: String, _ url: String, _ arguments: [String] = [],
+                      timeout: TimeInterval = 20) async throws -> Fetched {
         let scratch = try TemporaryDirectory("proxyapp-e2e-fetch")
         defer { scratch.remove() }
         let headersURL = scratch.url.appendingPathComponent("headers")
         let bodyURL = scratch.url.appendingPathComponent("body")
-        let result = try await viaProxy(
-            proxyPort, ["-D", headersURL.path, "-o", bodyURL.path] + arguments + [url], timeout: timeout)
+        let result = try await run(
+            ["-x", proxy, "-D", headersURL.path, "-o", bodyURL.path] + arguments + [url], timeout: timeout)
         let headerText = (try? String(contentsOf: headersURL, encoding: .utf8)) ?? ""
         var statuses: [Int] = []
         var headers: [HeaderField] = []

@@ -43,9 +43,11 @@ struct InterceptingFixture {
     /// - Parameter threads: the proxy's event loops (1: every client shares one upstream pool).
     /// - Parameter originSpeaksHTTP2: `tlsOrigin` accepts `h2` in ALPN (it speaks HTTP/2 to the proxy).
     /// - Parameter maxConnections: as `--max-connections` (nil: from the open-file limit).
+    /// - Parameter configure: changes the rest of the proxy's configuration (access, timeouts).
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
                     servesCA: Bool = false, offersHTTP2: Bool = true, maxConnections: Int? = nil,
                     originSpeaksHTTP2: Bool = false, threads: Int = 2,
+                    configure: (inout ProxyConfiguration) -> Void = { _ in },
                     _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = try TemporaryDirectory("proxyapp-intercepting")
         defer { scratch.remove() }
@@ -72,6 +74,7 @@ struct InterceptingFixture {
                 return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout, offersHTTP2: offersHTTP2)
             }, rules: rules, threads: threads) { configuration in
                 configuration.maxConnections = maxConnections
+                configure(&configuration)
                 if servesCA {
                     configuration.rootCertificate = RootCertificateDownload(
                         der: tls.proxyCA.certificateDER, pem: tls.proxyCA.certificatePEM,

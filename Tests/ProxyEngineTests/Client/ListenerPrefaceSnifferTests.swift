@@ -2,7 +2,8 @@ import XCTest
 @testable import ProxyEngine
 
 /// The listener's first bytes: the whole HTTP/2 preface is h2c, any byte off it is HTTP/1 at once
-/// (every HTTP/1 method differs by its second byte at the latest), a prefix waits.
+/// (every HTTP/1 method differs by its second byte at the latest), a prefix waits; SOCKS5 and
+/// SOCKS4 by their first byte.
 final class ListenerPrefaceSnifferTests: XCTestCase {
     func testMatch() {
         let preface = ListenerPrefaceSniffer.preface
@@ -15,5 +16,13 @@ final class ListenerPrefaceSnifferTests: XCTestCase {
         }
         XCTAssertEqual(ListenerPrefaceSniffer.match(Array("P".utf8)), .undecided)
         XCTAssertEqual(ListenerPrefaceSniffer.match(Array("PO".utf8)), .http1)
+    }
+
+    /// SOCKS is told by its version byte alone, before any HTTP method could start.
+    func testSOCKSByVersionByte() {
+        XCTAssertEqual(ListenerPrefaceSniffer.match([0x05]), .socks5)
+        XCTAssertEqual(ListenerPrefaceSniffer.match([0x05, 0x01, 0x00]), .socks5)
+        XCTAssertEqual(ListenerPrefaceSniffer.match([0x04, 0x01, 0x00, 0x50]), .socks4)
+        XCTAssertEqual(ListenerPrefaceSniffer.match([0x06]), .http1, "other control bytes go to the HTTP/1 parser, which refuses them")
     }
 }
