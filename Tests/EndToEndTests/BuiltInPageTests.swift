@@ -30,6 +30,20 @@ final class BuiltInPageTests: XCTestCase {
         }
     }
 
+    /// `/proxy.pac` points a device set to automatic configuration at the address it used,
+    /// asked directly or through the proxy, and needs no login even with `--auth`.
+    func testProxyAutoConfigNamesTheAddressUsed() async throws {
+        try await Fixture.run({ $0.access.credentials.add(user: "phone", password: "pw") }) { proxy, origin in
+            for arguments in [["http://127.0.0.1:\(proxy.port)/proxy.pac"],
+                              ["-x", "http://127.0.0.1:\(proxy.port)", "http://proxyapp.cert/proxy.pac"]] {
+                let result = try await Curl.run(["-w", "\n%{http_code} %{content_type}"] + arguments)
+                XCTAssertTrue(result.stdoutText.contains("return \"PROXY 127.0.0.1:\(proxy.port)\";"), result.stdoutText)
+                XCTAssertTrue(result.stdoutText.hasSuffix("\n200 application/x-ns-proxy-autoconfig"), result.stdoutText)
+            }
+            XCTAssertEqual(origin.log.requests.count, 0)
+        }
+    }
+
     /// Any other path is a 404 naming the path.
     func testUnknownPathIs404() async throws {
         try await Fixture.run { proxy, _ in

@@ -10,7 +10,8 @@ import Rules
 extension ClientHTTPHandler {
     func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
         let page = BuiltInPages.page(for: pathAndQuery, method: head.method,
-                                     rootCertificate: services.configuration.rootCertificate)
+                                     rootCertificate: services.configuration.rootCertificate,
+                                     proxyAddress: context?.channel.localAddress)
         // HEAD: the GET answer's head (its Content-Length), no body.
         writeCompleteResponse(status: page.status, contentType: page.contentType,
                               body: head.method == .HEAD ? [] : page.body, contentLength: page.body.count,

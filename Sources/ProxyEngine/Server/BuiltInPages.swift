@@ -1,3 +1,4 @@
+import NIOCore
 import NIOHTTP1
 import ProxyCore
 
@@ -28,6 +29,9 @@ public struct RootCertificateDownload: Sendable {
 /// `http://proxyapp.cert/`, and through a CONNECT `https://proxyapp.cert/` (intercepted with a
 /// leaf minted for the name) or plain HTTP in a `CONNECT proxyapp.cert:80` tunnel.
 ///
+/// `/proxy.pac` is a proxy auto-config file naming the address the client reached: a device set
+/// to "automatic" proxy configuration with that URL uses the proxy.
+///
 /// Only GET and HEAD are answered (405 with `Allow` otherwise: nothing here changes state), and
 /// nothing is cached (`Cache-Control: no-store`: the CA can be regenerated, and a stale copy
 /// would be trusted instead).
@@ -54,13 +58,18 @@ enum BuiltInPages {
     static let commonHeaders = [("Cache-Control", "no-store")]
 
     /// The answer to `method` for `pathAndQuery`; for HEAD the caller sends the head only.
-    static func page(for pathAndQuery: String, method: HTTPMethod, rootCertificate: RootCertificateDownload?) -> Page {
-        var page = page(method: method, pathAndQuery: pathAndQuery, rootCertificate: rootCertificate)
+    /// - Parameter proxyAddress: the listener's address the client connected to (what
+    ///   `/proxy.pac` points at); nil when unknown.
+    static func page(for pathAndQuery: String, method: HTTPMethod, rootCertificate: RootCertificateDownload?,
+                     proxyAddress: SocketAddress? = nil) -> Page {
+        var page = page(method: method, pathAndQuery: pathAndQuery, rootCertificate: rootCertificate,
+                        proxyAddress: proxyAddress)
         page.extraHeaders = commonHeaders + page.extraHeaders
         return page
     }
 
-    private static func page(method: HTTPMethod, pathAndQuery: String, rootCertificate: RootCertificateDownload?) -> Page {
+    private static func page(method: HTTPMethod, pathAndQuery: String, rootCertificate: RootCertificateDownload?,
+                             proxyAddress: SocketAddress?) -> Page {
         guard method == .GET || method == .HEAD else {
             return Page(status: .methodNotAllowed, contentType: "text/plain; charset=utf-8",
                         body: Array("ProxyApp's own pages answer only GET and HEAD, not \(method.rawValue.prefix(40)).\n".utf8),
@@ -79,10 +88,28 @@ enum BuiltInPages {
         case ("/ProxyCA.pem", let root?):
             return Page(status: .ok, contentType: "application/x-pem-file", body: Array(root.pem.utf8),
                         extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.pem\"")])
+        case ("/proxy.pac", _):
+            guard let pac = proxyAddress.flatMap(proxyAutoConfig) else { fallthrough }
+            return Page(status: .ok, contentType: "application/x-ns-proxy-autoconfig", body: Array(pac.utf8))
         default:
             return Page(status: .notFound, contentType: "text/plain; charset=utf-8",
                         body: Array("ProxyApp has no page at \(path.prefix(200)); this address is an HTTP proxy.\n".utf8))
         }
+    }
+
+    /// A PAC file sending every URL through `address` (the one the device reached the proxy
+    /// at, so it works on whichever network the device is). No `DIRECT` fallback: traffic
+    /// that skipped the proxy would go missing from the capture unnoticed.
+    static func proxyAutoConfig(_ address: SocketAddress) -> String? {
+        guard let ip = address.ipAddress, let port = address.port else { return nil }
+        let authority = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        return """
+            // ProxyApp: every request goes through the proxy at \(authority).
+            function FindProxyForURL(url, host) {
+              return "PROXY \(authority)";
+            }
+
+            """
     }
 
     private static func html(_ text: String) -> Page {

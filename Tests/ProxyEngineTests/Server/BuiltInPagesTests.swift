@@ -1,3 +1,4 @@
+import NIOCore
 import NIOHTTP1
 import XCTest
 @testable import ProxyEngine
@@ -30,5 +31,22 @@ final class BuiltInPagesTests: XCTestCase {
             let page = BuiltInPages.page(for: path, method: method, rootCertificate: nil)
             XCTAssertTrue(page.extraHeaders.contains { $0 == ("Cache-Control", "no-store") }, "\(method) \(path)")
         }
+    }
+
+    /// `/proxy.pac` names the address the client reached (IPv6 in brackets), with no DIRECT
+    /// fallback; without a known address it is a 404 like any missing page.
+    func testProxyAutoConfig() throws {
+        let v4 = BuiltInPages.page(for: "/proxy.pac?x=1", method: .GET, rootCertificate: nil,
+                                   proxyAddress: try SocketAddress(ipAddress: "192.168.1.5", port: 8080))
+        XCTAssertEqual(v4.status, .ok)
+        XCTAssertEqual(v4.contentType, "application/x-ns-proxy-autoconfig")
+        let text = String(decoding: v4.body, as: UTF8.self)
+        XCTAssertTrue(text.contains("function FindProxyForURL(url, host)"), text)
+        XCTAssertTrue(text.contains("return \"PROXY 192.168.1.5:8080\";"), text)
+        XCTAssertFalse(text.contains("DIRECT"), text)
+        let v6 = BuiltInPages.page(for: "/proxy.pac", method: .GET, rootCertificate: nil,
+                                   proxyAddress: try SocketAddress(ipAddress: "fd00::5", port: 8080))
+        XCTAssertTrue(String(decoding: v6.body, as: UTF8.self).contains("\"PROXY [fd00::5]:8080\""))
+        XCTAssertEqual(BuiltInPages.page(for: "/proxy.pac", method: .GET, rootCertificate: nil).status, .notFound)
     }
 }
