@@ -178,4 +178,30 @@ final class LANClientGuardTests: XCTestCase {
             }
         }
     }
+
+    /// A SOCKS5 UDP relay for a client from elsewhere never sends to this machine's own
+    /// services either: its datagrams to loopback or to this machine's address are dropped.
+    func testSOCKSUDPFromElsewhereIsGuarded() async throws {
+        let echo = try await UDPEchoServer.start()
+        defer { Task { await echo.shutdown() } }
+        try await run(Self.withAuth) { proxy, _, lan in
+            let control = try RawClient(port: proxy.port, host: lan)
+            let wire = SOCKS5Wire(client: control)
+            XCTAssertEqual(try wire.greet([0x02]), 0x02)
+            XCTAssertTrue(try wire.login("phone", "pw"))
+            try control.send(SOCKS5Wire.requestBytes(0x03, host: "0.0.0.0", port: 0))
+            let (reply, _, relayPort) = try wire.readReplyAndAddress()
+            XCTAssertEqual(reply, SOCKS5Wire.Reply.succeeded.rawValue)
+            let client = try UDPClientSocket(host: lan)
+            for host in ["127.0.0.1", lan] {
+                client.send(SOCKS5Wire.datagramHeader(host: host, port: echo.port) + Data("x".utf8), toPort: relayPort)
+            }
+            XCTAssertNil(client.receive(timeout: 1))
+            XCTAssertEqual(echo.datagramsReceived, 0)
+            control.close()
+            let flow = try await proxy.waitForFlows(count: 1).first
+            XCTAssertTrue(flow?.note?.contains("2 dropped") == true, flow?.note ?? "nil")
+            XCTAssertTrue(flow?.note?.contains("--allow-internal") == true, flow?.note ?? "nil")
+        }
+    }
 }

@@ -18,7 +18,8 @@ import Rules
 ///   timed out), then both sides become a byte relay recorded as a tunnel flow.
 ///
 /// A block rule for the target, or this machine's own address asked by a client from elsewhere,
-/// is `0x02` (not allowed). `BIND` and `UDP ASSOCIATE` are `0x07` (command not supported). Every
+/// is `0x02` (not allowed). `UDP ASSOCIATE` opens a `SOCKSUDPAssociation`; `BIND` is `0x07`
+/// (command not supported). Every
 /// refusal and failure after the login is a flow with its reason. A handshake that stalls is
 /// closed after the client idle timeout.
 final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
@@ -151,10 +152,13 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         var flow = Flow(kind: .tunnel, clientAddress: clientAddress, startedAt: Date(), method: "CONNECT", scheme: "tcp",
                         host: host, port: port, path: "", httpVersion: "SOCKS/5", requestHeaders: [])
         if let user { flow.note = "SOCKS5, logged in as \(user)" }
+        if request.command == .udpAssociate {
+            return associate(flow, clientPort: port, context: context)
+        }
         guard request.command == .connect else {
-            let name = request.command == .bind ? "BIND" : request.command == .udpAssociate ? "UDP ASSOCIATE"
-                : "command \(request.command.value)"
-            return refuse(flow, reply: .commandUnsupported, reason: "SOCKS5 \(name) is not supported (only CONNECT)", context)
+            let name = request.command == .bind ? "BIND" : "command \(request.command.value)"
+            return refuse(flow, reply: .commandUnsupported,
+                          reason: "SOCKS5 \(name) is not supported (only CONNECT and UDP ASSOCIATE)", context)
         }
         let normalized = HostName.normalized(host)
         guard DNSHostName.isValid(host) || HostName.isIPAddress(normalized), (1...65535).contains(port) else {
@@ -200,6 +204,43 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
                                        host: host, port: port, flow: flow, rules: rules,
                                        destinationGuard: destinationGuard)
         handOver(to: tunnel.makeSniffer(), context: context)
+    }
+
+    /// Opens a UDP relay (`SOCKSUDPAssociation`) and answers with its address; the connection
+    /// then only keeps the association alive.
+    private func associate(_ flow: Flow, clientPort: Int, context: ChannelHandlerContext) {
+        var flow = flow
+        flow.method = "UDP ASSOCIATE"
+        flow.scheme = "udp"
+        flow.host = ""
+        flow.port = 0
+        guard let clientIP = context.channel.remoteAddress?.ipAddress.flatMap({ IPAddressBytes($0) }) else {
+            return refuse(flow, reply: .serverFailure, reason: "the client's address is unknown", context)
+        }
+        let channel = context.channel
+        channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        SOCKSUDPAssociation.open(services: services, control: channel, flow: flow, clientIP: clientIP,
+                                 clientPort: clientPort == 0 ? nil : clientPort, destinationGuard: destinationGuard,
+                                 rules: services.rules.current)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .failure(let error):
+                    self.refuse(flow, reply: .serverFailure,
+                                reason: "cannot open a UDP socket for the relay: \(SystemErrorText.describe(error, peer: .server))",
+                                context)
+                case .success(let association):
+                    guard channel.isActive, let bound = association.boundAddress else {
+                        association.close()
+                        return
+                    }
+                    self.done = true
+                    context.writeAndFlush(self.wrapOutboundOut(.response(.init(reply: .succeeded, boundAddress: .address(bound)))),
+                                          promise: nil)
+                    self.handOver(to: SOCKSUDPControlHandler(association: association), context: context)
+                    channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in channel.read() }
+                }
+            }
     }
 
     /// Dials the target first (reads paused meanwhile), so a failure is a SOCKS reply code; then

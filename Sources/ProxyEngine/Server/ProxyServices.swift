@@ -70,6 +70,10 @@ protocol UpstreamConnecting: Sendable {
         host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
         refusingInternal: ClientAccessPolicy?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
+
+    /// Resolves `host` as `connect` would, without connecting (SOCKS UDP destinations).
+    func resolve(host: String, port: Int, refusingInternal: ClientAccessPolicy?,
+                 on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]>
 }
 
 extension UpstreamConnecting {
@@ -79,6 +83,12 @@ extension UpstreamConnecting {
         refusingInternal: ClientAccessPolicy?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         connect(host: host, port: port, addresses: addresses, kind: kind, tls: tls, on: eventLoop)
+    }
+
+    /// Test connectors resolve nothing: IP literals only.
+    func resolve(host: String, port: Int, refusingInternal: ClientAccessPolicy?,
+                 on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]> {
+        eventLoop.makeCompletedFuture { [try SocketAddress(ipAddress: host, port: port)] }
     }
 }
 

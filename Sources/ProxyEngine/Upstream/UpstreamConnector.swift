@@ -54,6 +54,18 @@ final class UpstreamConnector: Sendable {
         connect(host: host, port: port, addresses: overrides, kind: kind, tls: tls, refusingInternal: nil, on: eventLoop)
     }
 
+    /// Resolves `host` (normalized) as connections do, for what is not a connection: a SOCKS
+    /// UDP relay's destinations. Addresses `refusingInternal` calls internal are left out.
+    func resolve(host: String, port: Int, refusingInternal guardPolicy: ClientAccessPolicy?,
+                 on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]> {
+        resolver.resolve(host: host, port: port, on: eventLoop)
+            .flatMapErrorThrowing { error in
+                if error is ProxyFailure { throw error }
+                throw ProxyFailure.dnsFailure(host: host, reason: "\(error)")
+            }
+            .flatMapThrowing { try Self.droppingInternal($0, host: host, policy: guardPolicy) }
+    }
+
     func connect(
         host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
         tls: UpstreamTLSSettings?, refusingInternal guardPolicy: ClientAccessPolicy?, on eventLoop: any EventLoop

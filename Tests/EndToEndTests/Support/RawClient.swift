@@ -32,8 +32,10 @@ final class RawClient {
     /// True once the peer closed (EOF) or reset the connection.
     private(set) var peerClosed = false
 
-    /// Connects to `127.0.0.1:port`.
-    init(port: Int) throws {
+    /// Connects to `host:port` (127.0.0.1 unless told).
+    /// - Parameter host: an IPv4 address of this machine; connecting to a non-loopback one makes
+    ///   the connection come from it (a client "from another machine").
+    init(port: Int, host: String = "127.0.0.1") throws {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -43,7 +45,7 @@ final class RawClient {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 systemConnect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -52,7 +54,7 @@ final class RawClient {
         guard connected == 0 else {
             let code = errno
             _ = systemClose(fd)
-            throw SocketError(description: "connect to 127.0.0.1:\(port): errno \(code)")
+            throw SocketError(description: "connect to \(host):\(port): errno \(code)")
         }
         var local = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -59,17 +59,32 @@ struct SOCKS5Wire {
 
     /// Reads one reply (`VER REP RSV ATYP BND.ADDR BND.PORT`) and returns `REP`.
     func readReply() throws -> UInt8 {
+        try readReplyAndAddress().reply
+    }
+
+    /// Reads one reply; returns `REP` and the bound address's bytes and port.
+    func readReplyAndAddress() throws -> (reply: UInt8, address: [UInt8], port: Int) {
         let head = try client.receive(count: 4, timeout: 15)
         let bytes = Array(head)
         guard bytes[0] == 0x05 else { throw RawClient.SocketError(description: "not a SOCKS5 reply: \(bytes)") }
+        let address: [UInt8]
         switch bytes[3] {
-        case 0x01: _ = try client.receive(count: 4 + 2, timeout: 5)
-        case 0x04: _ = try client.receive(count: 16 + 2, timeout: 5)
+        case 0x01: address = Array(try client.receive(count: 4, timeout: 5))
+        case 0x04: address = Array(try client.receive(count: 16, timeout: 5))
         case 0x03:
             let length = Int(try client.receive(count: 1, timeout: 5).first!)
-            _ = try client.receive(count: length + 2, timeout: 5)
+            address = Array(try client.receive(count: length, timeout: 5))
         default: throw RawClient.SocketError(description: "reply with address type \(bytes[3])")
         }
-        return bytes[1]
+        let port = Array(try client.receive(count: 2, timeout: 5))
+        return (bytes[1], address, Int(port[0]) << 8 | Int(port[1]))
+    }
+
+    /// RFC 1928 §7's header before a relayed datagram, to an IPv4 address or a name.
+    static func datagramHeader(host: String, port: Int) -> Data {
+        var request = Array(requestBytes(host: host, port: port))
+        request[0] = 0x00
+        request[1] = 0x00
+        return Data(request)
     }
 }
