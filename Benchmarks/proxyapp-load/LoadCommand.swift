@@ -41,6 +41,9 @@ struct LoadCommand: ParsableCommand {
     @Option(help: "HTTP proxy, HOST:PORT (http://HOST:PORT is accepted too). Without it: direct.")
     var proxy: String?
 
+    @Flag(help: "Reach --url through --proxy as a SOCKS5 proxy (no login; CONNECT by host name), for http and https.")
+    var socks5 = false
+
     @Option(help: "Concurrent connections (workers).")
     var connections = 50
 
@@ -95,6 +98,9 @@ struct LoadCommand: ParsableCommand {
         if let streams {
             guard h2 else { throw ValidationError("--streams needs --h2 (HTTP/1.1 has one request in flight per connection).") }
             guard (1...1000).contains(streams) else { throw ValidationError("--streams must be 1 to 1000.") }
+        }
+        if socks5 && proxy == nil {
+            throw ValidationError("--socks5 says how to speak to --proxy: give --proxy HOST:PORT too.")
         }
         if cacert != nil && insecure {
             throw ValidationError("--cacert and --insecure exclude each other.")
@@ -151,7 +157,7 @@ struct LoadCommand: ParsableCommand {
             // NIOSSL checks an IP address against the connected peer, which is the proxy here.
             throw LoadCommandError("an https URL with an IP address is only verified through a proxy on that same address; use a host name in --url, or --insecure")
         }
-        return LoadPlan(target: target, connectAddress: address, throughProxy: throughProxy,
+        return LoadPlan(target: target, connectAddress: address, throughProxy: throughProxy, socks5: socks5,
                         tlsContext: target.scheme == .https ? try makeTLSContext() : nil,
                         newConnectionPerRequest: newConnectionPerRequest, timeout: Self.amount(timeout),
                         http2Streams: h2 ? streams ?? Self.defaultStreams : nil)
@@ -188,6 +194,7 @@ struct LoadCommand: ParsableCommand {
     private func proxyEndpoint(_ text: String) -> HostAndPort? {
         var text = Substring(text)
         if text.lowercased().hasPrefix("http://") { text = text.dropFirst("http://".count) }
+        if text.lowercased().hasPrefix("socks5://") { text = text.dropFirst("socks5://".count) }
         if text.hasSuffix("/") { text = text.dropLast() }
         return HostAndPort(text, defaultPort: nil)
     }

@@ -12,7 +12,7 @@ protocol LoadConnectionOwner: AnyObject {
     func connectionFailed(_ handler: LoadConnectionHandler, error: LoadError)
 }
 
-/// One connection of a worker: says CONNECT when the plan tunnels, adds TLS inside the tunnel,
+/// One connection of a worker: says CONNECT (or the SOCKS5 handshake) when the plan tunnels, adds TLS inside the tunnel,
 /// tells its worker when a request can be sent, and finds where each response ends. For
 /// `--h2` it stops at `ready`: `startHTTP2` puts NIOHTTP2 after this handler, which from then
 /// on passes the bytes through and watches the connection (close, errors, timeouts) for its
@@ -30,6 +30,8 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     enum Stage: String {
         case connecting = "connecting"
         case awaitingConnectReply = "waiting for the CONNECT reply"
+        case awaitingSOCKSMethod = "waiting for the SOCKS5 method"
+        case awaitingSOCKSReply = "waiting for the SOCKS5 reply"
         case handshaking = "in the TLS handshake"
         case idle = "idle"
         case awaitingResponse = "waiting for the response"
@@ -41,6 +43,8 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
     private let plan: LoadPlan
     private var context: ChannelHandlerContext?
     private var scanner = HTTPResponseScanner()
+    /// SOCKS5 answers read so far.
+    private var socksAnswer: [UInt8] = []
     private(set) var stage = Stage.connecting
     /// What ALPN chose in the handshake (nil: no TLS yet, or the server chose nothing).
     private(set) var negotiatedProtocol: String?
@@ -60,7 +64,10 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func channelActive(context: ChannelHandlerContext) {
         guard stage == .connecting else { return }
-        if plan.tunnels {
+        if plan.tunnels && plan.socks5 {
+            stage = .awaitingSOCKSMethod
+            context.writeAndFlush(wrapOutboundOut(plan.socksGreeting), promise: nil)
+        } else if plan.tunnels {
             stage = .awaitingConnectReply
             scanner.reset(bodyless: true)
             context.writeAndFlush(wrapOutboundOut(plan.connectRequest), promise: nil)
@@ -78,6 +85,8 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
         switch stage {
         case .awaitingConnectReply:
             readConnectReply(context: context, &buffer)
+        case .awaitingSOCKSMethod, .awaitingSOCKSReply:
+            readSOCKSAnswer(context: context, &buffer)
         case .awaitingResponse:
             readResponse(&buffer)
         case .finished:
@@ -195,6 +204,44 @@ final class LoadConnectionHandler: ChannelInboundHandler, RemovableChannelHandle
             guard let tls = try plan.makeTLSHandler() else { return fail(LoadError.unexpectedBytes(stage: stage)) }
             stage = .handshaking
             try context.pipeline.syncOperations.addHandler(tls, position: .first)
+        } catch {
+            fail(LoadError.tlsHandshake(error))
+        }
+    }
+
+    /// The method answer (`05 00`), then the reply (`05 00 00 ATYP ADDR PORT`); after it the
+    /// tunnel is open as after a CONNECT's 200.
+    private func readSOCKSAnswer(context: ChannelHandlerContext, _ buffer: inout ByteBuffer) {
+        socksAnswer += buffer.readBytes(length: buffer.readableBytes) ?? []
+        if stage == .awaitingSOCKSMethod {
+            guard socksAnswer.count >= 2 else { return }
+            guard socksAnswer[0] == 0x05, socksAnswer[1] == 0x00 else {
+                return fail(LoadError.socksRefused(step: "greeting", answer: socksAnswer))
+            }
+            socksAnswer.removeFirst(2)
+            stage = .awaitingSOCKSReply
+            context.writeAndFlush(wrapOutboundOut(plan.socksRequest), promise: nil)
+        }
+        guard socksAnswer.count >= 5 else { return }
+        let length: Int
+        switch socksAnswer[3] {
+        case 0x01: length = 10
+        case 0x04: length = 22
+        default: length = 7 + Int(socksAnswer[4])
+        }
+        guard socksAnswer.count >= length else { return }
+        guard socksAnswer[0] == 0x05, socksAnswer[1] == 0x00 else {
+            return fail(LoadError.socksRefused(step: "CONNECT", answer: Array(socksAnswer.prefix(length))))
+        }
+        guard socksAnswer.count == length else { return fail(LoadError.unexpectedBytes(stage: stage)) }
+        socksAnswer = []
+        do {
+            if let tls = try plan.makeTLSHandler() {
+                stage = .handshaking
+                try context.pipeline.syncOperations.addHandler(tls, position: .first)
+            } else {
+                becomeReady()
+            }
         } catch {
             fail(LoadError.tlsHandshake(error))
         }

@@ -5,6 +5,7 @@ import NIOSSL
 enum LoadError: Error, CustomStringConvertible {
     case connect(any Error)
     case connectRefused(status: Int)
+    case socksRefused(step: String, answer: [UInt8])
     case tlsHandshake(any Error)
     case response(HTTPResponseScanner.ScanError)
     case unexpectedBytes(stage: LoadConnectionHandler.Stage)
@@ -22,6 +23,8 @@ enum LoadError: Error, CustomStringConvertible {
             "connect failed: \(error)"
         case .connectRefused(let status):
             "the proxy answered CONNECT with \(status), not 200"
+        case .socksRefused(let step, let answer):
+            "the SOCKS5 proxy refused the \(step) (answer \(answer.map { String($0, radix: 16) }))"
         case .tlsHandshake(let error):
             "TLS handshake failed: \(Self.describe(error))"
         case .response(let error):

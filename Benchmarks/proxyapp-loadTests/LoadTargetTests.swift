@@ -43,7 +43,21 @@ final class LoadTargetTests: XCTestCase {
         XCTAssertTrue(String(buffer: tunnelled.request).hasPrefix("GET /1k HTTP/1.1\r\n"))
     }
 
+    /// `--socks5`: every target is tunnelled (plain HTTP too, in origin form), the greeting
+    /// offers "no login" only, and the request names the host as a domain.
+    func testSOCKS5Bytes() throws {
+        let target = try XCTUnwrap(LoadTarget(url: "http://localhost:8080/1k"))
+        let address = try SocketAddress(ipAddress: "127.0.0.1", port: 1080)
+        let plan = LoadPlan(target: target, connectAddress: address, throughProxy: true, socks5: true, tlsContext: nil,
+                            newConnectionPerRequest: false, timeout: .seconds(1))
+        XCTAssertTrue(plan.tunnels)
+        XCTAssertTrue(String(buffer: plan.request).hasPrefix("GET /1k HTTP/1.1\r\n"))
+        XCTAssertEqual(Array(buffer: plan.socksGreeting), [0x05, 0x01, 0x00])
+        XCTAssertEqual(Array(buffer: plan.socksRequest), [0x05, 0x01, 0x00, 0x03, 9] + Array("localhost".utf8) + [0x1F, 0x90])
+    }
+
     func testBadArgumentsNameTheProblem() {
+        assertRejected(["--url", "http://127.0.0.1/", "--socks5"], mentioning: "give --proxy HOST:PORT too")
         assertRejected(["--url", "ftp://x/"], mentioning: "--url must be")
         assertRejected(["--url", "http://127.0.0.1/", "--proxy", "nowhere"], mentioning: "--proxy must be HOST:PORT")
         assertRejected(["--url", "https://127.0.0.1/"], mentioning: "needs --cacert FILE")
