@@ -6,7 +6,8 @@ import XCTest
 /// `scripts/run` as a user starts it from their own directory, on a copy of the script in a
 /// scratch tree with stand-ins for `swift` and `dpkg-query` (so no real build runs): the proxy
 /// runs in the caller's directory, a warm start with unchanged sources asks neither dpkg nor
-/// swift, and a changed, added or failed input makes the next start build.
+/// swift, and a changed, added or failed input makes the next start build. The first start on
+/// a fresh clone (no `.build/release` yet, which SwiftPM then makes a link) works too.
 final class ScriptsRunTests: XCTestCase {
     /// The stand-in `swift build` logs its call and writes a `proxyapp` that prints its working
     /// directory and arguments; it fails when the file `fail-build` exists. `dpkg-query` logs and
@@ -45,7 +46,10 @@ final class ScriptsRunTests: XCTestCase {
             #!/bin/sh
             echo "swift $*" >> '\(log.path)'
             [ -e '\(root.path)/fail-build' ] && exit 1
-            mkdir -p .build/release
+            # As SwiftPM does: .build/release becomes a link to the triple's directory, replacing
+            # whatever was there (a stamp kept inside a directory made beforehand is lost).
+            mkdir -p .build/triple/release
+            [ -L .build/release ] || { rm -rf .build/release; ln -s triple/release .build/release; }
             printf '#!/bin/sh\\necho "cwd=$PWD args=$*"\\n' > .build/release/proxyapp
             chmod +x .build/release/proxyapp
             """)
@@ -80,7 +84,7 @@ final class ScriptsRunTests: XCTestCase {
         for path in ["Sources/proxyapp/main.swift", "Sources/proxyapp", "Sources", "Package.swift", "scripts/lib/deps.sh"] {
             try age(tree.repository.appendingPathComponent(path), by: 7200)
         }
-        try age(tree.repository.appendingPathComponent(".build/release/.proxyapp.stamp"), by: 3600)
+        try age(tree.repository.appendingPathComponent(".build/stamps/proxyapp.stamp"), by: 3600)
     }
 
     func testRunsInTheCallersDirectoryAndSkipsTheBuildWhenNothingChanged() async throws {

@@ -126,9 +126,10 @@ ensure_release_product() {  # NAME
   ensure_swift || return 1
   [[ -x .build/release/$1 ]] || deps_note "building $1 (release); the first build takes several minutes"
   # Stamped with the time the build started: a file saved during the build is newer, so the
-  # next call builds again.
-  local stamp=.build/release/.$1.stamp
-  mkdir -p .build/release
+  # next call builds again. The stamps live in .build/stamps: SwiftPM replaces .build/release
+  # (a link to the triple's directory) on a first build, with whatever was made in it.
+  local stamp=.build/stamps/$1.stamp
+  mkdir -p .build/stamps
   : >"$stamp.pending"
   if ! swift build "${PROXYAPP_RELEASE_FLAGS[@]}" --product "$1" --quiet; then
     rm -f "$stamp.pending"
@@ -145,7 +146,7 @@ PROXYAPP_BUILD_INPUTS=(Sources Package.swift Package.resolved scripts/lib/deps.s
 # True when .build/release/NAME exists and no build input is newer than the stamp of its last
 # successful build. One `find` over the inputs: a few milliseconds. Call from the repo root.
 release_product_is_fresh() {  # NAME
-  local stamp=.build/release/.$1.stamp
+  local stamp=.build/stamps/$1.stamp
   [[ -x .build/release/$1 && -f $stamp ]] || return 1
   local inputs=() input candidates=("${PROXYAPP_BUILD_INPUTS[@]}")
   [[ $1 == proxyapp ]] || candidates+=(Benchmarks)  # the bench tools' sources: the proxy never reads them
