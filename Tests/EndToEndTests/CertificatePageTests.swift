@@ -7,6 +7,40 @@ import XCTest
 final class CertificatePageTests: XCTestCase {
     /// Was a DNS lookup and a 502: `PROXYAPP.CERT.` (any case, the DNS root's dot) is the
     /// proxy's own host. Every answer says `Cache-Control: no-store`.
+    /// The page knows the device: an iPhone gets the profile and its full-trust step first, an
+    /// Android phone the `.crt` and the network security config; both downloads are the CA.
+    func testPageAndDownloadsForTheDevice() async throws {
+        try await InterceptingFixture.run(servesCA: true) { fixture in
+            let url = "http://127.0.0.1:\(fixture.proxy.port)/"
+            let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1"
+            let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/119.0.0.0 Mobile Safari/537.36"
+            let iOSPage = try await Curl.run(["-A", iPhone, url]).stdoutText
+            XCTAssertTrue(iOSPage.contains("On this iPhone or iPad"), iOSPage)
+            let iOSOrder = ["ProxyCA.mobileconfig</a>", "ProxyCA.cer</a>", "<h2>iOS, iPadOS</h2>", "full trust",
+                            "Other devices", "<h2>Android</h2>"].map { iOSPage.range(of: $0)?.lowerBound }
+            XCTAssertFalse(iOSOrder.contains(nil), "\(iOSOrder)")
+            XCTAssertEqual(iOSOrder.compactMap { $0 }, iOSOrder.compactMap { $0 }.sorted(), "the iPhone's steps first")
+            let androidPage = try await Curl.run(["-A", android, url]).stdoutText
+            XCTAssertTrue(androidPage.contains("On this Android"), androidPage)
+            XCTAssertTrue(androidPage.contains("&lt;certificates src=\"user\" /&gt;"), androidPage)
+            XCTAssertLessThan(try XCTUnwrap(androidPage.range(of: "<h2>Android</h2>")).lowerBound,
+                              try XCTUnwrap(androidPage.range(of: "<h2>Linux</h2>")).lowerBound)
+            let plain = try await Curl.run(["-A", "curl/7.88.1", url]).stdoutText
+            XCTAssertFalse(plain.contains("On this"), "an unknown device gets every platform, none first")
+
+            let crt = try await Curl.fetch(viaProxy: fixture.proxy.port, "http://proxyapp.cert/ProxyCA.crt")
+            XCTAssertEqual(crt.status, 200)
+            XCTAssertEqual(Array(crt.body), fixture.tls.proxyCA.certificateDER)
+            XCTAssertEqual(crt.header("Content-Disposition"), "attachment; filename=\"ProxyCA.crt\"")
+            let profile = try await Curl.fetch(viaProxy: fixture.proxy.port, "http://proxyapp.cert/ProxyCA.mobileconfig")
+            XCTAssertEqual(profile.status, 200)
+            XCTAssertEqual(profile.header("Content-Type"), "application/x-apple-aspen-config")
+            let plist = try PropertyListSerialization.propertyList(from: profile.body, format: nil) as? [String: Any]
+            let payload = (plist?["PayloadContent"] as? [[String: Any]])?.first
+            XCTAssertEqual(payload?["PayloadContent"] as? Data, Data(fixture.tls.proxyCA.certificateDER))
+        }
+    }
+
     func testAnySpellingOfTheNameIsServedAndNotCached() async throws {
         try await InterceptingFixture.run(servesCA: true) { fixture in
             let client = try RawClient(port: fixture.proxy.port)

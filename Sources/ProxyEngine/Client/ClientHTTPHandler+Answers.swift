@@ -11,7 +11,8 @@ extension ClientHTTPHandler {
     func answerBuiltInPage(_ pathAndQuery: String, head: HTTPRequestHead) {
         let page = BuiltInPages.page(for: pathAndQuery, method: head.method,
                                      rootCertificate: services.configuration.rootCertificate,
-                                     proxyAddress: context?.channel.localAddress)
+                                     proxyAddress: context?.channel.localAddress,
+                                     userAgent: head.headers.first(name: "User-Agent"))
         // HEAD: the GET answer's head (its Content-Length), no body.
         writeCompleteResponse(status: page.status, contentType: page.contentType,
                               body: head.method == .HEAD ? [] : page.body, contentLength: page.body.count,

@@ -60,16 +60,17 @@ enum BuiltInPages {
     /// The answer to `method` for `pathAndQuery`; for HEAD the caller sends the head only.
     /// - Parameter proxyAddress: the listener's address the client connected to (what
     ///   `/proxy.pac` points at); nil when unknown.
+    /// - Parameter userAgent: the request's, to put the device's own steps first on the CA page.
     static func page(for pathAndQuery: String, method: HTTPMethod, rootCertificate: RootCertificateDownload?,
-                     proxyAddress: SocketAddress? = nil) -> Page {
+                     proxyAddress: SocketAddress? = nil, userAgent: String? = nil) -> Page {
         var page = page(method: method, pathAndQuery: pathAndQuery, rootCertificate: rootCertificate,
-                        proxyAddress: proxyAddress)
+                        proxyAddress: proxyAddress, platform: DevicePlatform(userAgent: userAgent))
         page.extraHeaders = commonHeaders + page.extraHeaders
         return page
     }
 
     private static func page(method: HTTPMethod, pathAndQuery: String, rootCertificate: RootCertificateDownload?,
-                             proxyAddress: SocketAddress?) -> Page {
+                             proxyAddress: SocketAddress?, platform: DevicePlatform) -> Page {
         guard method == .GET || method == .HEAD else {
             return Page(status: .methodNotAllowed, contentType: "text/plain; charset=utf-8",
                         body: Array("ProxyApp's own pages answer only GET and HEAD, not \(method.rawValue.prefix(40)).\n".utf8),
@@ -79,12 +80,21 @@ enum BuiltInPages {
         switch (path, rootCertificate) {
         case ("/", let root?), ("/index.html", let root?):
             return html(CertificateInstallPage.html(certificateFingerprintSHA256: root.sha256Fingerprint,
-                                                    caName: root.name))
+                                                    caName: root.name, platform: platform))
         case ("/", nil), ("/index.html", nil):
             return html(indexHTML)
         case ("/ProxyCA.cer", let root?):
             return Page(status: .ok, contentType: "application/x-x509-ca-cert", body: root.der,
                         extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.cer\"")])
+        case ("/ProxyCA.crt", let root?):
+            // The same DER under the name Android's certificate installer looks for.
+            return Page(status: .ok, contentType: "application/x-x509-ca-cert", body: root.der,
+                        extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.crt\"")])
+        case ("/ProxyCA.mobileconfig", let root?):
+            let profile = AppleConfigurationProfile.xml(certificateDER: root.der, sha256Fingerprint: root.sha256Fingerprint,
+                                                        caName: root.name)
+            return Page(status: .ok, contentType: AppleConfigurationProfile.contentType, body: Array(profile.utf8),
+                        extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.mobileconfig\"")])
         case ("/ProxyCA.pem", let root?):
             return Page(status: .ok, contentType: "application/x-pem-file", body: Array(root.pem.utf8),
                         extraHeaders: [("Content-Disposition", "attachment; filename=\"ProxyCA.pem\"")])

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ProxyEngine
 
@@ -21,10 +22,16 @@ final class CertificateInstallPageTests: XCTestCase {
     }
 
     /// Nothing is loaded from elsewhere: the page must render on a device that trusts nothing yet.
-    func testNoExternalAssets() {
-        let html = CertificateInstallPage.html(certificateFingerprintSHA256: fingerprint, caName: "ProxyApp CA")
-        for marker in ["http://", "https://", "src=", "<script", "<link", "@import", "url("] {
-            XCTAssertFalse(html.contains(marker), "page contains \(marker)")
+    func testNoExternalAssets() throws {
+        let tagWithSource = try NSRegularExpression(pattern: "<[a-z]+[^>]*\\ssrc\\s*=", options: [.caseInsensitive])
+        for platform in [DevicePlatform.unknown, .iOS, .android, .macOS, .windows, .linux] {
+            let html = CertificateInstallPage.html(certificateFingerprintSHA256: fingerprint, caName: "ProxyApp CA",
+                                                   platform: platform)
+            for marker in ["http://", "https://", "<img", "<iframe", "<script", "<link", "@import", "url("] {
+                XCTAssertFalse(html.contains(marker), "\(platform) page contains \(marker)")
+            }
+            XCTAssertNil(tagWithSource.firstMatch(in: html, range: NSRange(html.startIndex..., in: html)),
+                         "\(platform) page has a tag loading something")
         }
     }
 
