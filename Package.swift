@@ -53,6 +53,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // libqrencode (Debian libqrencode-dev): QR codes of the CA page URL.
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // A QR code for a phone to scan: half blocks for the terminal, PNG for a file.
+        .target(name: "QRCode", dependencies: ["CQRencode", "CZlib"]),
         // c-ares (Debian's libc-ares-dev): DNS lookups all in flight at once on one thread of the engine's.
         .systemLibrary(name: "CAres", pkgConfig: "libcares", providers: [.apt(["libc-ares-dev"])]),
         // RE2 (Debian's libre2-dev) behind a small C API: C++ inside, a plain C header for Swift.
@@ -123,7 +127,7 @@ let package = Package(
         ),
         // The terminal UI: screen grid, flow-list model and rendering as pure functions, and a thin
         // termios/ANSI backend that redraws only changed cells.
-        .target(name: "TerminalUI", dependencies: ["ProxyModel", "BodyCodec"]),
+        .target(name: "TerminalUI", dependencies: ["ProxyModel", "BodyCodec", "QRCode"]),
         // HAR files from the capture store: shared by `proxyapp export --har` and the TUI.
         .target(name: "CaptureExport", dependencies: ["CaptureStore", "FlowExport", "ProxyModel"]),
         // The TUI application: the capture feed, the controller (keys to state to frames), the terminal loop.
@@ -139,7 +143,7 @@ let package = Package(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
-                "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore", "PersistentPins",
+                "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore", "PersistentPins", "QRCode",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -212,6 +216,7 @@ let package = Package(
         .target(name: "HARValidation", path: "Tests/Support/HARValidation"),
         .testTarget(name: "ProxyModelTests", dependencies: ["ProxyModel"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode", "ChildProcess", "TestSupport"]),
         // Test support: gzip, deflate, br and zstd encoders over the C libraries.
         .target(name: "Compressors", dependencies: ["CZlib", "CBrotli", "CZstd"], path: "Tests/Support/Compressors"),
         // ProxyCore for the WebSocket inflater tests: compressed messages through `WebSocketFrameReader`.
@@ -222,12 +227,13 @@ let package = Package(
                 path: "Tests/Support/WebSocketTestSupport"),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
-                                                       "TestSupport", "CaptureTestSupport"]),
+                                                       "TestSupport", "CaptureTestSupport", "QRCode"]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
+                           "ProxyCore", "ProxyEngine",
                            "RulesFile", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),

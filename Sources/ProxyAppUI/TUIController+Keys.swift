@@ -31,6 +31,7 @@ extension TUIController {
         case .help(let lines, let scroll, let returnTo): handleHelp(lines, scroll, returnTo, key)
         case .pins(let pins): handlePins(pins, key)
         case .page(let kind, let state): handlePage(kind, state, key)
+        case .qrCode(let index): handleQRCode(index, key)
         }
     }
 
@@ -95,6 +96,7 @@ extension TUIController {
             overlay = .copyMenu(id: id)
         case .showPins: loadPins()
         case .showInfo: screen = .page(.info, TextPageState())
+        case .showQRCode: screen = .qrCode(index: 0)
         case .showEventLog: showEventLog()
         case .openDetail: openDetail()
         default: performDetailAction(action)

@@ -20,6 +20,8 @@ public final class TUIController {
         case pins(PinsViewState)
         /// The `i` info screen or the `E` event log.
         case page(TextPageKind, TextPageState)
+        /// The `Q` screen: the QR code of the CA page of `scanTargets[index]`.
+        case qrCode(index: Int)
     }
 
     /// The read-only text screens.
@@ -230,6 +232,8 @@ public final class TUIController {
             grid = PinsRenderer.render(pins, ttl: context.pinTTL, timeZone: context.timeZone, size: size, message: message)
         case .page(let kind, let state):
             grid = renderPage(kind, state)
+        case .qrCode(let index):
+            grid = renderQRCode(index)
         }
         switch overlay {
         case .prompt(let kind, let editor, let error)?:

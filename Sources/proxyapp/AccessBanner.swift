@@ -15,9 +15,9 @@ enum AccessBanner {
         }
     }
 
-    /// One line per address a device on the network can use, with the CA page when HTTPS
-    /// interception is on; empty when the proxy listens on loopback only.
-    static func deviceLines(bound: [ListenAddress], interfaces: [LocalInterfaceAddress], caPage: Bool) -> [String] {
+    /// Each proxy URL a device on the network can use (`http://IP:PORT`) with its interface's
+    /// name, once each; empty when the proxy listens on loopback only.
+    static func deviceURLs(bound: [ListenAddress], interfaces: [LocalInterfaceAddress]) -> [(url: String, interface: String)] {
         var reachable: [(name: String, host: String, port: Int)] = []
         let usable = LocalInterfaces.usableFromLAN(interfaces)
         for address in bound where !address.isLoopback {
@@ -33,12 +33,19 @@ enum AccessBanner {
                 reachable.append((named?.interface ?? "", host, address.port))
             }
         }
-        guard !reachable.isEmpty else { return [] }
-        var lines = ["Devices on the network: set the proxy to one of these" + (caPage ? ", then open its CA page:" : ":")]
         var seen = Set<String>()
-        for entry in reachable where seen.insert("\(entry.host):\(entry.port)").inserted {
-            let url = "http://\(entry.host):\(entry.port)"
-            let label = entry.name.isEmpty ? "" : " (\(entry.name))"
+        return reachable.filter { seen.insert("\($0.host):\($0.port)").inserted }
+            .map { ("http://\($0.host):\($0.port)", $0.name) }
+    }
+
+    /// One line per address a device on the network can use, with the CA page when HTTPS
+    /// interception is on; empty when the proxy listens on loopback only.
+    static func deviceLines(bound: [ListenAddress], interfaces: [LocalInterfaceAddress], caPage: Bool) -> [String] {
+        let urls = deviceURLs(bound: bound, interfaces: interfaces)
+        guard !urls.isEmpty else { return [] }
+        var lines = ["Devices on the network: set the proxy to one of these" + (caPage ? ", then open its CA page:" : ":")]
+        for (url, interface) in urls {
+            let label = interface.isEmpty ? "" : " (\(interface))"
             lines.append("  \(url)\(label)" + (caPage ? "   CA: \(url)/ProxyCA.cer" : ""))
         }
         return lines

@@ -212,7 +212,9 @@ struct RunCommand: AsyncParsableCommand {
             let info = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
                                  capturePath: data.databasePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
                                  caCreatedNow: https?.createdNow ?? false,
-                                 devices: deviceLines.isEmpty ? [] : deviceLines + ["  " + accessLine])
+                                 devices: deviceLines.isEmpty ? [] : deviceLines + ["  " + accessLine],
+                                 scanTargets: AccessBanner.deviceURLs(bound: boundAll, interfaces: interfaces)
+                                    .map { ProxyInfo.ScanTarget(url: $0.url + "/", label: $0.interface) })
             let context = TUIContext(
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
                 rules: { liveRules.status.summary },

@@ -69,6 +69,7 @@ public struct KeyBindings: Sendable {
         KeyBinding(.character("y"), "y", .copy),
         KeyBinding(.character("p"), "p", .showPins),
         KeyBinding(.character("i"), "i", .showInfo),
+        KeyBinding(.character("Q"), "Q", .showQRCode),
         KeyBinding(.character("E"), "E", .showEventLog),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .quit),

@@ -23,6 +23,8 @@ public enum UIAction: Sendable, Hashable {
     case showPins
     /// The info screen (`i`): how to send traffic, the CA page, the rules, the files.
     case showInfo
+    /// A QR code of the CA page for a phone to scan (`Q`).
+    case showQRCode
     /// The proxy's log lines (`E`).
     case showEventLog
     case openDetail
@@ -55,6 +57,7 @@ public enum UIAction: Sendable, Hashable {
         case .copy: "copy: then u URL, c curl, b body, r raw request"
         case .showPins: "pinned domains"
         case .showInfo: "proxy info: how to send traffic, CA page, rules, files"
+        case .showQRCode: "QR code of the CA page for a phone (←/→ another address)"
         case .showEventLog: "event log: the proxy's log lines"
         case .openDetail: "open the flow"
         case .detail(let action): action.description

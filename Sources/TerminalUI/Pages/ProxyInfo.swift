@@ -30,10 +30,24 @@ public struct ProxyInfo: Sendable, Hashable {
     /// Where devices on the network reach the proxy, and who may use it (the banner's lines);
     /// empty when it listens on loopback only.
     public var devices: [String]
+    /// The CA page of each address a device on the network can use, for the `Q` screen's QR
+    /// code; empty when the proxy listens on loopback only.
+    public var scanTargets: [ScanTarget]
+
+    /// A URL a phone opens by scanning, and where it points (an interface's name).
+    public struct ScanTarget: Sendable, Hashable {
+        public var url: String
+        public var label: String
+
+        public init(url: String, label: String) {
+            self.url = url
+            self.label = label
+        }
+    }
 
     public init(proxy: Proxy = .none, listenAddress: String = "", dataDirectory: String = "", capturePath: String = "",
                 logPath: String = "", caCertificatePath: String = "", caCreatedNow: Bool = false, rules: [String] = [],
-                devices: [String] = []) {
+                devices: [String] = [], scanTargets: [ScanTarget] = []) {
         self.proxy = proxy
         self.listenAddress = listenAddress
         self.dataDirectory = dataDirectory
@@ -43,6 +57,7 @@ public struct ProxyInfo: Sendable, Hashable {
         self.caCreatedNow = caCreatedNow
         self.rules = rules
         self.devices = devices
+        self.scanTargets = scanTargets
     }
 }
 
