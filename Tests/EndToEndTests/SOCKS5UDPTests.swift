@@ -1,3 +1,4 @@
+import FakeDNS
 import Foundation
 import ProxyEngine
 import ProxyModel
@@ -55,6 +56,19 @@ final class SOCKS5UDPTests: XCTestCase {
             XCTAssertEqual(flow?.bytesDown, 8_004 + 10)
             XCTAssertTrue(flow?.note?.contains("2 datagrams up, 2 down") == true, flow?.note ?? "nil")
             XCTAssertNil(flow?.error)
+        }
+    }
+
+    /// A dual-stack listener (`::`) sees an IPv4 client at `::ffff:127.0.0.1`: the relay is
+    /// still bound, and named in the reply, as the IPv4 address the client can send to.
+    func testDualStackListenerAnswersWithTheIPv4Address() async throws {
+        try await withEcho({ $0.listenHost = "::" }) { proxy, echo in
+            let (control, relayPort) = try associate(proxy.port)
+            let client = try UDPClientSocket()
+            client.send(SOCKS5Wire.datagramHeader(host: "127.0.0.1", port: echo.port) + Data("v4".utf8), toPort: relayPort)
+            let answer = try XCTUnwrap(client.receive(timeout: 10))
+            XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasSuffix("echo:v4"))
+            control.close()
         }
     }
 
@@ -130,5 +144,44 @@ final class SOCKS5UDPTests: XCTestCase {
             let flows = try await proxy.waitForFlows(count: 2)
             XCTAssertEqual(flows.filter { $0.method == "UDP ASSOCIATE" }.count, 2)
         }
+    }
+
+    /// Datagrams waiting for names that never resolve are bounded per association (64 in all),
+    /// the rest dropped and counted; a destination already resolved is still relayed.
+    func testDatagramsWaitingForDNSAreBounded() async throws {
+        let dns = try await FakeDNSServer.start { name in
+            name == "echo.test" ? .addresses(["127.0.0.1"]) : name.hasSuffix(".silent.test") ? .silence : .failure(rcode: 3)
+        }
+        let resolver = try SystemHostResolver(configuration: .init(timeout: .seconds(20), servers: [dns.address]))
+        let echo = try await UDPEchoServer.start()
+        let proxy = try await ProxyHarness.start(resolver: resolver)
+        func cleanUp() async {
+            await proxy.shutdown()
+            await echo.shutdown()
+            await dns.shutdown()
+        }
+        do {
+            let (control, relayPort) = try associate(proxy.port)
+            let client = try UDPClientSocket()
+            client.send(SOCKS5Wire.datagramHeader(host: "echo.test", port: echo.port) + Data("first".utf8), toPort: relayPort)
+            XCTAssertNotNil(client.receive(timeout: 10))
+            for name in 0..<20 {
+                for _ in 0..<5 {
+                    client.send(SOCKS5Wire.datagramHeader(host: "n\(name).silent.test", port: 53) + Data(count: 512),
+                                toPort: relayPort)
+                }
+            }
+            client.send(SOCKS5Wire.datagramHeader(host: "echo.test", port: echo.port) + Data("meanwhile".utf8), toPort: relayPort)
+            let answer = try XCTUnwrap(client.receive(timeout: 10), "a destination already resolved is not held up")
+            XCTAssertTrue(String(decoding: answer, as: UTF8.self).hasSuffix("echo:meanwhile"))
+            control.close()
+            let flow = try await proxy.waitForFlows(count: 1).first
+            XCTAssertTrue(flow?.note?.contains("2 datagrams up, 2 down, 36 dropped (too many datagrams waiting for DNS)") == true,
+                          flow?.note ?? "nil")
+        } catch {
+            await cleanUp()
+            throw error
+        }
+        await cleanUp()
     }
 }

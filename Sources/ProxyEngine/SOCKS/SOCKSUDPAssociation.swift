@@ -41,8 +41,11 @@ final class SOCKSUDPAssociation {
 
     /// Destinations remembered per association; past it, new ones are dropped.
     static let maximumDestinations = 256
-    /// Datagrams held for one destination while its name resolves.
+    /// Datagrams held for one destination while its name resolves, and for all of them (each
+    /// may pin a 64 KiB receive buffer: at most 4 MiB per association).
     static let maximumHeldPerDestination = 16
+    static let maximumHeld = 64
+    private var held = 0
 
     private struct DestinationKey: Hashable {
         var destination: SOCKSDatagram.Destination
@@ -69,7 +72,9 @@ final class SOCKSUDPAssociation {
                      rules: RuleSet) -> EventLoopFuture<SOCKSUDPAssociation> {
         let association = SOCKSUDPAssociation(services: services, control: control, flow: flow, clientIP: clientIP,
                                               clientPort: clientPort, destinationGuard: destinationGuard, rules: rules)
-        let bindHost = control.localAddress?.ipAddress ?? "127.0.0.1"
+        // An IPv4 client of a dual-stack listener reached `::ffff:a.b.c.d`: bind (and answer with)
+        // a.b.c.d, which an IPv4-only device can send to.
+        let bindHost = control.localAddress?.ipAddress.flatMap { IPAddressBytes($0)?.description } ?? "127.0.0.1"
         let loopBound = NIOLoopBound(association, eventLoop: control.eventLoop)
         return DatagramBootstrap(group: control.eventLoop)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
@@ -175,10 +180,13 @@ final class SOCKSUDPAssociation {
                 send(payload, to: address)
             case .drop(let reason):
                 drop(reason)
-            case .resolving(var held):
-                guard held.count < Self.maximumHeldPerDestination else { return drop("too many datagrams waiting for DNS") }
-                held.append(payload)
-                decisions[key] = .resolving(held: held)
+            case .resolving(var waiting):
+                guard waiting.count < Self.maximumHeldPerDestination, held < Self.maximumHeld else {
+                    return drop("too many datagrams waiting for DNS")
+                }
+                held += 1
+                waiting.append(payload)
+                decisions[key] = .resolving(held: waiting)
             }
         }
     }
@@ -218,6 +226,7 @@ final class SOCKSUDPAssociation {
             .assumeIsolated()
             .whenComplete { result in
                 guard !self.closed, case .resolving(let held)? = self.decisions[key] else { return }
+                self.held -= held.count
                 switch result {
                 case .success(let addresses) where !addresses.isEmpty:
                     self.decisions[key] = .send(to: addresses[0])
