@@ -131,6 +131,28 @@ final class LANClientGuardTests: XCTestCase {
         }
     }
 
+    /// Refused in the protocol the client speaks: a SOCKS5 greeting gets "no acceptable method",
+    /// SOCKS4 "request rejected", a client that says nothing the HTTP 403 after a second.
+    func testClientOutsideAllowClientsIsRefusedInItsProtocol() async throws {
+        try await run({ access in
+            access.allowedClients = [try! IPNetwork.parse("203.0.113.0/24").get()]
+        }) { proxy, _, lan in
+            let socks5 = try RawClient(port: proxy.port, host: lan)
+            try socks5.send(Data([0x05, 0x01, 0x00]))
+            XCTAssertEqual(try socks5.receive(count: 2, timeout: 10), Data([0x05, 0xFF]))
+            XCTAssertTrue(try socks5.readUntilClose(timeout: 5))
+            let socks4 = try RawClient(port: proxy.port, host: lan)
+            try socks4.send(Data([0x04, 0x01, 0x00, 0x50, 127, 0, 0, 1, 0]))
+            XCTAssertEqual(try socks4.receive(count: 8, timeout: 10), Data([0x00, 0x5B, 0, 0, 0, 0, 0, 0]))
+            let silent = try RawClient(port: proxy.port, host: lan)
+            let response = try silent.readResponse(timeout: 10)
+            XCTAssertEqual(response.status, 403)
+            XCTAssertTrue(response.bodyText.contains("--allow-clients"), response.bodyText)
+            let curl = try await Curl.run(["--interface", lan, "-x", "socks5h://\(lan):\(proxy.port)", "http://example.invalid/"])
+            XCTAssertTrue(curl.stderr.contains("No authentication method was acceptable"), curl.stderr)
+        }
+    }
+
     func testAllowedNetworkNeedsNoPasswordButStillNoInternal() async throws {
         try await run({ access in
             access.allowedClients = [try! IPNetwork.parse("0.0.0.0/0").get()]

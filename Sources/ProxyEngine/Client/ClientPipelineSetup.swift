@@ -16,7 +16,8 @@ import ProxyCore
 ///
 /// A connection accepted beyond `--max-connections` gets none of these: only
 /// `ConnectionLimitRefusalHandler`, which answers 503 and closes; one from an address the access
-/// policy does not admit gets the same handler with a 403.
+/// policy does not admit gets `ClientRefusalHandler`: a 403, or the SOCKS refusal if its first
+/// byte says SOCKS.
 enum ClientPipelineSetup {
     /// Sets up a connection the listener accepted: takes a slot from the connection limit and
     /// lets its first bytes choose SOCKS5, HTTP/1 or HTTP/2 with prior knowledge
@@ -26,7 +27,13 @@ enum ClientPipelineSetup {
             services.refusalLog.note("refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(reason)")
             var response = channel.allocator.buffer(capacity: 256)
             response.writeString(ClientRefusal.response(ProxyFailure.clientNotAllowed(reason: reason)))
-            try channel.pipeline.syncOperations.addHandler(ConnectionLimitRefusalHandler(response: response))
+            // Waiting for the first byte (to refuse in SOCKS or HTTP) holds a slot, so refused
+            // clients cannot hold more descriptors than the limit; with none free, HTTP at once.
+            if services.connectionLimit.admit(channel) {
+                try channel.pipeline.syncOperations.addHandler(ClientRefusalHandler(httpResponse: response))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(ConnectionLimitRefusalHandler(response: response))
+            }
             return
         }
         guard services.connectionLimit.admit(channel) else {
