@@ -107,7 +107,8 @@ public enum InfoPage {
             "  export http_proxy=\(proxy) https_proxy=\(proxy)",
             "  (curl ignores HTTP_PROXY; other tools read HTTP_PROXY and HTTPS_PROXY too)",
         ]
-        return lines + info.devices
+        let scan = info.scanTargets.isEmpty ? [] : ["  Q shows the CA page as a QR code for a phone's camera."]
+        return lines + info.devices + scan
     }
 
     static func https(_ info: ProxyInfo) -> [String] {
