@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import ProxyCore
 import ProxyEngine
@@ -69,6 +70,39 @@ final class SOCKS5Tests: XCTestCase {
                 XCTAssertTrue(result.stderr.lowercased().contains("auth") || result.stderr.contains("SOCKS"), result.stderr)
             }
             XCTAssertEqual(fixture.origin.log.requests.count, 0)
+        }
+    }
+
+    /// PySocks (Debian's python3-socks, installed by scripts/test), the SOCKS library of many
+    /// Python tools: a login, a name the proxy resolves, a POST proxied and captured.
+    func testPySocksClient() async throws {
+        let script = """
+            import sys
+            import socks
+            s = socks.socksocket()
+            s.set_proxy(socks.SOCKS5, "127.0.0.1", int(sys.argv[1]), rdns=True, username="phone", password=sys.argv[3])
+            s.settimeout(10)
+            s.connect(("localhost", int(sys.argv[2])))
+            s.sendall(b"POST /echo/py HTTP/1.1\\r\\nHost: localhost\\r\\nContent-Length: 6\\r\\nConnection: close\\r\\n\\r\\npysock")
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            sys.stdout.write(data.decode("latin-1"))
+            """
+        try await InterceptingFixture.run(configure: Self.withAuth) { fixture in
+            let outcome = try await ChildProcess.run(
+                "/usr/bin/python3", ["-c", script, "\(fixture.proxy.port)", "\(fixture.origin.port)", Self.password], timeout: 20)
+            let errors = String(decoding: outcome.stderr, as: UTF8.self)
+            XCTAssertFalse(errors.contains("No module named 'socks'"), "install Debian's python3-socks (scripts/test does)")
+            let output = String(decoding: outcome.stdout, as: UTF8.self)
+            XCTAssertTrue(output.hasPrefix("HTTP/1.1 200"), output + errors)
+            XCTAssertTrue(output.hasSuffix("pysock"), output)
+            let flow = try await fixture.proxy.waitForFlows(count: 1).first { $0.path == "/echo/py" }
+            XCTAssertEqual(flow?.method, "POST")
+            XCTAssertEqual(flow?.status, 200)
         }
     }
 
