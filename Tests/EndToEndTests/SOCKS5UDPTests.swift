@@ -48,8 +48,10 @@ final class SOCKS5UDPTests: XCTestCase {
             }
             control.close()
             let flow = try await proxy.waitForFlows(count: 1).first
-            XCTAssertEqual(flow?.method, "UDP ASSOCIATE")
+            XCTAssertEqual(flow?.method, "UDP")
             XCTAssertEqual(flow?.scheme, "udp")
+            XCTAssertEqual(flow?.status, 200)
+            XCTAssertEqual(flow?.reason, "UDP relay established")
             XCTAssertEqual(flow?.host, "127.0.0.1")
             XCTAssertEqual(flow?.port, echo.port)
             XCTAssertEqual(flow?.bytesUp, 8_004)
@@ -142,7 +144,7 @@ final class SOCKS5UDPTests: XCTestCase {
             let (idle, _) = try associate(proxy.port)
             XCTAssertTrue(try idle.readUntilClose(timeout: 10), "an idle association is closed")
             let flows = try await proxy.waitForFlows(count: 2)
-            XCTAssertEqual(flows.filter { $0.method == "UDP ASSOCIATE" }.count, 2)
+            XCTAssertEqual(flows.filter { $0.method == "UDP" }.count, 2)
         }
     }
 

@@ -7,7 +7,7 @@ extension HAREntryWriter {
         let target = isTunnel ? Self.authority(flow) : flow.path
         json.beginObject()
         json.key("method"); json.string(flow.method)
-        json.key("url"); json.string(isTunnel ? "https://\(Self.authority(flow))" : flow.url)
+        json.key("url"); json.string(isTunnel ? "\(flow.scheme == "udp" ? "udp" : "https")://\(Self.authority(flow))" : flow.url)
         json.key("httpVersion"); json.string(Self.harVersion(flow.httpVersion))
         json.key("headers"); writeHeaders(flow.requestHeaders)
         json.key("queryString")

@@ -6,8 +6,8 @@ import ProxyModel
 ///
 /// It holds nothing between entries: an export's memory is one flow and its decoded bodies.
 ///
-/// A tunnel is a CONNECT entry whose url is `https://host:port` (as Charles exports them), so
-/// its byte counts and notes are not lost. Fields HAR 1.2 lacks are `_`-prefixed: cookie
+/// A tunnel is a CONNECT entry whose url is `https://host:port` (as Charles exports them; a
+/// SOCKS5 UDP relay's is `udp://host:port`), so its byte counts and notes are not lost. Fields HAR 1.2 lacks are `_`-prefixed: cookie
 /// `SameSite` is `_sameSite`, a `postData` in base64 says so in `_encoding`.
 struct HAREntryWriter {
     let json: JSONEmitter

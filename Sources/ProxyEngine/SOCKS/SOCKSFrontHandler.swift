@@ -210,10 +210,10 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// then only keeps the association alive.
     private func associate(_ flow: Flow, clientPort: Int, context: ChannelHandlerContext) {
         var flow = flow
-        flow.method = "UDP ASSOCIATE"
+        flow.method = "UDP"  // a token, like every method a flow has (HAR, curl and the list read it as one)
         flow.scheme = "udp"
-        flow.host = ""
-        flow.port = 0
+        // Host and port stay what the client named (where it sends from, often 0.0.0.0:0) until
+        // the association ends with a first destination to show instead.
         guard let clientIP = context.channel.remoteAddress?.ipAddress.flatMap({ IPAddressBytes($0) }) else {
             return refuse(flow, reply: .serverFailure, reason: "the client's address is unknown", context)
         }
@@ -235,6 +235,7 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
                         return
                     }
                     self.done = true
+                    association.established()
                     context.writeAndFlush(self.wrapOutboundOut(.response(.init(reply: .succeeded, boundAddress: .address(bound)))),
                                           promise: nil)
                     self.handOver(to: SOCKSUDPControlHandler(association: association), context: context)

@@ -18,7 +18,7 @@ import Rules
 ///   resolved as connections' are (a `dns` rule's addresses first).
 /// - Fragments (FRAG ≠ 0) and malformed headers are dropped and counted.
 /// - The association ends with its TCP control connection, or after the client idle timeout
-///   without a datagram; it is then one flow (`UDP ASSOCIATE`, scheme `udp`) with its byte and
+///   without a datagram; it is then one flow (method `UDP`, scheme `udp`) with its byte and
 ///   datagram counts and destinations.
 ///
 /// Everything runs on the control connection's event loop.
@@ -105,6 +105,12 @@ final class SOCKSUDPAssociation {
 
     /// The socket's address, for the reply's BND.ADDR and BND.PORT.
     var boundAddress: SocketAddress? { socket?.localAddress }
+
+    /// The client was told the relay's address: the flow reads as an open tunnel's does.
+    func established() {
+        flow.status = 200
+        flow.reason = "UDP relay established"
+    }
 
     /// Ends the association (its control connection closed, or it idled out) and records it.
     func close() {

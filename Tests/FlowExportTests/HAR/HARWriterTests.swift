@@ -211,6 +211,18 @@ final class HARWriterTests: XCTestCase {
         XCTAssertEqual(entry["time"] as? Double, 1000)
     }
 
+    /// A SOCKS5 UDP relay is a tunnel entry too, its url `udp://` rather than `https://`.
+    func testUDPRelayIsATunnelEntryWithAUDPURL() throws {
+        var flow = SampleFlows.tunnel
+        flow.method = "UDP"
+        flow.scheme = "udp"
+        flow.host = "192.0.2.53"
+        flow.port = 53
+        let request = try XCTUnwrap(try entry(flow)["request"] as? [String: Any])
+        XCTAssertEqual(request["method"] as? String, "UDP")
+        XCTAssertEqual(request["url"] as? String, "udp://192.0.2.53:53")
+    }
+
     func testControlAndNonASCIICharactersRoundTrip() throws {
         let flow = SampleFlows.awkwardHeaders
         let data = try exportHAR([flow])
