@@ -79,7 +79,10 @@ final class RulesRewriteTests: XCTestCase {
 
             let flows = try await fixture.proxy.waitForFlows(count: 2)
             let tunnel = try XCTUnwrap(flows.first { $0.kind == .tunnel })
-            XCTAssertEqual(tunnel.note, "not decrypted: excluded by ssl_proxying")
+            // curl may close with the server's session tickets unread: its kernel's reset is then
+            // noted after the reason (an ordinary end, not an error).
+            XCTAssertTrue(tunnel.note?.hasPrefix("not decrypted: excluded by ssl_proxying") == true, tunnel.note ?? "nil")
+            XCTAssertNil(tunnel.error)
             XCTAssertEqual(tunnel.appliedRules, ["ssl_proxying"])
             XCTAssertGreaterThan(tunnel.bytesDown, 0)
             let http = try XCTUnwrap(flows.first { $0.kind == .http })
