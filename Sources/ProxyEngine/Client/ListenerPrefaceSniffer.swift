@@ -1,4 +1,5 @@
 import NIOCore
+import ProxyCore
 import NIOSOCKS
 
 /// Tells, from a listener connection's first bytes, whether the client speaks SOCKS5 (first byte
@@ -14,11 +15,9 @@ import NIOSOCKS
 ///
 /// Over h2c each stream is a request to the proxy itself (its built-in pages: the CA download) —
 /// the ground for reverse-proxy use. Forward proxying over HTTP/2 goes through CONNECT.
-final class ListenerPrefaceSniffer: ChannelDuplexHandler, RemovableChannelHandler {
+final class ListenerPrefaceSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
 
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
@@ -117,12 +116,11 @@ final class ListenerPrefaceSniffer: ChannelDuplexHandler, RemovableChannelHandle
                 try context.pipeline.syncOperations.addHandlers([SOCKSServerHandshakeHandler(),
                                                                  SOCKSFrontHandler(services: services)])
             case .socks4:
-                // SOCKS4's "request rejected" (0x5B): SOCKS4 has no login and no IPv6.
                 services.refusalLog.note("refused a SOCKS4 client from \(context.channel.remoteAddress?.ipAddress ?? "?"): "
                                          + "only SOCKS5 is served")
                 seen = nil
                 let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: [0x00, 0x5B, 0, 0, 0, 0, 0, 0])))
+                context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: SOCKSRefusal.socks4Rejected)))
                     .whenComplete { _ in channel.close(promise: nil) }
                 return
             case .http1, .undecided:

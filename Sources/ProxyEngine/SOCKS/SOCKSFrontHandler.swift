@@ -63,8 +63,11 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // NIOSOCKS refuses what is not SOCKS5 (a wrong version, a bad address type): nothing
-        // more can be said to the client in its protocol than closing.
-        if !done { services.refusalLog.note("closed a SOCKS connection from \(clientAddress): it did not speak SOCKS5") }
+        // more can be said to the client in its protocol than closing. A socket error (a reset)
+        // is the client leaving, not a refusal worth a log line.
+        if !done, !(error is IOError) {
+            services.refusalLog.note("closed a SOCKS connection from \(clientAddress): it did not speak SOCKS5")
+        }
         done = true
         context.close(promise: nil)
     }

@@ -1,4 +1,5 @@
 import NIOCore
+import ProxyCore
 
 /// Refuses a client whose address `--allow-clients` does not admit, in the protocol it speaks:
 /// it waits (at most `wait`) for the first byte, then answers a SOCKS5 greeting with "no
@@ -36,8 +37,8 @@ final class ClientRefusalHandler: ChannelInboundHandler, RemovableChannelHandler
         guard !answered else { return }
         let buffer = unwrapInboundIn(data)
         switch buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) {
-        case 0x05?: answer(context.channel.allocator.buffer(bytes: [0x05, 0xFF]), context)
-        case 0x04?: answer(context.channel.allocator.buffer(bytes: [0x00, 0x5B, 0, 0, 0, 0, 0, 0]), context)
+        case 0x05?: answer(context.channel.allocator.buffer(bytes: SOCKSRefusal.noAcceptableMethod), context)
+        case 0x04?: answer(context.channel.allocator.buffer(bytes: SOCKSRefusal.socks4Rejected), context)
         case .some: answer(httpResponse, context)
         case nil: return
         }

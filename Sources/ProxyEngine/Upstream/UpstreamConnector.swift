@@ -76,18 +76,14 @@ final class UpstreamConnector: Sendable {
         if let overrides {
             // A dns rule: connect to these, whatever the host resolves to (the loader checked
             // they are IP literals).
-            resolved = eventLoop.makeSucceededFuture(overrides.compactMap { try? SocketAddress(ipAddress: $0, port: port) })
+            resolved = eventLoop.makeCompletedFuture {
+                try Self.droppingInternal(overrides.compactMap { try? SocketAddress(ipAddress: $0, port: port) },
+                                          host: host, policy: guardPolicy)
+            }
         } else {
-            resolved = resolver.resolve(host: host, port: port, on: eventLoop)
+            resolved = resolve(host: host, port: port, refusingInternal: guardPolicy, on: eventLoop)
         }
         return resolved
-            .flatMapErrorThrowing { error in
-                if error is ProxyFailure { throw error }
-                throw ProxyFailure.dnsFailure(host: host, reason: "\(error)")
-            }
-            .flatMapThrowing { addresses in
-                try Self.droppingInternal(addresses, host: host, policy: guardPolicy)
-            }
             .flatMap { addresses in
                 let resolved = NIODeadline.now()
                 let dns = isLiteral ? -1 : Self.milliseconds(from: started, to: resolved)
