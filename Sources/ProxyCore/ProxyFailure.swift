@@ -47,11 +47,14 @@ public enum ProxyFailure: Error, Sendable, Hashable {
     case clientNotAllowed(reason: String)
     /// A client from another machine asked for this machine's own services (`--allow-internal`).
     case internalDestination(host: String, address: String)
+    /// The upstream proxy (`--upstream-proxy`, an `upstream_proxy` rule) could not be reached or
+    /// would not open the way on (`proxy`: its URL without the password).
+    case upstreamProxyFailed(proxy: String, reason: String)
 
     public var statusCode: Int {
         switch self {
         case .dnsFailure, .connectionRefused, .connectFailed, .upstreamClosed, .upstreamProtocolError,
-             .upstreamCertificateInvalid, .upstreamTLSFailed, .heldExchangeAborted:
+             .upstreamCertificateInvalid, .upstreamTLSFailed, .heldExchangeAborted, .upstreamProxyFailed:
             return 502
         case .dnsTimeout, .connectTimeout, .upstreamTimeout, .upstreamStalledReading, .heldExchangeTimedOut:
             return 504
@@ -90,6 +93,7 @@ public enum ProxyFailure: Error, Sendable, Hashable {
         case .heldExchangeTimedOut: return "http_response_timeout"
         case .proxyAuthenticationRequired, .clientNotAllowed: return "http_request_denied"
         case .internalDestination: return "destination_ip_prohibited"
+        case .upstreamProxyFailed: return "destination_unavailable"
         }
     }
 
@@ -156,6 +160,8 @@ public enum ProxyFailure: Error, Sendable, Hashable {
             let named = host == address ? address : "'\(host)' (\(address))"
             return "\(named) is on the proxy's own machine: clients from other machines may not reach it "
                 + "(run the proxy with --allow-internal to permit it)"
+        case .upstreamProxyFailed(let proxy, let reason):
+            return "upstream proxy \(proxy): \(reason)"
         }
     }
 

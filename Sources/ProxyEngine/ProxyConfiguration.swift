@@ -32,6 +32,8 @@ public struct ProxyConfiguration: Sendable {
     /// Idle upstream connections kept in all, split evenly between the event loops; nil derives
     /// it from `maxConnections` (`ConnectionBudget`).
     public var maxIdleUpstreamConnections: Int?
+    /// The upstream proxy origins are reached through, and the hosts that bypass it.
+    public var upstreamProxies = UpstreamProxySettings()
     /// The root CA the built-in pages offer for download (nil: HTTPS interception is off).
     public var rootCertificate: RootCertificateDownload?
 

@@ -4,7 +4,7 @@ import ProxyCore
 import Rules
 import Yams
 
-/// The five actions: block, map_local, map_remote, dns, rewrite.
+/// The six actions: block, map_local, map_remote, dns, rewrite, upstream_proxy.
 extension RulesFileParser {
     mutating func action(_ kind: RuleKind, _ node: Node, checkFiles: Bool) -> RuleAction? {
         switch kind {
@@ -13,6 +13,35 @@ extension RulesFileParser {
         case .mapRemote: return mapRemote(node).map(RuleAction.mapRemote)
         case .dns: return dns(node).map(RuleAction.dns)
         case .rewrite: return rewrite(node).map(RuleAction.rewrite)
+        case .upstreamProxy: return upstreamProxy(node).map(RuleAction.upstreamProxy)
+        }
+    }
+
+    private mutating func upstreamProxy(_ node: Node) -> UpstreamProxyAction? {
+        guard let entries = nodes.mapping(node, "upstream_proxy", allowed: ["url", "direct"]) else { return nil }
+        let example = "e.g. upstream_proxy: { url: http://proxy.corp:3128 } or upstream_proxy: { direct: true }"
+        guard entries.count < 2 else {
+            nodes.fail(node, "upstream_proxy takes either 'url:' or 'direct: true', not both")
+            return nil
+        }
+        guard let entry = entries.first else {
+            nodes.missing(node, "upstream_proxy needs 'url:' or 'direct: true', \(example)")
+            return nil
+        }
+        if entry.key == "direct" {
+            guard let direct = nodes.bool(entry.value, "upstream_proxy direct") else { return nil }
+            guard direct else {
+                nodes.fail(entry.value, "upstream_proxy direct: false means nothing: give 'url:' instead, \(example)")
+                return nil
+            }
+            return .direct
+        }
+        guard let text = nodes.string(entry.value, "upstream_proxy url") else { return nil }
+        switch UpstreamProxy.parse(text) {
+        case .success(let proxy): return .proxy(proxy)
+        case .failure(let error):
+            nodes.fail(entry.value, "upstream_proxy url: \(error.reason)")
+            return nil
         }
     }
 

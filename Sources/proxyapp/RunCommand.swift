@@ -25,6 +25,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Network and access") var network: NetworkAccessOptions
 
+    @OptionGroup(title: "Upstream proxy") var upstream: UpstreamProxyOptions
+
     @OptionGroup var data: DataDirectoryOptions
 
     @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
@@ -130,6 +132,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.upstreamTimeout = .seconds(Int64(upstreamTimeout))
         configuration.rootCertificate = https?.rootCertificate
         configuration.maxConnections = maxConnections
+        configuration.upstreamProxies = upstream.settings
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         // DNS has a thread of its own, every lookup in flight at once: a name that never
@@ -180,6 +183,7 @@ struct RunCommand: AsyncParsableCommand {
         if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
+        if let line = upstream.bannerLine { banner += TerminalText.escaped(line) + "\n" }
         // The rules line is written when the banner is printed: after the TUI quits, it says the
         // rules as they are then, not as they were at start.
         let bannerHead = banner

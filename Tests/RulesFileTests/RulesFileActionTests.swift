@@ -1,4 +1,5 @@
 import Foundation
+import ProxyCore
 @testable import Rules
 @testable import RulesFile
 import RulesTestSupport
@@ -205,5 +206,36 @@ final class RulesFileActionTests: XCTestCase {
         let rules = try RulesTestSupport.parse(rule("dns: { to: [\"[0:0::1]\", 10.0.0.1] }"))
         guard case .dns(let dns) = rules.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(dns.addresses, ["::1", "10.0.0.1"])
+    }
+    // MARK: - upstream_proxy
+
+    /// upstream_proxy takes a URL the CLI would take, or direct: true; never both, never neither.
+    func testUpstreamProxyProblems() {
+        assertActionIssue("upstream_proxy: http://p:1", 21, "upstream_proxy must be a mapping (key: value lines), not 'http://p:1'")
+        assertActionIssue("upstream_proxy: {}", 21,
+                          "upstream_proxy needs 'url:' or 'direct: true', e.g. upstream_proxy: { url: http://proxy.corp:3128 } "
+                          + "or upstream_proxy: { direct: true }")
+        assertActionIssue("upstream_proxy: { url: \"http://p:1\", direct: true }", 21,
+                          "upstream_proxy takes either 'url:' or 'direct: true', not both")
+        assertActionIssue("upstream_proxy: { direct: false }", 31,
+                          "upstream_proxy direct: false means nothing: give 'url:' instead, e.g. upstream_proxy: "
+                          + "{ url: http://proxy.corp:3128 } or upstream_proxy: { direct: true }")
+        assertActionIssue("upstream_proxy: { url: \"https://p:1\" }", 28,
+                          "upstream_proxy url: TLS to the upstream proxy (https://) is not supported: write http://HOST:PORT "
+                          + "(HTTPS requests still go through it encrypted, with CONNECT)")
+        assertActionIssue("upstream_proxy: { url: \"http://al:secret@p\" }", 28,
+                          "upstream_proxy url: 'http://…@p' has no port: write http://p:PORT")
+        assertActionIssue("upstream_proxy: { via: x }", 23,
+                          "unknown key 'via' in upstream_proxy (expected one of: url, direct)")
+    }
+
+    func testUpstreamProxyRoutes() throws {
+        let proxied = try RulesTestSupport.parse(rule("upstream_proxy: { url: \"socks5h://u:p%21@127.0.0.1:9050\" }"))
+        guard case .upstreamProxy(let route) = proxied.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(route.proxy, UpstreamProxy(scheme: .socks5h, host: "127.0.0.1", port: 9050, user: "u", password: "p!"))
+        XCTAssertEqual(proxied.rules.first?.actionDescription, "upstream_proxy through socks5h://u@127.0.0.1:9050")
+        let direct = try RulesTestSupport.parse(rule("upstream_proxy: { direct: true }"))
+        guard case .upstreamProxy(.direct) = direct.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(direct.rules.first?.actionDescription, "upstream_proxy direct")
     }
 }

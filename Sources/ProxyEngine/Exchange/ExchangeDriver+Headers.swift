@@ -6,6 +6,22 @@ import ProxyCore
 /// The header rules of a forwarded exchange that need no state: hop-by-hop filtering, the
 /// upstream `Host`, and how upstream errors become failures.
 extension ExchangeDriver {
+    /// The request head as written upstream. Through an HTTP upstream proxy with no tunnel
+    /// (plain HTTP) the target is in absolute form, as the proxy needs it, with the proxy's login.
+    var headAsSent: HTTPRequestHead {
+        guard let proxy = key.via, proxy.scheme == .http, upstreamTLS == nil else { return upstreamHead }
+        var head = upstreamHead
+        // A dns rule's address stands in for the name: the proxy would resolve the name itself.
+        let named = addresses?.first ?? key.host
+        let host = named.contains(":") ? "[\(named)]" : named
+        let origin = "http://" + host + (key.port == 80 ? "" : ":\(key.port)")
+        head.uri = head.uri == "*" ? origin : origin + head.uri
+        if let authorization = proxy.basicAuthorization {
+            head.headers.replaceOrAdd(name: "Proxy-Authorization", value: authorization)
+        }
+        return head
+    }
+
     /// Whether any header could be hop-by-hop; most messages have none, and then the headers
     /// are forwarded as they are, without a copy.
     static func hasHopByHopHeader(_ headers: HTTPHeaders) -> Bool {

@@ -36,7 +36,8 @@ extension ExchangeDriver {
             authority: destination.clientAuthority
                 ?? Self.authority(host: destination.host, port: destination.port, scheme: destination.scheme),
             framing: framing)
-        switch RequestRouting.decide(request, rules: services.rules.current) {
+        switch RequestRouting.decide(request, rules: services.rules.current,
+                                     upstream: services.configuration.upstreamProxies) {
         case .block(let rule):
             recorder.applied(rule: rule.name, note: nil)
             localAnswer = .block(rule)
@@ -84,7 +85,8 @@ extension ExchangeDriver {
         addresses = target.addresses
         key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
                     addressOverride: target.addresses?.joined(separator: ","),
-                    guardsInternal: client.destinationGuard != nil && Self.goesWhereAsked(request, target))
+                    guardsInternal: client.destinationGuard != nil && Self.goesWhereAsked(request, target),
+                    via: target.upstreamProxy)
         for name in target.appliedRules {
             recorder.applied(rule: name, note: nil)
         }

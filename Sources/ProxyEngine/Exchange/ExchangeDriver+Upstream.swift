@@ -44,7 +44,7 @@ extension ExchangeDriver {
         }
         services.connector.connect(host: key.host, port: key.port, addresses: addresses, kind: .http, tls: upstreamTLS,
                                    refusingInternal: key.guardsInternal ? client.destinationGuard : nil,
-                                   on: client.eventLoop)
+                                   via: key.via, on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 // The exchange may have finished meanwhile (the client left): the machine then
@@ -176,6 +176,17 @@ extension ExchangeDriver {
     func upstreamReceived(_ part: HTTPClientResponsePart) {
         switch part {
         case .head(let head):
+            if head.status == .proxyAuthenticationRequired, let proxy = key.via, proxy.scheme == .http, upstreamTLS == nil {
+                // The upstream proxy's own login, not the origin's answer: passed on, it would
+                // look like this proxy asking the client to log in.
+                closeUpstream()
+                perform(machine.upstreamFailed(.upstreamProxyFailed(
+                    proxy: proxy.description,
+                    reason: proxy.user == nil
+                        ? "asks for a login (407): give it in the URL, \(proxy.loginExample)"
+                        : "refused the login for user '\(proxy.user!)' (407)"), mayRetry: false))
+                return
+            }
             // Taken for every head, in order, so the origin's phrases stay matched to heads.
             originStatus = upstream?.handler.statusWithOriginPhrase(head.status) ?? head.status
             originResponseHead = head

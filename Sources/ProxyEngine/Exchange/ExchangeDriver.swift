@@ -193,7 +193,7 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
             case .openUpstream(let allowReuse):
                 openUpstream(allowReuse: allowReuse)
             case .sendRequestHead:
-                upstream?.handler.send(.head(upstreamHead))
+                upstream?.handler.send(.head(headAsSent))
             case .sendRequestBody:
                 recorder.requestBody(body!)
                 sendUpstream(body!)

@@ -254,13 +254,20 @@ final class InterceptedTunnel {
 
     /// A raw connection to the CONNECT target (the rules' dns override applies), its timings on the flow.
     private func dialOrigin() -> EventLoopFuture<any Channel>.Isolated {
-        let dns = rules.dnsOverride(host: HostName.normalized(host), port: port)
-        if let dns, !dnsRuleNoted {
+        let normalized = HostName.normalized(host)
+        let dns = rules.dnsOverride(host: normalized, port: port)
+        let route = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules)
+        if !dnsRuleNoted {
             dnsRuleNoted = true
-            flow.appliedRules.append(dns.name)
+            if let dns { flow.appliedRules.append(dns.name) }
+            if let rule = route.rule { flow.appliedRules.append(rule) }
+            if let proxy = route.proxy {
+                flow.note = [flow.note, UpstreamProxySettings.note(proxy)].compactMap { $0 }.joined(separator: "; ")
+            }
         }
         return services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                          refusingInternal: dns == nil ? destinationGuard : nil, on: channel.eventLoop)
+                                          refusingInternal: dns == nil ? destinationGuard : nil, via: route.proxy,
+                                          on: channel.eventLoop)
             .assumeIsolated()
             .map { connected in
                 self.flow.timings.dns = connected.1.dns

@@ -27,6 +27,8 @@ struct UpstreamDestination {
     var authority: String
     /// Connect here instead of resolving `host` (a dns rule).
     var addresses: [String]?
+    /// Go through this upstream proxy (`UpstreamProxySettings`); nil: direct.
+    var upstreamProxy: UpstreamProxy?
     var rewrite: AppliedRule<RewriteAction>?
     /// Names of the rules that act on the exchange, in the order they act.
     var appliedRules: [String] = []
@@ -43,10 +45,17 @@ enum RequestRouting {
         case forward(UpstreamDestination)
     }
 
-    static func decide(_ request: ClientRequest, rules: RuleSet) -> Decision {
+    static func decide(_ request: ClientRequest, rules: RuleSet,
+                       upstream: UpstreamProxySettings = UpstreamProxySettings()) -> Decision {
         var target = UpstreamDestination(scheme: request.scheme, host: request.host, port: request.port,
                                     pathAndQuery: request.pathAndQuery, authority: request.authority)
-        if rules.isInert { return .forward(target) }
+        if rules.isInert {
+            if upstream.proxy != nil {
+                target.upstreamProxy = upstream.proxy(forHost: HostName.normalized(request.host), rule: nil)
+                if let proxy = target.upstreamProxy { target.notes.append(UpstreamProxySettings.note(proxy)) }
+            }
+            return .forward(target)
+        }
         let facts = RequestFacts(scheme: request.scheme, host: HostName.normalized(request.host), port: request.port,
                                  method: request.head.method.rawValue, pathAndQuery: request.pathAndQuery)
         let plan = rules.plan(for: facts)
@@ -74,6 +83,10 @@ enum RequestRouting {
             target.rewrite = rewrite
             target.appliedRules.append(rewrite.name)
         }
+        let route = plan.upstreamProxy
+        target.upstreamProxy = upstream.proxy(forHost: upstreamHost, rule: route?.action)
+        if let route { target.appliedRules.append(route.name) }
+        if let proxy = target.upstreamProxy { target.notes.append(UpstreamProxySettings.note(proxy)) }
         return .forward(target)
     }
 }

@@ -190,7 +190,12 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             flow.appliedRules.append("ssl_proxying")
         }
         if let dns { flow.appliedRules.append(dns.name) }
-        relay(flow, host: host, port: port, addresses: dns?.action.addresses, context: context)
+        let route = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules)
+        if let rule = route.rule { flow.appliedRules.append(rule) }
+        if let proxy = route.proxy {
+            flow.note = [flow.note, UpstreamProxySettings.note(proxy)].compactMap { $0 }.joined(separator: "; ")
+        }
+        relay(flow, host: host, port: port, addresses: dns?.action.addresses, via: route.proxy, context: context)
     }
 
     /// Answers "succeeded" and hands the connection to the same first-bytes decision as an
@@ -249,11 +254,13 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Dials the target first (reads paused meanwhile), so a failure is a SOCKS reply code; then
     /// a byte relay recorded as the flow.
-    private func relay(_ flow: Flow, host: String, port: Int, addresses: [String]?, context: ChannelHandlerContext) {
+    private func relay(_ flow: Flow, host: String, port: Int, addresses: [String]?, via proxy: UpstreamProxy?,
+                       context: ChannelHandlerContext) {
         let channel = context.channel
         channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         services.connector.connect(host: host, port: port, addresses: addresses, kind: .raw, tls: nil,
-                                   refusingInternal: addresses == nil ? destinationGuard : nil, on: channel.eventLoop)
+                                   refusingInternal: addresses == nil ? destinationGuard : nil, via: proxy,
+                                   on: channel.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
                 var flow = flow

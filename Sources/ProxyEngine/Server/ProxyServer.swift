@@ -20,7 +20,7 @@ public final class ProxyServer: Sendable {
     ///   - resolver: resolves upstream host names (`SystemHostResolver`: c-ares on a thread of its own).
     ///   - interception: HTTPS interception (root CA leaves, upstream TLS, pins); nil keeps
     ///     every CONNECT a byte tunnel.
-    ///   - rules: the rules in force (block, map-local, map-remote, dns, rewrite, SSL-proxying
+    ///   - rules: the rules in force (block, map-local, map-remote, dns, rewrite, upstream proxy, SSL-proxying
     ///     lists); swapped by whoever reloads the rules file.
     ///   - blockingPool: runs map-local file reads and large body rewrites off the event loops
     ///     (never DNS lookups, which the resolver runs on a thread of its own).

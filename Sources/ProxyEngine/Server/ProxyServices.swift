@@ -71,6 +71,12 @@ protocol UpstreamConnecting: Sendable {
         refusingInternal: ClientAccessPolicy?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
 
+    /// As above, through `via` when it is an upstream proxy (`UpstreamProxyRoute`).
+    func connect(
+        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
+        refusingInternal: ClientAccessPolicy?, via: UpstreamProxy?, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)>
+
     /// Resolves `host` as `connect` would, without connecting (SOCKS UDP destinations).
     func resolve(host: String, port: Int, refusingInternal: ClientAccessPolicy?,
                  on eventLoop: any EventLoop) -> EventLoopFuture<[SocketAddress]>
@@ -83,6 +89,15 @@ extension UpstreamConnecting {
         refusingInternal: ClientAccessPolicy?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         connect(host: host, port: port, addresses: addresses, kind: kind, tls: tls, on: eventLoop)
+    }
+
+    /// Test connectors know no upstream proxies.
+    func connect(
+        host: String, port: Int, addresses: [String]?, kind: UpstreamPipelineKind, tls: UpstreamTLSSettings?,
+        refusingInternal: ClientAccessPolicy?, via: UpstreamProxy?, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
+        connect(host: host, port: port, addresses: addresses, kind: kind, tls: tls, refusingInternal: refusingInternal,
+                on: eventLoop)
     }
 
     /// Test connectors resolve nothing: IP literals only.

@@ -1,4 +1,5 @@
 import NIOCore
+import ProxyCore
 
 /// Idle upstream HTTP connections kept for reuse, per origin, for one event loop.
 ///
@@ -23,6 +24,8 @@ final class UpstreamConnectionPool {
         /// clients that are not (and the other way round), so a pooled connection to a local
         /// service never reaches a guarded client.
         var guardsInternal = false
+        /// The upstream proxy the connection goes through; nil: direct.
+        var via: UpstreamProxy?
     }
 
     private struct Entry {

@@ -70,45 +70,86 @@ final class UpstreamConnector: Sendable {
         host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
         tls: UpstreamTLSSettings?, refusingInternal guardPolicy: ClientAccessPolicy?, on eventLoop: any EventLoop
     ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
+        connect(host: host, port: port, addresses: overrides, kind: kind, tls: tls, refusingInternal: guardPolicy,
+                via: nil, on: eventLoop)
+    }
+
+    /// Opens the connection, through `proxy` when one is given (`UpstreamProxyRoute`).
+    func connect(
+        host: String, port: Int, addresses overrides: [String]? = nil, kind: UpstreamPipelineKind,
+        tls: UpstreamTLSSettings?, refusingInternal guardPolicy: ClientAccessPolicy?, via proxy: UpstreamProxy?,
+        on eventLoop: any EventLoop
+    ) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
         let started = NIODeadline.now()
-        let isLiteral = overrides != nil || (try? SocketAddress(ipAddress: host, port: port)) != nil
+        if let proxy {
+            let planned = UpstreamProxyRoute.plan(proxy: proxy, host: host, port: port, addresses: overrides,
+                                                  tunnels: kind == .raw || tls != nil, guardPolicy: guardPolicy,
+                                                  connector: self, on: eventLoop)
+            return planned.flatMap { planned in
+                let dialled = NIODeadline.now()
+                return self.connect(to: planned.proxyAddresses[...], host: proxy.host, port: proxy.port, kind: kind,
+                                    tls: tls, through: planned.handshake.map { ($0, host, port) }, on: eventLoop,
+                                    lastError: nil)
+                    .flatMapErrorThrowing { error in
+                        if let failure = error as? ProxyFailure, case .upstreamProxyFailed = failure { throw failure }
+                        throw ProxyFailure.upstreamProxyFailed(
+                            proxy: proxy.description,
+                            reason: (error as? ProxyFailure)?.message ?? SystemErrorText.describe(error, peer: .server))
+                    }
+                    .flatMap { channel in
+                        // No legacy-version probe: it would dial the proxy, not the origin.
+                        self.finish(channel, host: host, port: port, tls: tls, probes: false, timings: UpstreamConnectTimings(
+                            dns: Self.milliseconds(from: started, to: dialled),
+                            connect: Self.milliseconds(from: dialled, to: .now())))
+                    }
+            }
+        }
         let resolved: EventLoopFuture<[SocketAddress]>
+        let isLiteral: Bool
         if let overrides {
             // A dns rule: connect to these, whatever the host resolves to (the loader checked
             // they are IP literals).
+            isLiteral = true
             resolved = eventLoop.makeCompletedFuture {
                 try Self.droppingInternal(overrides.compactMap { try? SocketAddress(ipAddress: $0, port: port) },
                                           host: host, policy: guardPolicy)
             }
         } else {
+            isLiteral = (try? SocketAddress(ipAddress: host, port: port)) != nil
             resolved = resolve(host: host, port: port, refusingInternal: guardPolicy, on: eventLoop)
         }
         return resolved
             .flatMap { addresses in
                 let resolved = NIODeadline.now()
                 let dns = isLiteral ? -1 : Self.milliseconds(from: started, to: resolved)
-                return self.connect(to: addresses[...], host: host, port: port, kind: kind, tls: tls, on: eventLoop,
-                                    lastError: nil)
+                return self.connect(to: addresses[...], host: host, port: port, kind: kind, tls: tls, through: nil,
+                                    on: eventLoop, lastError: nil)
                     .flatMap { channel in
-                        let connected = NIODeadline.now()
-                        let timings = UpstreamConnectTimings(dns: dns, connect: Self.milliseconds(from: resolved, to: connected))
-                        guard let tls else { return eventLoop.makeSucceededFuture((channel, timings)) }
-                        return self.awaitHandshake(on: channel, host: host, port: port, tls: tls).map { session in
-                            var timings = timings
-                            timings.tls = Self.milliseconds(from: connected, to: .now())
-                            if let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self) {
-                                handler.tlsSession = session
-                            }
-                            return (channel, timings)
-                        }
+                        self.finish(channel, host: host, port: port, tls: tls, probes: true, timings: UpstreamConnectTimings(
+                            dns: dns, connect: Self.milliseconds(from: resolved, to: .now())))
                     }
             }
+    }
+
+    /// The TLS handshake, when there is one, then the channel and its timings.
+    private func finish(_ channel: any Channel, host: String, port: Int, tls: UpstreamTLSSettings?, probes: Bool,
+                        timings: UpstreamConnectTimings) -> EventLoopFuture<(any Channel, UpstreamConnectTimings)> {
+        guard let tls else { return channel.eventLoop.makeSucceededFuture((channel, timings)) }
+        let connected = NIODeadline.now()
+        return awaitHandshake(on: channel, host: host, port: port, tls: tls, probes: probes).map { session in
+            var timings = timings
+            timings.tls = Self.milliseconds(from: connected, to: .now())
+            if let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self) {
+                handler.tlsSession = session
+            }
+            return (channel, timings)
+        }
     }
 
     /// The handshake's outcome, bounded by the connect timeout; the channel is closed on
     /// failure. An origin that refused what we offer is probed for the version it speaks.
     private func awaitHandshake(on channel: any Channel, host: String, port: Int,
-                                tls: UpstreamTLSSettings) -> EventLoopFuture<UpstreamTLSSession> {
+                                tls: UpstreamTLSSettings, probes: Bool) -> EventLoopFuture<UpstreamTLSSession> {
         let seconds = connectTimeout.nanoseconds / 1_000_000_000
         let address = channel.remoteAddress
         return UpstreamTLSHandshakeHandler.outcome(on: channel, timeout: connectTimeout)
@@ -117,7 +158,7 @@ final class UpstreamConnector: Sendable {
                     return channel.eventLoop.makeFailedFuture(ProxyFailure.connectTimeout(host: host, port: port, seconds: seconds))
                 }
                 let failure = UpstreamTLSFailure.failure(for: error, host: host, port: port)
-                guard let probe = tls.policy.probeContext, let address, UpstreamTLSFailure.suggestsLegacyOrigin(error) else {
+                guard probes, let probe = tls.policy.probeContext, let address, UpstreamTLSFailure.suggestsLegacyOrigin(error) else {
                     return channel.eventLoop.makeFailedFuture(failure)
                 }
                 let minimum = tls.policy.minimumVersion
@@ -130,15 +171,21 @@ final class UpstreamConnector: Sendable {
             }
     }
 
+    /// Tries `addresses` in turn; `host` and `port` name them in failures. Through an upstream
+    /// proxy (`handshake`), the channel starts with only an `UpstreamProxyTunnelHandler`, and
+    /// the protocol's handlers follow once the way is open.
     private func connect(
         to addresses: ArraySlice<SocketAddress>, host: String, port: Int, kind: UpstreamPipelineKind,
-        tls: UpstreamTLSSettings?, on eventLoop: any EventLoop, lastError: ProxyFailure?
+        tls: UpstreamTLSSettings?, through tunnel: (handshake: UpstreamProxyHandshake, host: String, port: Int)?,
+        on eventLoop: any EventLoop, lastError: ProxyFailure?
     ) -> EventLoopFuture<any Channel> {
         guard let address = addresses.first else {
             return eventLoop.makeFailedFuture(lastError ?? .connectFailed(host: host, port: port, reason: "no address"))
         }
         let upstreamTimeout = self.upstreamTimeout
-        return ClientBootstrap(group: eventLoop)
+        let connectTimeout = self.connectTimeout
+        let tunnelOpened = tunnel.map { _ in eventLoop.makePromise(of: Void.self) }
+        let connected = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(ChannelTuning.noDelay, value: 1)
             .channelOption(.maxMessagesPerRead, value: 16)
@@ -149,6 +196,40 @@ final class UpstreamConnector: Sendable {
             .channelOption(.autoRead, value: kind == .http)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tunnel, let tunnelOpened {
+                        try channel.pipeline.syncOperations.addHandler(UpstreamProxyTunnelHandler(
+                            handshake: tunnel.handshake, timeout: connectTimeout, opened: tunnelOpened))
+                    } else {
+                        try Self.installHandlers(on: channel, host: host, port: port, kind: kind, tls: tls,
+                                                 upstreamTimeout: upstreamTimeout)
+                    }
+                }
+            }
+            .connect(to: address)
+            .flatMapError { error in
+                tunnelOpened?.fail(error)
+                let failure = Self.failure(for: error, host: host, port: port, connectTimeout: self.connectTimeout)
+                return self.connect(
+                    to: addresses.dropFirst(), host: host, port: port, kind: kind, tls: tls, through: tunnel,
+                    on: eventLoop, lastError: failure)
+            }
+        guard let tunnel, let tunnelOpened else { return connected }
+        return connected.flatMap { channel in
+            tunnelOpened.futureResult.flatMapThrowing {
+                try Self.installHandlers(on: channel, host: tunnel.host, port: tunnel.port, kind: kind, tls: tls,
+                                         upstreamTimeout: upstreamTimeout)
+                return channel
+            }
+            .flatMapErrorThrowing { error in
+                channel.close(promise: nil)
+                throw error
+            }
+        }
+    }
+
+    /// The handlers a connection starts with: TLS (HTTP waits for its ALPN), HTTP/1, or none.
+    private static func installHandlers(on channel: any Channel, host: String, port: Int, kind: UpstreamPipelineKind,
+                                        tls: UpstreamTLSSettings?, upstreamTimeout: TimeAmount) throws {
                     if let tls {
                         let pipeline = channel.pipeline.syncOperations
                         let log = tls.policy.verifiesCertificates ? UpstreamVerificationLog() : nil
@@ -171,15 +252,6 @@ final class UpstreamConnector: Sendable {
                     } else if kind == .http {
                         try UpstreamHTTPHandler.installPipeline(on: channel.pipeline.syncOperations, timeout: upstreamTimeout)
                     }
-                }
-            }
-            .connect(to: address)
-            .flatMapError { error in
-                let failure = Self.failure(for: error, host: host, port: port, connectTimeout: self.connectTimeout)
-                return self.connect(
-                    to: addresses.dropFirst(), host: host, port: port, kind: kind, tls: tls, on: eventLoop,
-                    lastError: failure)
-            }
     }
 
     /// `addresses` without those `policy` keeps a guarded client from (all of them when there is

@@ -25,6 +25,8 @@ extension Rule {
             return "map_remote to \(remote.destination.url)" + (remote.preserveHost ? " (Host kept)" : "")
         case .dns(let dns):
             return "dns to " + dns.addresses.joined(separator: ", ")
+        case .upstreamProxy(let route):
+            return route.proxy.map { "upstream_proxy through \($0)" } ?? "upstream_proxy direct"
         case .rewrite(let rewrite):
             var parts: [String] = []
             if let edits = Self.describe(rewrite.requestHeaders) { parts.append("request headers (\(edits))") }

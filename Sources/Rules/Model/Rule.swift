@@ -33,6 +33,7 @@ public enum RuleKind: String, Sendable, CaseIterable, Hashable {
     case mapRemote = "map_remote"
     case dns
     case rewrite
+    case upstreamProxy = "upstream_proxy"
 }
 
 /// What a rule does.
@@ -42,6 +43,7 @@ public enum RuleAction: Sendable {
     case mapRemote(MapRemoteAction)
     case dns(DNSOverride)
     case rewrite(RewriteAction)
+    case upstreamProxy(UpstreamProxyAction)
 
     public var kind: RuleKind {
         switch self {
@@ -50,6 +52,7 @@ public enum RuleAction: Sendable {
         case .mapRemote: return .mapRemote
         case .dns: return .dns
         case .rewrite: return .rewrite
+        case .upstreamProxy: return .upstreamProxy
         }
     }
 }

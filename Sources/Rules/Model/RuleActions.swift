@@ -1,5 +1,6 @@
 import Foundation
 import LinearRegex
+import ProxyCore
 
 /// `block`: answer the request from the proxy (403 by default) without contacting the origin;
 /// a CONNECT to a blocked host is refused.
@@ -60,6 +61,20 @@ public struct DNSOverride: Sendable, Hashable {
 
     public init(addresses: [String]) {
         self.addresses = addresses
+    }
+}
+
+/// `upstream_proxy`: send the matching requests (and tunnels, when the match needs nothing but
+/// host and port) through this upstream proxy, or straight to the origin (`direct: true`),
+/// whatever `--upstream-proxy` and `--upstream-bypass` say.
+public enum UpstreamProxyAction: Sendable, Hashable {
+    case direct
+    case proxy(UpstreamProxy)
+
+    /// The proxy to go through; nil: direct.
+    public var proxy: UpstreamProxy? {
+        if case .proxy(let proxy) = self { return proxy }
+        return nil
     }
 }
 

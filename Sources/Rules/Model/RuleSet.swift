@@ -20,13 +20,21 @@ public struct RequestPlan: Sendable {
     fileprivate var mapLocalRule: CompiledRule?
     fileprivate var mapRemoteRule: CompiledRule?
     fileprivate var rewriteRule: CompiledRule?
+    fileprivate var upstreamProxyRule: CompiledRule?
 
     public init() {}
 
-    public var isEmpty: Bool { blockRule == nil && mapLocalRule == nil && mapRemoteRule == nil && rewriteRule == nil }
+    public var isEmpty: Bool {
+        blockRule == nil && mapLocalRule == nil && mapRemoteRule == nil && rewriteRule == nil && upstreamProxyRule == nil
+    }
 
     fileprivate var isComplete: Bool {
-        blockRule != nil && mapLocalRule != nil && mapRemoteRule != nil && rewriteRule != nil
+        blockRule != nil && mapLocalRule != nil && mapRemoteRule != nil && rewriteRule != nil && upstreamProxyRule != nil
+    }
+
+    public var upstreamProxy: AppliedRule<UpstreamProxyAction>? {
+        guard let rule = upstreamProxyRule, case .upstreamProxy(let action) = rule.action else { return nil }
+        return AppliedRule(name: rule.name, action: action, path: rule.match.path)
     }
 
     public var block: AppliedRule<BlockAction>? {
@@ -111,6 +119,7 @@ public final class RuleSet: Sendable {
                     case .mapLocal: take(&plan.mapLocalRule)
                     case .mapRemote: take(&plan.mapRemoteRule)
                     case .rewrite: take(&plan.rewriteRule)
+                    case .upstreamProxy: take(&plan.upstreamProxyRule)
                     case .dns: break
                     }
                     if plan.isComplete { break }
@@ -123,11 +132,30 @@ public final class RuleSet: Sendable {
     /// The block rule that refuses a CONNECT to `host`:`port` (normalized host): the first
     /// block rule whose match needs nothing but the host and port.
     public func blockingConnect(host: String, port: Int) -> AppliedRule<BlockAction>? {
+        firstDecidedAtConnect(host: host, port: port) { action in
+            if case .block(let block) = action { return block }
+            return nil
+        }
+    }
+
+    /// The upstream_proxy rule for a tunnel to `host`:`port` (normalized host): the first whose
+    /// match needs nothing but the host and port.
+    public func upstreamProxyForConnect(host: String, port: Int) -> AppliedRule<UpstreamProxyAction>? {
+        firstDecidedAtConnect(host: host, port: port) { action in
+            if case .upstreamProxy(let route) = action { return route }
+            return nil
+        }
+    }
+
+    /// The first enabled rule whose action `extract` takes and whose match a CONNECT to
+    /// `host`:`port` decides alone.
+    private func firstDecidedAtConnect<Action>(host: String, port: Int,
+                                               _ extract: (RuleAction) -> Action?) -> AppliedRule<Action>? {
         if requestIndex.isEmpty { return nil }
-        var found: AppliedRule<BlockAction>?
+        var found: AppliedRule<Action>?
         requestIndex.forEachCandidate(host: host) { position in
             let rule = compiled[position]
-            if case .block(let action) = rule.action, rule.match.decidableAtConnect,
+            if let action = extract(rule.action), rule.match.decidableAtConnect,
                rule.match.port.map({ $0 == port }) ?? true, rule.match.hosts.matches(normalizedHost: host) {
                 found = AppliedRule(name: rule.name, action: action, path: nil)
                 return false
