@@ -55,6 +55,8 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // libqrencode (Debian libqrencode-dev): QR codes of the CA page URL.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // libxcrypt (Debian libcrypt-dev): bcrypt checks for --auth-file's htpasswd entries.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         // A QR code for a phone to scan: half blocks for the terminal, PNG for a file.
         .target(name: "QRCode", dependencies: ["CQRencode", "CZlib"]),
         // c-ares (Debian's libc-ares-dev): DNS lookups all in flight at once on one thread of the engine's.
@@ -111,7 +113,7 @@ let package = Package(
         .target(
             name: "ProxyEngine",
             dependencies: [
-                "ProxyModel", "ProxyCore", "ProxyTLS", "Rules", "BodyCodec", "CAres",
+                "ProxyModel", "ProxyCore", "ProxyTLS", "Rules", "BodyCodec", "CAres", "CCrypt",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

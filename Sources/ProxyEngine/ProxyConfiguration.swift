@@ -32,6 +32,8 @@ public struct ProxyConfiguration: Sendable {
     /// Idle upstream connections kept in all, split evenly between the event loops; nil derives
     /// it from `maxConnections` (`ConnectionBudget`).
     public var maxIdleUpstreamConnections: Int?
+    /// Listeners that are the origin for clients that cannot be given a proxy (`--reverse`).
+    public var reverse: [ReverseMapping] = []
     /// The upstream proxy origins are reached through, and the hosts that bypass it.
     public var upstreamProxies = UpstreamProxySettings()
     /// The root CA the built-in pages offer for download (nil: HTTPS interception is off).
@@ -48,5 +50,31 @@ public struct ListenEndpoint: Sendable, Hashable {
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
+    }
+}
+
+/// Reverse mode (`--reverse LISTEN=URL`): a listener whose every request goes to one origin, for
+/// a client that cannot be configured to use a proxy (it is pointed at this address instead).
+/// Its exchanges are captured, ruled and shown as forward ones, under the origin's name; the
+/// upstream request's `Host` names the origin.
+public struct ReverseMapping: Sendable, Hashable {
+    public var listen: ListenEndpoint
+    /// `http` or `https`.
+    public var scheme: String
+    public var host: String
+    public var port: Int
+
+    public init(listen: ListenEndpoint, scheme: String, host: String, port: Int) {
+        self.listen = listen
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+    }
+
+    /// The origin as a URL (no default port).
+    public var origin: String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = scheme == "https" ? 443 : 80
+        return "\(scheme)://\(name)" + (port == defaultPort ? "" : ":\(port)")
     }
 }

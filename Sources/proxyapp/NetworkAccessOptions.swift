@@ -1,9 +1,10 @@
+import Foundation
 import ArgumentParser
 import ProxyCore
 import ProxyEngine
 
 /// The `run` options that decide where the proxy listens and who may use it: `--listen`
-/// (repeatable), `--lan`, `--auth`, `--allow-clients`, `--allow-internal`.
+/// (repeatable), `--lan`, `--auth`, `--auth-file`, `--allow-clients`, `--allow-internal`.
 ///
 /// Listening anywhere but loopback without `--auth` or `--allow-clients` is refused before
 /// anything starts: anyone on the network could otherwise use the proxy (and, through it, read
@@ -23,6 +24,11 @@ struct NetworkAccessOptions: ParsableArguments {
                                + "repeat for more users.", valueName: "user:pass"),
             transform: NetworkAccessOptions.parseCredential)
     var auth: [Credential] = []
+
+    @Option(name: .customLong("auth-file"),
+            help: ArgumentHelp("An htpasswd file of users with bcrypt passwords (htpasswd -B -c FILE USER); "
+                               + "read at start. With or instead of --auth.", valueName: "file"))
+    var authFile: String?
 
     @Option(name: .customLong("allow-clients"),
             help: ArgumentHelp("Networks whose clients may use the proxy from other machines, comma-separated CIDRs "
@@ -63,7 +69,8 @@ struct NetworkAccessOptions: ParsableArguments {
     var listensOffLoopback: Bool { lan || listenAddresses.contains { !$0.isLoopback } }
 
     func validate() throws {
-        if listensOffLoopback && auth.isEmpty && allowClients.isEmpty {
+        if authFile != nil { _ = try passwordFileEntries() }
+        if listensOffLoopback && auth.isEmpty && authFile == nil && allowClients.isEmpty {
             let place = lan ? "--lan" : "listening on \(listenAddresses.first { !$0.isLoopback }?.host ?? "")"
             throw ValidationError("\(place) lets other machines use the proxy: pass --auth USER:PASS (clients then log in) "
                                   + "or --allow-clients CIDR (e.g. 192.168.1.0/24), or listen on 127.0.0.1 only.")
@@ -85,10 +92,41 @@ struct NetworkAccessOptions: ParsableArguments {
         return addresses
     }
 
+    /// `--auth-file`'s users (none without it); a file that cannot be used is a message naming
+    /// it, the line and the fix.
+    func passwordFileEntries() throws -> [PasswordFile.Entry] {
+        guard let authFile else { return [] }
+        let text: String
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: authFile))
+            guard data.count <= PasswordFile.maximumBytes, let decoded = String(data: data, encoding: .utf8) else {
+                throw ValidationError("--auth-file \(authFile): not an htpasswd file (larger than 1 MiB or not UTF-8 text).")
+            }
+            text = decoded
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("--auth-file \(authFile): cannot read it (\(Self.readProblem(error))); "
+                                  + "create it with: htpasswd -B -c \(authFile) USER.")
+        }
+        switch PasswordFile.parse(text) {
+        case .success(let entries): return entries
+        case .failure(let problem): throw ValidationError("--auth-file \(authFile): \(problem).")
+        }
+    }
+
+    private static func readProblem(_ error: any Error) -> String {
+        let code = (error as NSError).code
+        if code == NSFileReadNoSuchFileError { return "no such file" }
+        if code == NSFileReadNoPermissionError { return "permission denied" }
+        return "not a readable file"
+    }
+
     /// The access policy the engine enforces.
     func policy(interfaces: [LocalInterfaceAddress], bound: [ListenAddress]) -> ClientAccessPolicy {
         var policy = ClientAccessPolicy()
         for credential in auth { policy.credentials.add(user: credential.user, password: credential.password) }
+        for entry in (try? passwordFileEntries()) ?? [] { policy.credentials.add(user: entry.user, bcryptHash: entry.hash) }
         policy.allowedClients = allowClients.flatMap { $0 }
         policy.allowsInternalDestinations = allowInternal
         policy.ownAddresses = Set(interfaces.map(\.address) + bound.compactMap { IPAddressBytes($0.host) })

@@ -27,6 +27,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Upstream proxy") var upstream: UpstreamProxyOptions
 
+    @OptionGroup(title: "Reverse mode") var reverseOptions: ReverseOptions
+
     @OptionGroup var data: DataDirectoryOptions
 
     @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
@@ -86,6 +88,11 @@ struct RunCommand: AsyncParsableCommand {
                               ("--upstream-timeout", upstreamTimeout), ("--dns-timeout", dnsTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
         }
+        if let open = reverseOptions.offLoopback.first, network.allowClients.isEmpty {
+            throw ValidationError("--reverse listening on \(open.listen.host) lets other machines reach \(open.origin), and "
+                                  + "its clients cannot log in: pass --allow-clients CIDR (e.g. 192.168.1.0/24), or listen "
+                                  + "on 127.0.0.1.")
+        }
         if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
             throw ValidationError("--max-connections must be between 1 and \(1 << 30) (got \(maxConnections)).")
         }
@@ -133,6 +140,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.rootCertificate = https?.rootCertificate
         configuration.maxConnections = maxConnections
         configuration.upstreamProxies = upstream.settings
+        configuration.reverse = reverseOptions.reverse
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         // DNS has a thread of its own, every lookup in flight at once: a name that never
@@ -184,6 +192,7 @@ struct RunCommand: AsyncParsableCommand {
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         if let line = upstream.bannerLine { banner += TerminalText.escaped(line) + "\n" }
+        for line in reverseOptions.bannerLines { banner += TerminalText.escaped(line) + "\n" }
         // The rules line is written when the banner is printed: after the TUI quits, it says the
         // rules as they are then, not as they were at start.
         let bannerHead = banner

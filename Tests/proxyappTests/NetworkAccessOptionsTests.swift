@@ -96,3 +96,38 @@ final class NetworkAccessOptionsTests: XCTestCase {
                        + "they may not reach this machine's own services")
     }
 }
+
+/// `--auth-file FILE`: its users join the policy, it guards listening off loopback as `--auth`
+/// does, and a file that cannot be used stops the start with the file, line and fix.
+final class AuthFileOptionTests: XCTestCase {
+    private let hash = "$2y$04$rh9qr9wdgVAlVW2Xc6t7Cu4Udh.KEb.6aer1JfBpeojXGv/2LjScu"
+
+    private func file(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-authfile-\(UUID().uuidString)")
+        try Data(text.utf8).write(to: url)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url.path
+    }
+
+    func testUsersJoinThePolicyAndGuardTheLAN() throws {
+        let path = try file("# phones\nphone:\(hash)\n")
+        let options = try RunCommand.parse(["--auth-file", path, "--auth", "me:pw", "--listen", "0.0.0.0:8080"]).network
+        let policy = options.policy(interfaces: [], bound: [])
+        XCTAssertEqual(policy.credentials.count, 2)
+        guard case .needsHashCheck = policy.credentials.login(name: Array("phone".utf8), password: Array("x".utf8)) else {
+            return XCTFail("the file's user is not known")
+        }
+        XCTAssertNoThrow(try RunCommand.parse(["--auth-file", path, "--lan"]))
+    }
+
+    func testUnusableFilesAreNamed() throws {
+        XCTAssertEqual(runRefusal(["--auth-file", "/nonexistent/users"]),
+                       "--auth-file /nonexistent/users: cannot read it (no such file); create it with: htpasswd -B -c /nonexistent/users USER.")
+        let md5 = try file("a:$apr1$xyz$abcdefghijklmnopqrstuv\n")
+        XCTAssertTrue(runRefusal(["--auth-file", md5]).contains("--auth-file \(md5): line 1: user 'a' has an MD5 ($apr1$) hash"),
+                      runRefusal(["--auth-file", md5]))
+        let empty = try file("\n")
+        XCTAssertTrue(runRefusal(["--auth-file", empty]).contains("the file has no users"))
+        XCTAssertTrue(runRefusal(["--auth-file", FileManager.default.temporaryDirectory.path]).contains("cannot read it"))
+    }
+}

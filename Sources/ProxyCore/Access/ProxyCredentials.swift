@@ -14,11 +14,31 @@ public struct ProxyCredentials: Sendable {
     }
 
     private var entries: [Entry] = []
+    /// `--auth-file` users: bcrypt hashes, checked off the event loops (`HashedLogin`).
+    private var hashed: [String: String] = [:]
 
     public init() {}
 
-    public var isEmpty: Bool { entries.isEmpty }
-    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty && hashed.isEmpty }
+    public var count: Int { entries.count + hashed.count }
+
+    /// Adds an `--auth-file` user (a bcrypt hash `PasswordFile` accepted). A user also given
+    /// by `--auth` keeps both: either password logs in.
+    public mutating func add(user: String, bcryptHash: String) {
+        hashed[user] = bcryptHash
+    }
+
+    /// A login: accepted or refused from the `--auth` entries, or, for an `--auth-file` user,
+    /// a hash that must be checked (slowly, off the event loop) first.
+    public func login(name: [UInt8], password: [UInt8]) -> LoginCheck {
+        if let user = user(name: name, password: password) { return .accepted(user: user) }
+        let user = String(decoding: name, as: UTF8.self)
+        if let hash = hashed[user], Array(user.utf8) == name {
+            return .needsHashCheck(HashedLogin(user: user, password: password, hash: hash,
+                                               key: Self.digest(user: name, password: password)))
+        }
+        return .rejected
+    }
 
     /// Parses `USER:PASS` as `--auth` takes it: the first `:` splits; the user name may not be
     /// empty nor hold control characters; the password may hold `:`.
@@ -71,11 +91,16 @@ public struct ProxyCredentials: Sendable {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
             return .rejected(reason: "the Basic credentials have no ':' between user name and password")
         }
-        guard let user = user(name: Array(bytes[..<colon]), password: Array(bytes[(colon + 1)...])) else {
-            return .rejected(reason: "wrong user name or password")
+        switch login(name: Array(bytes[..<colon]), password: Array(bytes[(colon + 1)...])) {
+        case .accepted(let user): return .accepted(user: user)
+        case .needsHashCheck(let login): return .needsHashCheck(login)
+        case .rejected: return .rejected(reason: Self.wrongLogin)
         }
-        return .accepted(user: user)
     }
+
+    /// What a wrong user name or password is told.
+    public static let wrongLogin = "wrong user name or password"
+
 
     private static func digest(user: [UInt8], password: [UInt8]) -> [UInt8] {
         var hash = SHA256()
@@ -100,6 +125,24 @@ public enum ProxyAuthenticationOutcome: Hashable, Sendable {
     case missing
     /// Present but not accepted, and why (said in the 407's body, never the password).
     case rejected(reason: String)
+    /// An `--auth-file` user: the password is checked against its hash before anything else.
+    case needsHashCheck(HashedLogin)
+}
+
+/// What one login came to before any hash was checked.
+public enum LoginCheck: Hashable, Sendable {
+    case accepted(user: String)
+    case rejected
+    case needsHashCheck(HashedLogin)
+}
+
+/// A login to check against an `--auth-file` bcrypt hash. `key` (SHA-256 of the user name and
+/// password) is what verdicts are remembered by, so the password itself is never kept.
+public struct HashedLogin: Hashable, Sendable {
+    public let user: String
+    public let password: [UInt8]
+    public let hash: String
+    public let key: [UInt8]
 }
 
 /// A `--auth` value that cannot be used, in words.

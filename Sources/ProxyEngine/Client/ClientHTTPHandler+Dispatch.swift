@@ -29,6 +29,10 @@ extension ClientHTTPHandler {
             startTunnelledRequest(head, target: target, tunnel: tunnel, pool: pool)
             return
         }
+        if let reverse {
+            startReverseRequest(head, target: target, reverse: reverse, pool: pool)
+            return
+        }
         if services.configuration.access.requiresAuthentication, isProxied(target), !authenticate(head) {
             return
         }
@@ -75,12 +79,24 @@ extension ClientHTTPHandler {
         }
     }
 
-    /// Checks the request's `Proxy-Authorization` against `--auth`; answers 407 (asking for
-    /// Basic credentials) and returns false when they are missing or wrong. The field itself is
-    /// hop-by-hop: it never reaches the origin, and the capture keeps it as `REDACTED`.
+    /// Checks the request's `Proxy-Authorization` against `--auth` and `--auth-file`; answers
+    /// 407 (asking for Basic credentials) and returns false when they are missing or wrong. The
+    /// field itself is hop-by-hop: it never reaches the origin, and the capture keeps it as
+    /// `REDACTED`. An `--auth-file` login not yet known also returns false: reads pause while
+    /// its hash is checked off the loop, then the request starts again with the verdict.
     private func authenticate(_ head: HTTPRequestHead) -> Bool {
-        let values = head.headers["proxy-authorization"]
-        let outcome = services.configuration.access.credentials.check(proxyAuthorization: values)
+        var outcome = checkedLogin ?? services.configuration.access.credentials.check(
+            proxyAuthorization: head.headers["proxy-authorization"])
+        checkedLogin = nil
+        if case .needsHashCheck(let login) = outcome {
+            switch services.passwordVerifier.remembered(login) {
+            case .accepted?: outcome = .accepted(user: login.user)
+            case .rejected?: outcome = .rejected(reason: ProxyCredentials.wrongLogin)
+            case .busy?, nil:
+                checkLogin(login, head: head)
+                return false
+            }
+        }
         let reason: String
         switch outcome {
         case .accepted:
@@ -90,11 +106,47 @@ extension ClientHTTPHandler {
         case .rejected(let why):
             reason = why
             services.refusalLog.note("refused \(clientAddress): \(why) (--auth)")
+        case .needsHashCheck:
+            reason = ProxyCredentials.wrongLogin
         }
         let failure = ProxyFailure.proxyAuthenticationRequired(reason: reason)
         answer(failure, version: head.version, keepAlive: head.isKeepAlive, requestEnded: false,
                extraHeaders: [("Proxy-Authenticate", "Basic realm=\"ProxyApp\", charset=\"UTF-8\"")])
         return false
+    }
+
+    /// Checks `login` off the loop with reads paused; then the request starts again, its parts
+    /// read meanwhile replayed in order.
+    private func checkLogin(_ login: HashedLogin, head: HTTPRequestHead) {
+        state = .authenticating(head, held: [])
+        setReadsPausedForLogin(true)
+        services.passwordVerifier.verify(login, on: eventLoop).assumeIsolated().whenSuccess { verdict in
+            guard case .authenticating(let head, let held) = self.state, let context = self.context else { return }
+            switch verdict {
+            case .accepted: self.checkedLogin = .accepted(user: login.user)
+            case .rejected: self.checkedLogin = .rejected(reason: ProxyCredentials.wrongLogin)
+            case .busy: self.checkedLogin = .rejected(reason: "too many logins are being checked at once: try again")
+            }
+            self.state = .idle
+            self.setReadsPausedForLogin(false)
+            self.startRequest(head)
+            for part in held { self.handle(part, context: context) }
+        }
+    }
+
+    /// A request on a `--reverse` listener: to its origin, path and query as sent (the client
+    /// thinks this is the origin, so no login is asked and no proxy page is served).
+    private func startReverseRequest(_ head: HTTPRequestHead, target: RequestTarget, reverse: ReverseMapping,
+                                     pool: UpstreamConnectionPool) {
+        switch target {
+        case .origin(let pathAndQuery), .absolute(_, _, _, let pathAndQuery):
+            forward(head, scheme: reverse.scheme, host: reverse.host, port: reverse.port, pathAndQuery: pathAndQuery,
+                    clientTLS: nil, pool: pool)
+        case .authority:
+            answer(.notImplemented(reason: "this port is a reverse proxy for \(reverse.origin): CONNECT is not served here "
+                                   + "(use the proxy port)"),
+                   version: head.version, keepAlive: false, requestEnded: false)
+        }
     }
 
     /// A request read inside a CONNECT tunnel: it goes to the tunnel's target (an absolute-form

@@ -25,6 +25,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
         let rawValue: UInt8
         static let connecting = PauseReasons(rawValue: 1)
         static let upstreamBusy = PauseReasons(rawValue: 2)
+        static let authenticating = PauseReasons(rawValue: 4)
     }
 
     /// Set only by this handler and its extensions (dispatch, answers).
@@ -33,6 +34,8 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
         /// A request forwarded or answered by the proxy itself (block, map-local).
         case exchange(ExchangeDriver)
         case tunnelling(ConnectTunnel)
+        /// Its `--auth-file` login is being checked (reads paused); what was read meanwhile waits.
+        case authenticating(HTTPRequestHead, held: [HTTPServerRequestPart])
         /// Answered already; the rest of this request is read and dropped.
         case draining
         /// Closing, or handed over to a byte relay.
@@ -51,12 +54,16 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
 
     let services: ProxyServices
     let tunnel: TunnelDestination?
+    /// On a `--reverse` listener: the origin every request goes to.
+    let reverse: ReverseMapping?
     var state: State = .idle
     private(set) var context: ChannelHandlerContext?
     private(set) var pool: UpstreamConnectionPool?
     /// Upstream connections an origin bound to this client's login (NTLM, Negotiate).
     let privateUpstreams = PrivateUpstreamConnections()
     private var pauseReasons: PauseReasons = []
+    /// The verdict on an `--auth-file` login just checked, for the request it was checked for.
+    var checkedLogin: ProxyAuthenticationOutcome?
     private var readPending = false
     private var idleTimer = DeadlineTimer()
     /// When the connection last became idle (no request in flight); nil while busy.
@@ -70,9 +77,10 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     /// Set for a client from another machine without `--allow-internal`.
     private(set) var destinationGuard: ClientAccessPolicy?
 
-    init(services: ProxyServices, tunnel: TunnelDestination? = nil) {
+    init(services: ProxyServices, tunnel: TunnelDestination? = nil, reverse: ReverseMapping? = nil) {
         self.services = services
         self.tunnel = tunnel
+        self.reverse = reverse
     }
 
     var eventLoop: any EventLoop { context!.eventLoop }
@@ -141,6 +149,9 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
                 return
             }
             next = lastClientActivity + timeout
+        case .authenticating:
+            // Bounded by the verifier (a few checks at a time, each at most cost 16).
+            break
         case .exchange(let exchange) where exchange.awaitsClientBody:
             if now - lastClientActivity >= timeout {
                 exchange.requestStalled(seconds: timeout.nanoseconds / 1_000_000_000)
@@ -169,7 +180,16 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastClientActivity = context.eventLoop.now
-        switch unwrapInboundIn(data) {
+        handle(unwrapInboundIn(data), context: context)
+    }
+
+    func handle(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        if case .authenticating(let head, var held) = state {
+            held.append(part)
+            state = .authenticating(head, held: held)
+            return
+        }
+        switch part {
         case .head(let head):
             startRequest(head)
         case .body(let buffer):
@@ -186,7 +206,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
                 state = .idle
                 becameIdle()
                 if inputClosed { context.close(promise: nil) }
-            case .idle, .done:
+            case .idle, .done, .authenticating:
                 break
             }
         }
@@ -260,7 +280,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
             answer(failure, version: .http1_1, keepAlive: false, requestEnded: true)
         case .exchange(let exchange):
             exchange.requestFailed(failure)
-        case .tunnelling:
+        case .tunnelling, .authenticating:
             abortConnection(reason: "the client sent a malformed request: \(parserError.reason)")
         case .done:
             // Closing after the last response (the parser refuses anything after a request that
@@ -282,11 +302,18 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     }
 
     func setReadsPaused(_ paused: Bool, by pause: ClientReadPause) {
-        let reason: PauseReasons
         switch pause {
-        case .connecting: reason = .connecting
-        case .upstreamBusy: reason = .upstreamBusy
+        case .connecting: setReadsPaused(paused, reason: .connecting)
+        case .upstreamBusy: setReadsPaused(paused, reason: .upstreamBusy)
         }
+    }
+
+    /// Reads wait while an `--auth-file` login is checked.
+    func setReadsPausedForLogin(_ paused: Bool) {
+        setReadsPaused(paused, reason: .authenticating)
+    }
+
+    private func setReadsPaused(_ paused: Bool, reason: PauseReasons) {
         if paused {
             pauseReasons.insert(reason)
         } else {
@@ -358,7 +385,7 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
         switch previous {
         case .exchange(let exchange): exchange.clientClosed(reason: reason)
         case .tunnelling(let tunnel): tunnel.clientClosed()
-        case .idle, .draining, .done: break
+        case .idle, .draining, .done, .authenticating: break
         }
         tunnel?.tls?.closeRequested = true
         context?.close(promise: nil)

@@ -22,7 +22,9 @@ enum ClientPipelineSetup {
     /// Sets up a connection the listener accepted: takes a slot from the connection limit and
     /// lets its first bytes choose SOCKS5, HTTP/1 or HTTP/2 with prior knowledge
     /// (`ListenerPrefaceSniffer`), or refuses the connection when no slot is free.
-    static func configureAccepted(_ channel: any Channel, services: ProxyServices) throws {
+    /// A reverse listener's connections (`reverse`) are HTTP/1 only: no SOCKS, no h2c.
+    static func configureAccepted(_ channel: any Channel, services: ProxyServices,
+                                  reverse: ReverseMapping? = nil) throws {
         if case .refused(let reason) = admission(of: channel, services: services) {
             services.refusalLog.note("refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(reason)")
             var response = channel.allocator.buffer(capacity: 256)
@@ -41,6 +43,10 @@ enum ClientPipelineSetup {
                 ConnectionLimitRefusalHandler(response: services.connectionLimit.refusal))
             return
         }
+        if let reverse {
+            try configure(channel, services: services, reverse: reverse)
+            return
+        }
         try channel.pipeline.syncOperations.addHandler(ListenerPrefaceSniffer(services: services))
     }
 
@@ -54,7 +60,7 @@ enum ClientPipelineSetup {
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
     /// the requests when the connection is a CONNECT tunnel carrying HTTP (decrypted or plain).
     static func configure(_ channel: any Channel, services: ProxyServices,
-                          tunnel: ClientHTTPHandler.TunnelDestination? = nil) throws {
+                          tunnel: ClientHTTPHandler.TunnelDestination? = nil, reverse: ReverseMapping? = nil) throws {
         let pipeline = channel.pipeline.syncOperations
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
@@ -66,7 +72,7 @@ enum ClientPipelineSetup {
             withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try pipeline.addHandler(ClientHTTPHandler(services: services, tunnel: tunnel))
+        try pipeline.addHandler(ClientHTTPHandler(services: services, tunnel: tunnel, reverse: reverse))
     }
 
     /// Puts `replacement` at the end of the client pipeline and removes every HTTP handler,

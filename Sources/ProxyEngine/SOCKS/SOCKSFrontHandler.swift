@@ -122,14 +122,30 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard consumed == loginBytes.count else {
                 return refuseLogin("the SOCKS5 client sent data before its login was answered", context)
             }
-            guard let user = services.configuration.access.credentials.user(name: name, password: password) else {
-                return refuseLogin("wrong user name or password (--auth)", context)
-            }
-            self.user = user
             loginBytes = []
-            let reply = context.channel.allocator.buffer(bytes: SOCKSPasswordRequest.reply(success: true))
-            context.writeAndFlush(wrapOutboundOut(.authenticationData(reply, complete: true)), promise: nil)
+            switch services.configuration.access.credentials.login(name: name, password: password) {
+            case .accepted(let user):
+                acceptLogin(user, context)
+            case .rejected:
+                refuseLogin("wrong user name or password (--auth)", context)
+            case .needsHashCheck(let login):
+                // The client waits for the answer to its login before it sends anything more.
+                services.passwordVerifier.verify(login, on: context.eventLoop).assumeIsolated().whenSuccess { verdict in
+                    guard context.channel.isActive else { return }
+                    switch verdict {
+                    case .accepted: self.acceptLogin(login.user, context)
+                    case .rejected: self.refuseLogin("wrong user name or password (--auth-file)", context)
+                    case .busy: self.refuseLogin("too many logins are being checked at once", context)
+                    }
+                }
+            }
         }
+    }
+
+    private func acceptLogin(_ user: String, _ context: ChannelHandlerContext) {
+        self.user = user
+        let reply = context.channel.allocator.buffer(bytes: SOCKSPasswordRequest.reply(success: true))
+        context.writeAndFlush(wrapOutboundOut(.authenticationData(reply, complete: true)), promise: nil)
     }
 
     private func refuseLogin(_ reason: String, _ context: ChannelHandlerContext) {

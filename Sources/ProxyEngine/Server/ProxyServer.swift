@@ -15,6 +15,7 @@ public final class ProxyServer: Sendable {
     private let group: any EventLoopGroup
     private let serverChannels = NIOLockedValueBox<[any Channel]>([])
     private let boundAddresses = NIOLockedValueBox<[SocketAddress]>([])
+    private let boundReverseAddresses = NIOLockedValueBox<[SocketAddress]>([])
 
     /// - Parameters:
     ///   - resolver: resolves upstream host names (`SystemHostResolver`: c-ares on a thread of its own).
@@ -54,17 +55,30 @@ public final class ProxyServer: Sendable {
                 throw ListenError(host: endpoint.host, port: port, underlying: error)
             }
         }
+        var reverseBound: [SocketAddress] = []
+        for mapping in configuration.reverse {
+            do {
+                reverseBound.append(try await bind(host: mapping.listen.host, port: mapping.listen.port, reverse: mapping))
+            } catch {
+                await closeListeners()
+                throw ListenError(host: mapping.listen.host, port: mapping.listen.port, underlying: error)
+            }
+        }
         services.listenPorts.withLockedValue { ports in
-            for address in bound { if let port = address.port { ports.insert(port) } }
+            for address in bound + reverseBound { if let port = address.port { ports.insert(port) } }
         }
         boundAddresses.withLockedValue { $0 = bound }
+        boundReverseAddresses.withLockedValue { $0 = reverseBound }
         return first
     }
+
+    /// The address each `--reverse` listener is bound to, in the order of the configuration.
+    public var reverseAddresses: [SocketAddress] { boundReverseAddresses.withLockedValue { $0 } }
 
     /// Every address bound, in the order of the configuration.
     public var addresses: [SocketAddress] { boundAddresses.withLockedValue { $0 } }
 
-    private func bind(host: String, port: Int) async throws -> SocketAddress {
+    private func bind(host: String, port: Int, reverse: ReverseMapping? = nil) async throws -> SocketAddress {
         let services = self.services
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -81,7 +95,7 @@ public final class ProxyServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try ClientPipelineSetup.configureAccepted(channel, services: services)
+                    try ClientPipelineSetup.configureAccepted(channel, services: services, reverse: reverse)
                 }
             }
             .bind(host: host, port: port)

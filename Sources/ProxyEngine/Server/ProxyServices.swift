@@ -29,6 +29,8 @@ final class ProxyServices: Sendable {
     let logger: Logger
     /// Refused clients, one rate-limited line each.
     let refusalLog: RefusalLog
+    /// `--auth-file` logins, checked on the blocking pool and remembered.
+    let passwordVerifier: PasswordHashVerifier
     /// The ports the listener is bound to (set once it is), so a request for the proxy's own
     /// address is answered with its pages instead of looping through itself.
     let listenPorts = NIOLockedValueBox<Set<Int>>([])
@@ -52,6 +54,7 @@ final class ProxyServices: Sendable {
                                    maxIdlePerLoop: budget.maxIdleUpstreamPerLoop)
         self.logger = logger
         self.refusalLog = RefusalLog(logger: logger)
+        self.passwordVerifier = PasswordHashVerifier(blockingWork: blockingWork)
     }
 }
 

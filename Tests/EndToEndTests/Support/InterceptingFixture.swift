@@ -44,10 +44,12 @@ struct InterceptingFixture {
     /// - Parameter originSpeaksHTTP2: `tlsOrigin` accepts `h2` in ALPN (it speaks HTTP/2 to the proxy).
     /// - Parameter maxConnections: as `--max-connections` (nil: from the open-file limit).
     /// - Parameter configure: changes the rest of the proxy's configuration (access, timeouts).
+    /// - Parameter configureWithOrigins: the same, knowing the ports of `origin` and `tlsOrigin`.
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
                     servesCA: Bool = false, offersHTTP2: Bool = true, maxConnections: Int? = nil,
                     originSpeaksHTTP2: Bool = false, threads: Int = 2,
                     configure: (inout ProxyConfiguration) -> Void = { _ in },
+                    configureWithOrigins: (inout ProxyConfiguration, _ origin: Int, _ tlsOrigin: Int) -> Void = { _, _, _ in },
                     _ body: (InterceptingFixture) async throws -> Void) async throws {
         let scratch = try TemporaryDirectory("proxyapp-intercepting")
         defer { scratch.remove() }
@@ -75,6 +77,7 @@ struct InterceptingFixture {
             }, rules: rules, threads: threads) { configuration in
                 configuration.maxConnections = maxConnections
                 configure(&configuration)
+                configureWithOrigins(&configuration, origin.port, tlsOrigin.port)
                 if servesCA {
                     configuration.rootCertificate = RootCertificateDownload(
                         der: tls.proxyCA.certificateDER, pem: tls.proxyCA.certificatePEM,

@@ -136,6 +136,9 @@ final class ProxyHarness: Sendable {
         return flows
     }
 
+    /// The ports of the `--reverse` listeners, in the order of the configuration.
+    var reversePorts: [Int] { server.reverseAddresses.compactMap(\.port) }
+
     func shutdown() async {
         try? await server.stop()
         resolver.shutdown()

@@ -79,4 +79,28 @@ final class ProxyCredentialsTests: XCTestCase {
         XCTAssertTrue(ProxyCredentials().isEmpty)
         XCTAssertEqual(ProxyCredentials().check(proxyAuthorization: [basic("a:b")]), .rejected(reason: "wrong user name or password"))
     }
+    /// `--auth-file` users: a login for one needs its hash checked (never accepted or refused
+    /// here); `--auth` entries still answer at once; anyone else is refused at once.
+    func testFileUsersNeedAHashCheck() throws {
+        var credentials = credentials()
+        let hash = "$2y$04$rh9qr9wdgVAlVW2Xc6t7Cu4Udh.KEb.6aer1JfBpeojXGv/2LjScu"
+        credentials.add(user: "phone", bcryptHash: hash)
+        XCTAssertEqual(credentials.count, 3)
+        guard case .needsHashCheck(let login) = credentials.check(proxyAuthorization: [basic("phone:guess")]) else {
+            return XCTFail("no hash check")
+        }
+        XCTAssertEqual(login.user, "phone")
+        XCTAssertEqual(login.hash, hash)
+        XCTAssertEqual(login.password, Array("guess".utf8))
+        guard case .needsHashCheck(let other) = credentials.login(name: Array("phone".utf8), password: Array("other".utf8))
+        else { return XCTFail("no hash check") }
+        XCTAssertNotEqual(login.key, other.key, "verdicts are kept per user and password")
+        XCTAssertEqual(credentials.check(proxyAuthorization: [basic("alice:s3cret:with:colons")]), .accepted(user: "alice"))
+        XCTAssertEqual(credentials.check(proxyAuthorization: [basic("nobody:x")]), .rejected(reason: "wrong user name or password"))
+        XCTAssertEqual(credentials.login(name: Array("PHONE".utf8), password: Array("x".utf8)), .rejected)
+        var fileOnly = ProxyCredentials()
+        XCTAssertTrue(fileOnly.isEmpty)
+        fileOnly.add(user: "phone", bcryptHash: hash)
+        XCTAssertFalse(fileOnly.isEmpty)
+    }
 }
