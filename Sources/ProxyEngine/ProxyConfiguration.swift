@@ -63,12 +63,16 @@ public struct ReverseMapping: Sendable, Hashable {
     public var scheme: String
     public var host: String
     public var port: Int
+    /// The listener speaks TLS itself, presenting a leaf minted for `host` by the root CA
+    /// (`--reverse-tls`): for clients that insist on https.
+    public var tls: Bool
 
-    public init(listen: ListenEndpoint, scheme: String, host: String, port: Int) {
+    public init(listen: ListenEndpoint, scheme: String, host: String, port: Int, tls: Bool = false) {
         self.listen = listen
         self.scheme = scheme
         self.host = host
         self.port = port
+        self.tls = tls
     }
 
     /// The origin as a URL (no default port).

@@ -13,6 +13,19 @@ struct ReverseOptions: ParsableArguments {
             transform: ReverseOptions.parseMapping)
     var reverse: [ReverseMapping] = []
 
+    @Flag(name: .customLong("reverse-tls"),
+          help: "--reverse listeners speak TLS, with a certificate for the origin's name from the root CA.")
+    var reverseTLS = false
+
+    /// The mappings as the engine takes them (`--reverse-tls` applied).
+    var mappings: [ReverseMapping] {
+        reverse.map { mapping in
+            var mapping = mapping
+            mapping.tls = reverseTLS
+            return mapping
+        }
+    }
+
     static let defaultPort = 8081
 
     static func parseMapping(_ text: String) throws -> ReverseMapping {
@@ -37,6 +50,9 @@ struct ReverseOptions: ParsableArguments {
     }
 
     func validate() throws {
+        if reverseTLS && reverse.isEmpty {
+            throw ValidationError("--reverse-tls makes --reverse listeners speak TLS: give --reverse [LISTEN=]URL too.")
+        }
         var seen = Set<ListenEndpoint>()
         for mapping in reverse where !seen.insert(mapping.listen).inserted {
             throw ValidationError("--reverse: two mappings listen on \(mapping.listen.host):\(mapping.listen.port); "
@@ -51,9 +67,11 @@ struct ReverseOptions: ParsableArguments {
 
     /// Banner lines, one per mapping.
     var bannerLines: [String] {
-        reverse.map { mapping in
+        mappings.map { mapping in
             let host = mapping.listen.host.contains(":") ? "[\(mapping.listen.host)]" : mapping.listen.host
-            return "Reverse: http://\(host):\(mapping.listen.port) → \(mapping.origin)"
+            let scheme = mapping.tls ? "https" : "http"
+            let trust = mapping.tls ? " (certificate for \(mapping.host); clients trust the root CA)" : ""
+            return "Reverse: \(scheme)://\(host):\(mapping.listen.port) → \(mapping.origin)\(trust)"
         }
     }
 }

@@ -93,6 +93,10 @@ struct RunCommand: AsyncParsableCommand {
                                   + "its clients cannot log in: pass --allow-clients CIDR (e.g. 192.168.1.0/24), or listen "
                                   + "on 127.0.0.1.")
         }
+        if reverseOptions.reverseTLS && https.noIntercept {
+            throw ValidationError("--reverse-tls presents certificates from the root CA, which --no-intercept turns off: "
+                                  + "drop one of them.")
+        }
         if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
             throw ValidationError("--max-connections must be between 1 and \(1 << 30) (got \(maxConnections)).")
         }
@@ -140,7 +144,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.rootCertificate = https?.rootCertificate
         configuration.maxConnections = maxConnections
         configuration.upstreamProxies = upstream.settings
-        configuration.reverse = reverseOptions.reverse
+        configuration.reverse = reverseOptions.mappings
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         // DNS has a thread of its own, every lookup in flight at once: a name that never

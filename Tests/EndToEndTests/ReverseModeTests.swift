@@ -48,4 +48,25 @@ final class ReverseModeTests: XCTestCase {
             XCTAssertNotEqual(socks.exitCode, 0, socks.summary)
         }
     }
+    /// `--reverse-tls`: the listener speaks TLS with a leaf for the origin's name, which a client
+    /// trusting the root CA accepts; the exchange is captured as https.
+    func testTLSListener() async throws {
+        try await InterceptingFixture.run(configureWithOrigins: { configuration, _, tlsOrigin in
+            configuration.reverse = [ReverseMapping(listen: .init(host: "127.0.0.1", port: 0), scheme: "https",
+                                                    host: "localhost", port: tlsOrigin, tls: true)]
+        }) { fixture in
+            let port = try XCTUnwrap(fixture.proxy.reversePorts.first)
+            let fetched = try await Curl.run(["-o", "-", "--cacert", fixture.tls.proxyCAFile.path,
+                                              "--resolve", "localhost:\(port):127.0.0.1", "--data-binary", "over tls",
+                                              "https://localhost:\(port)/echo/tls"])
+            XCTAssertEqual(fetched.exitCode, 0, fetched.summary)
+            XCTAssertEqual(fetched.stdoutText, "over tls")
+            // Without the root CA the certificate is not trusted.
+            let untrusted = try await Curl.run(["--resolve", "localhost:\(port):127.0.0.1", "https://localhost:\(port)/"])
+            XCTAssertNotEqual(untrusted.exitCode, 0)
+            let flow = try await fixture.proxy.waitForFlows(count: 1).first { $0.path == "/echo/tls" }
+            XCTAssertEqual(flow?.scheme, "https")
+            XCTAssertEqual(flow?.status, 200)
+        }
+    }
 }

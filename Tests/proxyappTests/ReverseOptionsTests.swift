@@ -18,6 +18,10 @@ final class ReverseOptionsTests: XCTestCase {
                                              "Reverse: http://127.0.0.1:9000 → http://127.0.0.1:3000",
                                              "Reverse: http://[::1]:9001 → https://[::1]:8443"])
         XCTAssertNoThrow(try RunCommand.parse(["--reverse", "0.0.0.0:9000=http://h", "--allow-clients", "192.168.1.0/24"]))
+        let tls = try RunCommand.parse(["--reverse", "8443=https://api.example.com", "--reverse-tls"]).reverseOptions
+        XCTAssertEqual(tls.mappings.map(\.tls), [true])
+        XCTAssertEqual(tls.bannerLines, ["Reverse: https://127.0.0.1:8443 → https://api.example.com "
+                                         + "(certificate for api.example.com; clients trust the root CA)"])
     }
 
     func testMistakes() {
@@ -27,6 +31,8 @@ final class ReverseOptionsTests: XCTestCase {
         XCTAssertTrue(runRefusal(["--reverse", "9000=ftp://h"]).contains("Write LISTEN=URL"), runRefusal(["--reverse", "9000=ftp://h"]))
         XCTAssertTrue(runRefusal(["--reverse", "[x]=http://h"]).contains("Write HOST:PORT"))
         XCTAssertTrue(runRefusal(["--reverse", "9000=ftp://h"]).contains("the scheme must be http or https, not 'ftp'"))
+        XCTAssertTrue(runRefusal(["--reverse-tls"]).contains("give --reverse [LISTEN=]URL too"))
+        XCTAssertTrue(runRefusal(["--reverse", "http://a", "--reverse-tls", "--no-intercept"]).contains("drop one of them"))
         XCTAssertTrue(runRefusal(["--reverse", "http://a", "--reverse", "http://b"]).contains("two mappings listen on 127.0.0.1:8081"))
     }
 }

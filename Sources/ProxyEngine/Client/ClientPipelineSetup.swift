@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import ProxyCore
 
 /// The one place that knows which handlers a client connection has, in which order, and how to
@@ -24,7 +25,7 @@ enum ClientPipelineSetup {
     /// (`ListenerPrefaceSniffer`), or refuses the connection when no slot is free.
     /// A reverse listener's connections (`reverse`) are HTTP/1 only: no SOCKS, no h2c.
     static func configureAccepted(_ channel: any Channel, services: ProxyServices,
-                                  reverse: ReverseMapping? = nil) throws {
+                                  reverse: ReverseMapping? = nil, tls: NIOSSLContext? = nil) throws {
         if case .refused(let reason) = admission(of: channel, services: services) {
             services.refusalLog.note("refused a connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(reason)")
             var response = channel.allocator.buffer(capacity: 256)
@@ -44,6 +45,7 @@ enum ClientPipelineSetup {
             return
         }
         if let reverse {
+            if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
             try configure(channel, services: services, reverse: reverse)
             return
         }

@@ -1,6 +1,7 @@
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 import NIOPosix
 import ProxyModel
 import Rules
@@ -58,7 +59,9 @@ public final class ProxyServer: Sendable {
         var reverseBound: [SocketAddress] = []
         for mapping in configuration.reverse {
             do {
-                reverseBound.append(try await bind(host: mapping.listen.host, port: mapping.listen.port, reverse: mapping))
+                let tls = mapping.tls ? try await reverseTLSContext(for: mapping) : nil
+                reverseBound.append(try await bind(host: mapping.listen.host, port: mapping.listen.port,
+                                                   reverse: mapping, tls: tls))
             } catch {
                 await closeListeners()
                 throw ListenError(host: mapping.listen.host, port: mapping.listen.port, underlying: error)
@@ -78,7 +81,20 @@ public final class ProxyServer: Sendable {
     /// Every address bound, in the order of the configuration.
     public var addresses: [SocketAddress] { boundAddresses.withLockedValue { $0 } }
 
-    private func bind(host: String, port: Int, reverse: ReverseMapping? = nil) async throws -> SocketAddress {
+    /// The server side of a `--reverse-tls` listener: a leaf for the origin's name, HTTP/1.1.
+    private func reverseTLSContext(for mapping: ReverseMapping) async throws -> NIOSSLContext {
+        guard let interception = services.interception else {
+            throw ReverseTLSUnavailable()
+        }
+        let identity = try await withCheckedThrowingContinuation { continuation in
+            interception.identities.identity(forHost: mapping.host) { continuation.resume(with: $0) }
+        }
+        return try TLSInterception.serverContext(for: identity, minimumVersion: interception.clientMinimumVersion,
+                                                 protocols: ["http/1.1"])
+    }
+
+    private func bind(host: String, port: Int, reverse: ReverseMapping? = nil,
+                      tls: NIOSSLContext? = nil) async throws -> SocketAddress {
         let services = self.services
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
@@ -95,7 +111,7 @@ public final class ProxyServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try ClientPipelineSetup.configureAccepted(channel, services: services, reverse: reverse)
+                    try ClientPipelineSetup.configureAccepted(channel, services: services, reverse: reverse, tls: tls)
                 }
             }
             .bind(host: host, port: port)
@@ -129,4 +145,11 @@ public struct ListenError: Error {
     public let host: String
     public let port: Int
     public let underlying: any Error
+}
+
+/// `--reverse-tls` without HTTPS interception: there is no root CA to mint the listener's leaf.
+public struct ReverseTLSUnavailable: Error, CustomStringConvertible {
+    public var description: String {
+        "--reverse-tls needs the root CA of HTTPS interception: run without --no-intercept"
+    }
 }
