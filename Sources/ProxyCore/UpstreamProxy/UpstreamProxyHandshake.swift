@@ -174,7 +174,9 @@ public struct UpstreamProxyHandshake: Sendable {
             request += address.bytes.count == 4 ? [1] : [4]
             request += address.bytes
         } else {
-            let name = Array(host.utf8.prefix(255))
+            let name = Array(host.utf8)
+            // One length byte: a longer name is no DNS name, and cut short it would be another.
+            guard (1...255).contains(name.count) else { return fail("cannot be asked for a name of \(name.count) bytes") }
             request += [3, UInt8(name.count)] + name
         }
         request += [UInt8(port >> 8), UInt8(port & 0xFF)]

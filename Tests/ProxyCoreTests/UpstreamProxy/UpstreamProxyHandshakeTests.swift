@@ -128,4 +128,11 @@ final class UpstreamProxyHandshakeTests: XCTestCase {
         _ = badType.receive([5, 0])
         XCTAssertEqual(badType.receive([5, 0, 0, 9, 0]), .failed("answered CONNECT with an unknown address type (9)"))
     }
+
+    /// A name too long for SOCKS5's length byte is refused, never cut to another name.
+    func testSOCKS5NameTooLong() throws {
+        var handshake = UpstreamProxyHandshake(proxy: try proxy("socks5h://p:1080"),
+                                               host: String(repeating: "a", count: 300), port: 443)
+        XCTAssertEqual(handshake.receive([5, 0]), .failed("cannot be asked for a name of 300 bytes"))
+    }
 }
