@@ -57,6 +57,11 @@ public struct Flow: Sendable, Hashable {
     /// A short remark shown with the flow (why a tunnel was passed through, say:
     /// "pinned: client rejected the certificate (unknown_ca alert)"); nil normally.
     public var note: String?
+
+    /// Adds `remark` to `note`, after what it already says (`; ` between).
+    public mutating func appendNote(_ remark: String) {
+        note = note.map { $0 + "; " + remark } ?? remark
+    }
     /// The names of the rules (from the rules file) that acted on this exchange, in the order
     /// they acted: a block, a map-local or map-remote, a DNS override, a rewrite, or an
     /// `ssl_proxying` exclusion. Empty when no rule touched it.

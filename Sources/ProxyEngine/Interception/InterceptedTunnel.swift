@@ -256,17 +256,17 @@ final class InterceptedTunnel {
     private func dialOrigin() -> EventLoopFuture<any Channel>.Isolated {
         let normalized = HostName.normalized(host)
         let dns = rules.dnsOverride(host: normalized, port: port)
-        let route = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules)
+        let proxy: UpstreamProxy?
         if !dnsRuleNoted {
             dnsRuleNoted = true
             if let dns { flow.appliedRules.append(dns.name) }
-            if let rule = route.rule { flow.appliedRules.append(rule) }
-            if let proxy = route.proxy {
-                flow.note = [flow.note, UpstreamProxySettings.note(proxy)].compactMap { $0 }.joined(separator: "; ")
-            }
+            proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules,
+                                                                          recordingOn: &flow)
+        } else {
+            proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules).proxy
         }
         return services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                          refusingInternal: dns == nil ? destinationGuard : nil, via: route.proxy,
+                                          refusingInternal: dns == nil ? destinationGuard : nil, via: proxy,
                                           on: channel.eventLoop)
             .assumeIsolated()
             .map { connected in

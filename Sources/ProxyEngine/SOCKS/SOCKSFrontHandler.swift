@@ -202,16 +202,13 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if services.interception != nil {
-            flow.note = [flow.note, "not decrypted: excluded by ssl_proxying"].compactMap { $0 }.joined(separator: "; ")
+            flow.appendNote("not decrypted: excluded by ssl_proxying")
             flow.appliedRules.append("ssl_proxying")
         }
         if let dns { flow.appliedRules.append(dns.name) }
-        let route = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules)
-        if let rule = route.rule { flow.appliedRules.append(rule) }
-        if let proxy = route.proxy {
-            flow.note = [flow.note, UpstreamProxySettings.note(proxy)].compactMap { $0 }.joined(separator: "; ")
-        }
-        relay(flow, host: host, port: port, addresses: dns?.action.addresses, via: route.proxy, context: context)
+        let proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules,
+                                                                          recordingOn: &flow)
+        relay(flow, host: host, port: port, addresses: dns?.action.addresses, via: proxy, context: context)
     }
 
     /// Answers "succeeded" and hands the connection to the same first-bytes decision as an

@@ -135,7 +135,7 @@ final class SOCKSUDPAssociation {
             let more = counts.destinations.count > 5 ? " and \(counts.destinations.count - 5) more" : ""
             note += "; to \(shown)\(more)"
         }
-        flow.note = [flow.note, note].compactMap { $0 }.joined(separator: "; ")
+        flow.appendNote(note)
         services.sink.record(flow)
     }
 

@@ -74,13 +74,10 @@ final class ConnectTunnel {
         }
         let dns = rules.dnsOverride(host: normalizedHost, port: port)
         if let dns { flow.appliedRules.append(dns.name) }
-        let route = services.configuration.upstreamProxies.proxyForTunnel(host: normalizedHost, port: port, rules: rules)
-        if let rule = route.rule { flow.appliedRules.append(rule) }
-        if let proxy = route.proxy {
-            flow.note = [flow.note, UpstreamProxySettings.note(proxy)].compactMap { $0 }.joined(separator: "; ")
-        }
+        let proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalizedHost, port: port, rules: rules,
+                                                                          recordingOn: &flow)
         services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                   refusingInternal: dns == nil ? client.destinationGuard : nil, via: route.proxy,
+                                   refusingInternal: dns == nil ? client.destinationGuard : nil, via: proxy,
                                    on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in

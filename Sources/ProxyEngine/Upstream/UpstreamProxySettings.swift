@@ -1,4 +1,5 @@
 import ProxyCore
+import ProxyModel
 import Rules
 
 /// Which upstream proxy, if any, a connection to an origin goes through: `--upstream-proxy`
@@ -30,9 +31,17 @@ public struct UpstreamProxySettings: Sendable {
     static func note(_ proxy: UpstreamProxy) -> String { "through upstream proxy \(proxy)" }
 
     /// For a tunnel to `host`:`port` (normalized host), with the rules in force: the proxy, and
-    /// the rule that chose it (recorded on the flow).
+    /// the rule that chose it.
     func proxyForTunnel(host: String, port: Int, rules: RuleSet) -> (proxy: UpstreamProxy?, rule: String?) {
         let rule = rules.upstreamProxyForConnect(host: host, port: port)
         return (proxy(forHost: host, rule: rule?.action), rule?.name)
+    }
+
+    /// `proxyForTunnel`, with the rule and the way it goes recorded on the tunnel's `flow`.
+    func proxyForTunnel(host: String, port: Int, rules: RuleSet, recordingOn flow: inout Flow) -> UpstreamProxy? {
+        let route = proxyForTunnel(host: host, port: port, rules: rules)
+        if let rule = route.rule { flow.appliedRules.append(rule) }
+        if let proxy = route.proxy { flow.appendNote(Self.note(proxy)) }
+        return route.proxy
     }
 }
