@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "RulesFile", targets: ["RulesFile"]),
         .library(name: "PersistentPins", targets: ["PersistentPins"]),
+        .library(name: "ControlChannel", targets: ["ControlChannel"]),
+        .library(name: "RequestComposer", targets: ["RequestComposer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -140,12 +142,15 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The running proxy's local control channel (a Unix socket, JSON lines): replay, send, holds.
+        .target(name: "ControlChannel", dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The CLI and the one composition root.
         .executableTarget(
             name: "proxyapp",
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
                 "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore", "PersistentPins", "QRCode",
+                "ControlChannel", "RequestComposer",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -229,16 +234,22 @@ let package = Package(
                 path: "Tests/Support/WebSocketTestSupport"),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
-                                                       "TestSupport", "CaptureTestSupport", "QRCode"]),
+                                                       "TestSupport", "CaptureTestSupport", "QRCode",
+                                                       .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),
         .testTarget(
             name: "proxyappTests",
             dependencies: ["proxyapp", "CaptureStore", "CaptureExport", "ProxyModel", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI", "Rules",
-                           "ProxyCore", "ProxyEngine",
+                           "ProxyCore", "ProxyEngine", "ControlChannel",
                            "RulesFile", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "ControlChannelTests", dependencies: ["ControlChannel", "TestSupport"]),
+        // Requests a person writes: curl command lines (`import --curl`) and the editor's raw HTTP text.
+        .target(name: "RequestComposer", dependencies: ["ProxyModel", "BodyCodec"]),
+        .testTarget(name: "RequestComposerTests", dependencies: ["RequestComposer", "ProxyModel", "BodyCodec", "FlowExport"],
+                    resources: [.copy("Samples")]),
         .testTarget(name: "ProxyCoreTests", dependencies: ["ProxyCore", "ProxyModel", "SeededRandom", "WebSocketTestSupport"]),
         // Test support: rule fixtures (requests, host lists, rules written as YAML).
         .target(name: "RulesTestSupport", dependencies: ["Rules", "RulesFile", "ProxyCore"], path: "Tests/Support/RulesTestSupport"),

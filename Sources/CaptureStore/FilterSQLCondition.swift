@@ -96,6 +96,8 @@ struct FilterSQLCondition {
             self = Self(sql: "error IS NOT NULL")
         case .marked:
             self = Self(sql: "marked <> 0")
+        case .replay:
+            self = Self(sql: "replay_of IS NOT NULL")
         case .http:
             self = Self(sql: "kind = ?", arguments: [FlowKind.http.rawValue.databaseValue])
         case .http2:

@@ -102,6 +102,11 @@ struct FlowInsertStatement {
             sqlite3_bind_null(handle, next())
         }
         sqlite3_bind_int64(handle, next(), Int64(flow.messageCount))
+        if let replayOf = flow.replayOf {
+            sqlite3_bind_int64(handle, next(), replayOf)
+        } else {
+            sqlite3_bind_null(handle, next())
+        }
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 

@@ -73,6 +73,8 @@ extension FlowRecord {
         static let streamID = Column("stream_id")
         // v9-websocket-messages
         static let messageCount = Column("message_count")
+        // v10-replay-of
+        static let replayOf = Column("replay_of")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -154,7 +156,8 @@ extension FlowRecord: FetchableRecord {
                 Self.text(row, Columns.originResponse), body: Self.blob(row, Columns.originResponseBody)),
             responseTrailers: Self.text(row, Columns.responseTrailers).flatMap { try? HeaderFieldsJSON.decode($0) } ?? [],
             streamID: Self.integer(row, Columns.streamID),
-            messageCount: Self.integer(row, Columns.messageCount) ?? 0)
+            messageCount: Self.integer(row, Columns.messageCount) ?? 0,
+            replayOf: Self.integer(row, Columns.replayOf).map(Int64.init))
     }
 
     private static func integer(_ row: Row, _ column: Column) -> Int? {
@@ -221,7 +224,8 @@ extension FlowRecord: TableRecord {
         Columns.tlsClientCipher, Columns.tlsALPN, Columns.tlsSNI, Columns.tlsUpstreamVersion,
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
         Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.forwardedRequest,
-        Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.messageCount, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
+        Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.messageCount,
+        Columns.replayOf, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
         Columns.originResponseBody,
     ]
 }

@@ -18,6 +18,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v7-forwarded-messages", migrate: addForwardedMessages)
         migrator.registerMigration("v8-http2-details", migrate: addHTTP2Details)
         migrator.registerMigration("v9-websocket-messages", migrate: addWebSocketMessages)
+        migrator.registerMigration("v10-replay-of", migrate: addReplayOf)
         return migrator
     }()
 
@@ -190,6 +191,14 @@ enum TrafficMigrations {
         try db.create(index: "messages_by_flow", on: "messages", columns: ["flow_id", "id"])
         try db.alter(table: "flows") { t in
             t.add(column: "message_count", .integer).notNull().defaults(to: 0)
+        }
+    }
+
+    /// v10: the flow a replayed one sent again (its id; NULL for traffic a client sent). No
+    /// index: `~replay` reads it beside the other listing columns.
+    private static func addReplayOf(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "replay_of", .integer)
         }
     }
 }

@@ -39,6 +39,7 @@ extension FilterExpression {
         case .hasResponse: return flow.status != nil
         case .hasError: return flow.error != nil
         case .marked: return flow.marked
+        case .replay: return flow.replayOf != nil
         case .websocket: return Self.asksForWebSocket(flow.requestHeaders)
         case .http: return flow.kind == .http
         case .http2: return flow.kind == .http && flow.httpVersion == FilterExpression.http2Version

@@ -35,6 +35,8 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
     case hasError
     /// `~marked`: the user marked the flow.
     case marked
+    /// `~replay`: a flow the proxy sent again (replay, edit and resend, `send`, `import --curl`).
+    case replay
     /// `~websocket`: the request asked for `Upgrade: websocket`.
     case websocket
     /// `~http`: an HTTP exchange (decoded, not an opaque tunnel).
@@ -67,6 +69,7 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
         case .hasResponse: return "~s"
         case .hasError: return "~e"
         case .marked: return "~marked"
+        case .replay: return "~replay"
         case .websocket: return "~websocket"
         case .http: return "~http"
         case .http2: return "~h2"

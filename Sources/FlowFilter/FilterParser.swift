@@ -120,6 +120,7 @@ struct FilterParser {
         case "s": return .hasResponse
         case "e": return .hasError
         case "marked": return .marked
+        case "replay": return .replay
         case "websocket": return .websocket
         case "http": return .http
         case "h2": return .http2

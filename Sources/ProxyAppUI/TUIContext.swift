@@ -27,12 +27,16 @@ public struct TUIContext: Sendable {
     /// Written into exported HAR files as the creator's version.
     public var version: String
     public var timeZone: TimeZone
+    /// Sends flows again (`r`) through the proxy — this process's, or the one on the data
+    /// directory through its control channel; blocks until done (run on a worker lane). Nil
+    /// when this TUI cannot reach a proxy.
+    public var replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)?
 
     public init(listenAddress: String = "", caURL: String = "", rules: @escaping @Sendable () -> String = { "off" },
                 info: @escaping @Sendable () -> ProxyInfo = { ProxyInfo() }, proxyRunning: Bool = false,
                 readOnly: Bool = false, pinTTL: TimeInterval = 7 * 86_400,
                 outputDirectory: String = FileManager.default.currentDirectoryPath, version: String,
-                timeZone: TimeZone = .current) {
+                timeZone: TimeZone = .current, replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)? = nil) {
         self.listenAddress = listenAddress
         self.caURL = caURL
         self.rules = rules
@@ -43,6 +47,7 @@ public struct TUIContext: Sendable {
         self.outputDirectory = outputDirectory
         self.version = version
         self.timeZone = timeZone
+        self.replay = replay
     }
 
     /// `name` as a path: absolute names and `~/…` as given, others under `outputDirectory`.
@@ -52,5 +57,17 @@ public struct TUIContext: Sendable {
             return HomeDirectory.expandingTilde(name)
         }
         return (outputDirectory as NSString).appendingPathComponent(name)
+    }
+}
+
+/// What an action the TUI asked of the proxy (a replay) came to, for the status line.
+public struct TUIActionResult: Sendable, Hashable {
+    public var ok: Bool
+    /// One line in words: a summary, or why it failed.
+    public var message: String
+
+    public init(ok: Bool, message: String) {
+        self.ok = ok
+        self.message = message
     }
 }

@@ -85,6 +85,7 @@ extension TUIController {
             overlay = .prompt(.exportHAR(scope: nil), LineEditor(Self.defaultHARName(now: Date(), timeZone: context.timeZone)),
                               error: nil)
             countExportScope()
+        case .replay: replaySelection()
         case .saveCurl:
             guard let id = selectedID else { return }
             overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)

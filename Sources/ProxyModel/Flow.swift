@@ -83,6 +83,9 @@ public struct Flow: Sendable, Hashable {
     /// The messages themselves when they travel with the flow (HAR export and import); nil
     /// otherwise: the capture stores and reads them apart (`TrafficRepository.messages`).
     public var webSocketMessages: [CapturedMessage]?
+    /// The flow this one sent again (`r` in the TUI, `proxyapp replay`, an edit and resend):
+    /// its id; nil for traffic a client sent.
+    public var replayOf: Int64?
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),
@@ -94,7 +97,8 @@ public struct Flow: Sendable, Hashable {
         bytesUp: Int64 = 0, bytesDown: Int64 = 0, marked: Bool = false, tls: TLSDetails? = nil,
         note: String? = nil, serverAddress: String? = nil, appliedRules: [String] = [],
         forwardedRequest: ForwardedRequest? = nil, originResponse: OriginResponse? = nil,
-        responseTrailers: [HeaderField] = [], streamID: Int? = nil, messageCount: Int = 0
+        responseTrailers: [HeaderField] = [], streamID: Int? = nil, messageCount: Int = 0,
+        replayOf: Int64? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -128,6 +132,7 @@ public struct Flow: Sendable, Hashable {
         self.streamID = streamID
         self.messageCount = messageCount
         self.webSocketMessages = nil
+        self.replayOf = replayOf
     }
 
     /// Total duration in milliseconds, when the flow has finished.

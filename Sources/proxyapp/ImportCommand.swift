@@ -11,25 +11,60 @@ import ProxyModel
 /// it is read, so memory stays near a few times `--max-body-size` whatever the file's size.
 /// All or nothing: when the file turns out bad (or storing fails) part-way, the flows already
 /// stored are deleted again (`FlowImport`).
+///
+/// `proxyapp import --curl 'curl …'` turns a curl command line (a browser's "Copy as cURL") into a
+/// request, sends it through the proxy (`ComposedSend`) and prints the response; its exchange is
+/// captured like any other.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Load a HAR file (Chrome, Firefox, Charles, mitmproxy, ProxyApp) into the capture store.")
+        abstract: "Load a HAR file into the capture store, or send a curl command line through the proxy.")
 
     @OptionGroup var data: DataDirectoryOptions
 
     @Option(name: .customLong("har"), help: ArgumentHelp("The HAR file to import ('-' for stdin).", valueName: "FILE"))
-    var harPath: String
+    var harPath: String?
+
+    @Option(name: .customLong("curl"), help: ArgumentHelp(
+        "A curl command line to send through the proxy and capture ('-' for stdin), as a browser's Copy as cURL writes it.",
+        valueName: "COMMAND"))
+    var curlCommand: String?
+
+    @Flag(help: "With --curl: forward the request as it is, no rule applies.")
+    var noRules = false
 
     @Option(help: "Body bytes stored per request or response (as `run`); longer bodies keep their start and are marked truncated.")
     var maxBodySize: ByteCount = RunCommand.defaultMaxBodySize
 
     func validate() throws {
         try RunCommand.validateMaxBodySize(maxBodySize)
+        guard (harPath == nil) != (curlCommand == nil) else {
+            throw ValidationError("give either --har FILE or --curl 'curl …' (one of them).")
+        }
+        if curlCommand?.isEmpty == true {
+            throw ValidationError("--curl needs a curl command line, or '-' to read it from stdin.")
+        }
     }
 
     func run() throws {
-        let descriptor = try openInput()
+        if let curlCommand {
+            // A plain command (the HAR import is synchronous): the send waits here, on the main thread.
+            let curl = curlCommand, noRules = noRules, data = data
+            try FlowReplayService.blocking { () async -> Result<Void, any Error> in
+                do {
+                    try await CurlImport.send(curl, noRules: noRules, data: data)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }.get()
+            return
+        }
+        try importHAR(harPath ?? "-")
+    }
+
+    private func importHAR(_ harPath: String) throws {
+        let descriptor = try openInput(harPath)
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }
         let data = self.data
         let flowImport = FlowImport {
@@ -66,7 +101,7 @@ struct ImportCommand: ParsableCommand {
 
     /// The file, opened for reading: `-` is stdin; pipes work (`--har <(gunzip -c x.har.gz)`,
     /// `/dev/stdin`); a directory or a missing file is an error naming the fix.
-    private func openInput() throws -> Int32 {
+    private func openInput(_ harPath: String) throws -> Int32 {
         if harPath == "-" { return STDIN_FILENO }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: harPath, isDirectory: &isDirectory) else {

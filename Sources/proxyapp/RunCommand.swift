@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureStore
+import ControlChannel
 import FlowExport
 import Foundation
 import Logging
@@ -210,6 +211,9 @@ struct RunCommand: AsyncParsableCommand {
         for line in deviceLines + [accessLine] {
             banner += line + "\n"
         }
+        let replayService = FlowReplayService(repository: repository, replayer: { server.replayer(ignoresRules: $0) })
+        let control = ControlEndpoint.open(dataDirectory: directory.path, commands: ControlCommands(service: replayService))
+        banner += control.bannerLine + "\n"
         if !headless && !withTUI {
             banner += "(stdin or stdout is not a terminal: running headless)\n"
         }
@@ -240,7 +244,11 @@ struct RunCommand: AsyncParsableCommand {
                     current.rules = [RulesStateText.line(liveRules.status, path: rulesPath)]
                     return current
                 },
-                proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version)
+                proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version,
+                replay: { ids in
+                    let reply = FlowReplayService.blocking { await replayService.replay(ids: ids, options: .init()) }
+                    return TUIActionResult(reply)
+                })
             let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
             signals.stopping()
             Console.write(bannerNow())
@@ -251,6 +259,7 @@ struct RunCommand: AsyncParsableCommand {
             Console.write("\nStopping (\(SignalWaiter.name(signalNumber)); again to exit at once)…\n")
         }
         rulesWatcher.stop()
+        control.server?.stop()
         await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
                             writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics

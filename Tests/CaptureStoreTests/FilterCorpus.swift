@@ -46,6 +46,7 @@ enum FilterCorpus {
             if index % 9 == 2 { flow.appliedRules += ["Map local: fixtures/\(index).json", #"Rewrite "UA" \ staging"#] }
             if index % 6 == 4 { flow.error = "upstream reset (\(index))" }
             if index % 10 == 7 { flow.httpVersion = "HTTP/2.0" }
+            if index % 11 == 6 { flow.replayOf = Int64(index - 5) }
             if index % 8 == 5 {
                 flow.kind = .tunnel
                 flow.method = "CONNECT"
@@ -72,7 +73,7 @@ enum FilterCorpus {
         "~m ^get$", "~m POST|PUT", "!~m GET",
         "~c 200", "!~c 200", "~c 404 | ~c 500", "!(~c 200 | ~c 404)",
         "~q", "!~q", "~s", "!~s", "~e", "!~e", "~e & ~s", "~q & !~e",
-        "~marked", "!~marked", "~marked | ~e",
+        "~marked", "!~marked", "~marked | ~e", "~replay", "!~replay & ~s", "~replay | ~marked",
         "~http", "~tcp", "!~tcp & !~q", "~tcp ~s", "~h2", "!~h2 & ~s", "~h2 | ~tcp",
         "~all & ~d test", "!~all | ~c 101",
         "~u ^https://", "~u :8443/", "p/1", "!~u q=0",

@@ -77,7 +77,7 @@ final class FilterSQLConditionTests: XCTestCase {
 
     /// Which predicates SQL answers exactly, and how exactness combines.
     func testExactnessRules() throws {
-        let exact = ["~d a", "~m GET", "~c 200", "~marked", "~q", "~s", "~e", "~http", "~tcp", "~all", "~rule a",
+        let exact = ["~d a", "~m GET", "~c 200", "~marked", "~replay", "!~replay", "~q", "~s", "~e", "~http", "~tcp", "~all", "~rule a",
                      "!~c 200", "~d a & ~c 200", "~d a | !~e", "!(~q | ~marked)", "!~rule a | ~c 200"]
         let superset = ["~u a", "a", "~t a", "~tq a", "~ts a", "~h a", "~hq a", "~hs a", "~b a", "~bq a", "~bs a",
                         "~websocket", "~d a & ~b x", "~c 200 | ~h x", "!~b x", "!(~d a & ~u b)"]

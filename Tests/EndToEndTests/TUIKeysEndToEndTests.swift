@@ -79,8 +79,8 @@ final class TUIKeysEndToEndTests: XCTestCase {
         try await terminal.waitForText("METHOD")
 
         // An unknown key says so.
-        try await terminal.press("r")
-        try await terminal.waitForScreen("the unknown key named") { Self.lastLine($0).contains("r: no such key — ? for help") }
+        try await terminal.press("o")
+        try await terminal.waitForScreen("the unknown key named") { Self.lastLine($0).contains("o: no such key — ? for help") }
 
         // A filter error moves the cursor; Ctrl-U still clears the whole line. Alt-B and Ctrl-K edit by words.
         try await terminal.press("/")

@@ -18,13 +18,15 @@ struct ExchangeRecorder {
     /// - Parameter clientTLS: the client side's TLS, for a decrypted exchange (the origin's side
     ///   comes with the connection).
     /// - Parameter streamID: the client's HTTP/2 stream (nil for HTTP/1).
+    /// - Parameter replayOf: the flow this exchange sends again (a replay), nil for a client's own.
     init(clientAddress: String, method: String, scheme: String, host: String, port: Int, path: String,
-         version: HTTPVersion, headers: HTTPHeaders, cap: Int, clientTLS: TLSDetails? = nil, streamID: Int? = nil) {
+         version: HTTPVersion, headers: HTTPHeaders, cap: Int, clientTLS: TLSDetails? = nil, streamID: Int? = nil,
+         replayOf: Int64? = nil) {
         self.cap = cap
         self.flow = Flow(
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
-            requestHeaders: Self.requestFields(headers), tls: clientTLS, streamID: streamID)
+            requestHeaders: Self.requestFields(headers), tls: clientTLS, streamID: streamID, replayOf: replayOf)
         Self.reserve(&flow.requestBody, for: headers, cap: cap)
     }
 

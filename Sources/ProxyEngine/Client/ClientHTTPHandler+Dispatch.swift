@@ -33,6 +33,10 @@ extension ClientHTTPHandler {
             startReverseRequest(head, target: target, reverse: reverse, pool: pool)
             return
         }
+        if replay != nil {
+            startReplayedRequest(head, target: target, pool: pool)
+            return
+        }
         if services.configuration.access.requiresAuthentication, isProxied(target), !authenticate(head) {
             return
         }
@@ -174,6 +178,24 @@ extension ClientHTTPHandler {
         }
     }
 
+    /// A request on a replay's in-process connection: absolute-form, to `http://` or `https://`
+    /// directly (the engine opens the TLS a CONNECT tunnel would have carried), never a login
+    /// asked nor a proxy page served; `x-proxyapp-replay-of` (trusted only here) links its flow
+    /// to the original and is not forwarded.
+    private func startReplayedRequest(_ head: HTTPRequestHead, target: RequestTarget, pool: UpstreamConnectionPool) {
+        guard case .absolute(let scheme, let host, let port, let pathAndQuery) = target,
+              scheme == "http" || scheme == "https" else {
+            answer(.badRequest(reason: "a replayed request needs an absolute http:// or https:// URL"),
+                   version: head.version, keepAlive: false, requestEnded: false)
+            return
+        }
+        var head = head
+        let original = head.headers.first(name: ReplaySettings.originalHeader).flatMap { Int64($0) }
+        head.headers.remove(name: ReplaySettings.originalHeader)
+        forward(head, scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: nil, pool: pool,
+                replayOf: original)
+    }
+
     /// The HTTP/2 stream this handler serves (its channel is a stream channel), as a number.
     var http2StreamID: Int? {
         (try? context?.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).map { Int($0) }
@@ -182,12 +204,13 @@ extension ClientHTTPHandler {
     /// Starts the exchange for a proxied request: its machine decides the framing, the rules
     /// decide where it goes (answered here, or forwarded, maybe elsewhere and with edits).
     private func forward(_ head: HTTPRequestHead, scheme: String, host: String, port: Int, pathAndQuery: String,
-                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil) {
+                         clientTLS: TLSDetails?, pool: UpstreamConnectionPool, clientAuthority: String? = nil,
+                         replayOf: Int64? = nil) {
         let recorder = ExchangeRecorder(
             clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
             path: pathAndQuery, version: head.version, headers: head.headers,
             cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil,
-            streamID: head.version.major == 2 ? http2StreamID : nil)
+            streamID: head.version.major == 2 ? http2StreamID : nil, replayOf: replayOf)
         let exchange = ExchangeDriver(client: self, services: services, pool: pool, head: head, recorder: recorder)
         state = .exchange(exchange)
         if inputClosed { exchange.clientInputClosed() }

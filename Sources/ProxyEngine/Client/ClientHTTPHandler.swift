@@ -56,6 +56,8 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     let tunnel: TunnelDestination?
     /// On a `--reverse` listener: the origin every request goes to.
     let reverse: ReverseMapping?
+    /// On a replay's in-process connection (`FlowReplayer`): what the replay asked for.
+    let replay: ReplaySettings?
     var state: State = .idle
     private(set) var context: ChannelHandlerContext?
     private(set) var pool: UpstreamConnectionPool?
@@ -77,11 +79,15 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     /// Set for a client from another machine without `--allow-internal`.
     private(set) var destinationGuard: ClientAccessPolicy?
 
-    init(services: ProxyServices, tunnel: TunnelDestination? = nil, reverse: ReverseMapping? = nil) {
+    init(services: ProxyServices, tunnel: TunnelDestination? = nil, reverse: ReverseMapping? = nil,
+         replay: ReplaySettings? = nil) {
         self.services = services
         self.tunnel = tunnel
         self.reverse = reverse
+        self.replay = replay
     }
+
+    var ignoresRules: Bool { replay?.ignoresRules ?? false }
 
     var eventLoop: any EventLoop { context!.eventLoop }
     var channel: (any Channel)? { context?.channel }
@@ -91,7 +97,9 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         self.pool = services.pools.pool(for: context.eventLoop)
-        if let remote = context.channel.remoteAddress, let ip = remote.ipAddress, let port = remote.port {
+        if replay != nil {
+            clientAddress = ReplaySettings.clientAddress
+        } else if let remote = context.channel.remoteAddress, let ip = remote.ipAddress, let port = remote.port {
             clientAddress = ip.utf8.contains(UInt8(ascii: ":")) ? "[\(ip)]:\(port)" : "\(ip):\(port)"
             // Loopback clients (nearly all) skip the parse: no guard, nothing to admit.
             if !ip.hasPrefix("127.") && ip != "::1" {

@@ -62,7 +62,8 @@ enum ClientPipelineSetup {
     /// Adds the HTTP handlers at the end of `channel`'s pipeline; `tunnel` names the origin of
     /// the requests when the connection is a CONNECT tunnel carrying HTTP (decrypted or plain).
     static func configure(_ channel: any Channel, services: ProxyServices,
-                          tunnel: ClientHTTPHandler.TunnelDestination? = nil, reverse: ReverseMapping? = nil) throws {
+                          tunnel: ClientHTTPHandler.TunnelDestination? = nil, reverse: ReverseMapping? = nil,
+                          replay: ReplaySettings? = nil) throws {
         let pipeline = channel.pipeline.syncOperations
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
@@ -74,7 +75,7 @@ enum ClientPipelineSetup {
             withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
-        try pipeline.addHandler(ClientHTTPHandler(services: services, tunnel: tunnel, reverse: reverse))
+        try pipeline.addHandler(ClientHTTPHandler(services: services, tunnel: tunnel, reverse: reverse, replay: replay))
     }
 
     /// Puts `replacement` at the end of the client pipeline and removes every HTTP handler,

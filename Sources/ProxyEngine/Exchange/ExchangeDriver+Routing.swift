@@ -36,7 +36,7 @@ extension ExchangeDriver {
             authority: destination.clientAuthority
                 ?? Self.authority(host: destination.host, port: destination.port, scheme: destination.scheme),
             framing: framing)
-        switch RequestRouting.decide(request, rules: services.rules.current,
+        switch RequestRouting.decide(request, rules: client.ignoresRules ? RuleSet() : services.rules.current,
                                      upstream: services.configuration.upstreamProxies) {
         case .block(let rule):
             recorder.applied(rule: rule.name, note: nil)

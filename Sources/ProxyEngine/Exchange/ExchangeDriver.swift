@@ -16,6 +16,8 @@ protocol ExchangeClientSide: AnyObject {
     /// The policy keeping this client from the proxy's own machine (a client from elsewhere
     /// without `--allow-internal`); nil: unguarded.
     var destinationGuard: ClientAccessPolicy? { get }
+    /// A replay sent with `--no-rules`: forwarded as it is, no rule consulted.
+    var ignoresRules: Bool { get }
     func write(_ part: HTTPServerResponsePart)
     /// Writes and flushes; the future completes once written (back-pressure for local answers).
     func writeAndFlush(_ part: HTTPServerResponsePart) -> EventLoopFuture<Void>

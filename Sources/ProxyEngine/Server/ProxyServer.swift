@@ -75,6 +75,12 @@ public final class ProxyServer: Sendable {
         return first
     }
 
+    /// Sends requests through this engine without a client connection (replays, composed
+    /// requests); `ignoresRules` forwards them as they are (`--no-rules`).
+    public func replayer(ignoresRules: Bool = false) -> FlowReplayer {
+        FlowReplayer(services: services, group: group, ignoresRules: ignoresRules)
+    }
+
     /// The address each `--reverse` listener is bound to, in the order of the configuration.
     public var reverseAddresses: [SocketAddress] { boundReverseAddresses.withLockedValue { $0 } }
 

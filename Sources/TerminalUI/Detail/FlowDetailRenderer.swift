@@ -84,6 +84,7 @@ public enum FlowDetailRenderer {
             }
         }
         if let duration = flow.durationMilliseconds { parts.append(FlowRow.humanDuration(duration)) }
+        if let original = flow.replayOf { parts.insert("↻ #\(original)", at: 0) }  // sent again from that flow
         if let id = flow.id { parts.insert("#\(id)", at: 0) }  // what `export --curl ID` and `--raw ID` take
         return " " + parts.joined(separator: "  ")
     }

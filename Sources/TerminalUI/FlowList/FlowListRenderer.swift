@@ -66,11 +66,11 @@ public enum FlowListRenderer {
         if row.kind == .tunnel {
             if row.pinned { base.foreground = .magenta } else { base.dim = true }
         }
-        // One column for two signs: the user's own mark wins over a rule's.
-        if row.marked || row.ruleApplied {
+        // One column for three signs: the user's own mark wins over a replay's, which wins over a rule's.
+        if row.marked || row.replayed || row.ruleApplied {
             var marker = base
-            marker.foreground = row.marked ? .yellow : .cyan
-            grid.put(row.marked ? "●" : "◆", row: screenRow, in: columns.marker, style: marker)
+            marker.foreground = row.marked ? .yellow : row.replayed ? .green : .cyan
+            grid.put(row.marked ? "●" : row.replayed ? "↻" : "◆", row: screenRow, in: columns.marker, style: marker)
         }
         grid.put(row.id.map { String($0) } ?? "", row: screenRow, in: columns.id, style: base)
         if let time = columns.time { grid.put(row.time, row: screenRow, in: time, style: base) }

@@ -37,6 +37,8 @@ public struct FlowRow: Sendable, Hashable {
     public var marked: Bool
     /// Some rule acted on the flow (`Flow.appliedRules` is not empty).
     public var ruleApplied: Bool
+    /// The proxy sent this flow again from another (`Flow.replayOf`).
+    public var replayed: Bool
     public var error: String?
 
     public init(_ flow: Flow, timeZone: TimeZone) {
@@ -73,6 +75,7 @@ public struct FlowRow: Sendable, Hashable {
         pinned = flow.note?.hasPrefix("pinned") ?? false
         marked = flow.marked
         ruleApplied = !flow.appliedRules.isEmpty
+        replayed = flow.replayOf != nil
         error = flow.error
     }
 
@@ -111,7 +114,7 @@ public struct FlowRow: Sendable, Hashable {
     }
 
     /// Bytes below 1 KiB exactly (`512 B`), then one decimal in binary units (`1.2 KiB`).
-    static func humanSize(_ bytes: Int64) -> String {
+    public static func humanSize(_ bytes: Int64) -> String {
         if bytes < 1024 { return "\(bytes) B" }
         var value = Double(bytes) / 1024
         for unit in ["KiB", "MiB", "GiB"] {
@@ -122,7 +125,7 @@ public struct FlowRow: Sendable, Hashable {
     }
 
     /// Whole milliseconds below a second (`41 ms`), seconds with one decimal above (`1.2 s`).
-    static func humanDuration(_ milliseconds: Double) -> String {
+    public static func humanDuration(_ milliseconds: Double) -> String {
         if milliseconds < 999.5 { return "\(Int(max(0, milliseconds).rounded())) ms" }
         return "\(oneDecimal(milliseconds / 1000)) s"
     }

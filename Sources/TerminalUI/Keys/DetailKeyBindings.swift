@@ -1,6 +1,6 @@
 extension KeyBindings {
     /// The detail view's keys. Only the view's own actions plus the few the app handles in both
-    /// views (`?` help, `c` save as curl, `m` mark); q, Esc and Backspace go back to the list.
+    /// views (`?` help, `c` save as curl, `m` mark, `r` replay); q, Esc and Backspace go back to the list.
     public static let detail = KeyBindings([
         KeyBinding(.tab, "Tab", .detail(.nextTab)),
         KeyBinding(.backTab, "Shift-Tab", .detail(.previousTab)),
@@ -33,6 +33,7 @@ extension KeyBindings {
         KeyBinding(.character("m"), "m", .toggleMark),
         KeyBinding(.character("c"), "c", .saveCurl),
         KeyBinding(.character("y"), "y", .copy),
+        KeyBinding(.character("r"), "r", .replay),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .closeDetail),
         KeyBinding(.escape, "Esc", .closeDetail),

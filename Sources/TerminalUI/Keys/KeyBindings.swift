@@ -66,6 +66,7 @@ public struct KeyBindings: Sendable {
         KeyBinding(.character("z"), "z", .clearAll),
         KeyBinding(.character("e"), "e", .exportHAR),
         KeyBinding(.character("c"), "c", .saveCurl),
+        KeyBinding(.character("r"), "r", .replay),
         KeyBinding(.character("y"), "y", .copy),
         KeyBinding(.character("p"), "p", .showPins),
         KeyBinding(.character("i"), "i", .showInfo),

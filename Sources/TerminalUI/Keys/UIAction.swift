@@ -18,6 +18,8 @@ public enum UIAction: Sendable, Hashable {
     case clearAll
     case exportHAR
     case saveCurl
+    /// Send the flow — or every marked flow of the view, in order — again through the proxy (`r`).
+    case replay
     /// Copy to the clipboard (`y`), then a key says what: the URL, curl, the body, the raw request.
     case copy
     case showPins
@@ -54,6 +56,7 @@ public enum UIAction: Sendable, Hashable {
         case .clearAll: "delete all flows (asks first)"
         case .exportHAR: "export the filtered or marked flows as HAR"
         case .saveCurl: "save the flow as a curl command"
+        case .replay: "send the flow (or the marked flows) again: replay"
         case .copy: "copy: then u URL, c curl, b body, r raw request"
         case .showPins: "pinned domains"
         case .showInfo: "proxy info: how to send traffic, CA page, rules, files"

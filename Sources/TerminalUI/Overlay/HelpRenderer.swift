@@ -17,7 +17,7 @@ public enum HelpRenderer {
             "  Ctrl-K deletes to the end, Ctrl-W or Alt-Backspace the word before it.",
             "Filter expressions: ~d domain  ~u url  ~m method  ~c code  ~h header  ~b body",
             "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  ~rule rule name,",
-            "  ~h2 HTTP/2, combined with ! & | ( ).",
+            "  ~h2 HTTP/2  ~replay sent again (r), combined with ! & | ( ).",
         ]
         return lines
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CaptureStore
+import ControlChannel
 import Foundation
 import ProxyAppUI
 import TerminalUI
@@ -47,13 +48,33 @@ struct TUICommand: ParsableCommand {
         let data = db == nil ? data : nil
         let watch = ProxyInfoWatch { Self.info(data: data, capturePath: path, logPath: logPath) }
         defer { watch.stop() }
+        // With the data directory's capture, `r` replays through the proxy running on it (its
+        // control channel), found when asked: the proxy may start after the TUI.
+        let controlPath = data.map { ControlSocket.path(forDataDirectory: $0.directory.path) }
+        var replay: (@Sendable ([Int64]) -> TUIActionResult)?
+        if let controlPath {
+            replay = { ids in Self.replay(ids, controlPath: controlPath) }
+        }
         let context = TUIContext(rules: { "" }, info: { watch.latest }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds),
-                                 version: ProxyAppCommand.version)
+                                 version: ProxyAppCommand.version, replay: replay)
         try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context, logPath: logPath)
     }
 }
 
 extension TUICommand {
+    /// `r` in an attached TUI: the replay asked of the proxy running on the data directory.
+    static func replay(_ ids: [Int64], controlPath: String) -> TUIActionResult {
+        guard ControlClient.isAnswering(path: controlPath) else {
+            return TUIActionResult(ok: false, message: "no proxy runs on this data directory: start one (proxyapp run) "
+                                   + "to replay, or use proxyapp replay ID")
+        }
+        do {
+            return TUIActionResult(try ControlClient.send(ControlRequest(command: "replay", ids: ids), path: controlPath))
+        } catch {
+            return TUIActionResult(ok: false, message: "\(error)")
+        }
+    }
+
     /// What the `i` screen says: a proxy running on the data directory (found by its marker) and
     /// the data directory's CA; `data` is nil for a capture opened by `--db`. Reads files: call it
     /// off the UI thread (`ProxyInfoWatch`).

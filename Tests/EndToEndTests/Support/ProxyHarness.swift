@@ -136,6 +136,9 @@ final class ProxyHarness: Sendable {
         return flows
     }
 
+    /// The engine's replayer (`proxyapp replay`, the TUI's `r`).
+    func replayer(ignoresRules: Bool = false) -> FlowReplayer { server.replayer(ignoresRules: ignoresRules) }
+
     /// The ports of the `--reverse` listeners, in the order of the configuration.
     var reversePorts: [Int] { server.reverseAddresses.compactMap(\.port) }
 

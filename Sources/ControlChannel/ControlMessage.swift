@@ -1,0 +1,78 @@
+import Foundation
+
+/// One command sent over the control channel: a JSON object on one line.
+///
+/// `command` names what to do; the other fields belong to commands that use them and are left
+/// out otherwise. Commands now:
+/// - `replay`: send the flows `ids` again through the running proxy, each `count` times, at most
+///   `concurrency` at once, with `noRules` and `allowTruncated` as `proxyapp replay` takes them.
+/// - `send`: send `request` (a composed request) through the running proxy; the reply's `lines`
+///   say what came back and `response` carries it.
+/// - `ping`: answered `ok` (clients use it to see that a proxy is there).
+public struct ControlRequest: Codable, Sendable, Hashable {
+    public var command: String
+    public var ids: [Int64]?
+    public var count: Int?
+    public var concurrency: Int?
+    public var noRules: Bool?
+    public var allowTruncated: Bool?
+    public var request: ControlHTTPRequest?
+
+    public init(command: String, ids: [Int64]? = nil, count: Int? = nil, concurrency: Int? = nil,
+                noRules: Bool? = nil, allowTruncated: Bool? = nil, request: ControlHTTPRequest? = nil) {
+        self.command = command
+        self.ids = ids
+        self.count = count
+        self.concurrency = concurrency
+        self.noRules = noRules
+        self.allowTruncated = allowTruncated
+        self.request = request
+    }
+}
+
+/// An HTTP request or response as the control channel carries it: header pairs in order, the
+/// body in base64 (JSON has no bytes).
+public struct ControlHTTPRequest: Codable, Sendable, Hashable {
+    public var method: String
+    public var url: String
+    /// `[name, value]` pairs, in order.
+    public var headers: [[String]]
+    public var body: String
+
+    public init(method: String, url: String, headers: [(String, String)], body: [UInt8]) {
+        self.method = method
+        self.url = url
+        self.headers = headers.map { [$0.0, $0.1] }
+        self.body = Data(body).base64EncodedString()
+    }
+
+    public var headerPairs: [(String, String)] {
+        headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+    }
+
+    public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
+}
+
+/// The answer to one `ControlRequest`: a JSON object on one line.
+public struct ControlReply: Codable, Sendable, Hashable {
+    public var ok: Bool
+    /// What to print, one entry per line (already in words).
+    public var lines: [String]
+    /// Why the command failed, in words; nil when `ok`.
+    public var error: String?
+    /// `send`: the response that came back (nil for other commands, and when none came).
+    public var status: Int?
+    public var reason: String?
+    public var responseHeaders: [[String]]?
+    public var responseBody: String?
+
+    public init(ok: Bool, lines: [String] = [], error: String? = nil) {
+        self.ok = ok
+        self.lines = lines
+        self.error = error
+    }
+
+    public static func failure(_ reason: String) -> ControlReply {
+        ControlReply(ok: false, error: reason)
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ProxyModel
+
+/// Sends requests through the engine with no client connection: replays of captured flows and
+/// requests a person wrote.
+///
+/// Each request gets a socket pair inside the process: one end carries the proxy's usual client
+/// pipeline (`ClientPipelineSetup.configure` with `ReplaySettings`), the other an HTTP/1.1
+/// client that writes the request and reads the answer. So a replay is framed, routed by the
+/// rules (unless `ignoresRules`), pooled, sent over verified upstream TLS and captured exactly as
+/// a client's request is — no second HTTP stack to drift from the first — and costs no TCP port
+/// and no login. Its flow says `replay` as the client and links to the original (`Flow.replayOf`).
+public final class FlowReplayer: Sendable {
+    private let services: ProxyServices
+    private let group: any EventLoopGroup
+    private let ignoresRules: Bool
+
+    /// The most requests one `run` sends at once.
+    public static let maximumConcurrency = 64
+
+    init(services: ProxyServices, group: any EventLoopGroup, ignoresRules: Bool) {
+        self.services = services
+        self.group = group
+        self.ignoresRules = ignoresRules
+    }
+
+    /// Sends `requests` in order, at most `concurrency` at once; the outcomes come back in the
+    /// requests' order. `keepingBody` bounds the response bytes kept per outcome.
+    public func run(_ requests: [ReplayRequest], concurrency: Int, keepingBody: Int = 0) async -> [ReplayOutcome] {
+        let width = max(1, min(concurrency, Self.maximumConcurrency))
+        var outcomes = [ReplayOutcome?](repeating: nil, count: requests.count)
+        await withTaskGroup(of: (Int, ReplayOutcome).self) { tasks in
+            var next = 0
+            func startNext() {
+                guard next < requests.count else { return }
+                let index = next
+                next += 1
+                tasks.addTask { (index, await self.send(requests[index], keepingBody: keepingBody)) }
+            }
+            for _ in 0..<width { startNext() }
+            while let (index, outcome) = await tasks.next() {
+                outcomes[index] = outcome
+                startNext()
+            }
+        }
+        return outcomes.map { $0 ?? ReplayOutcome(failure: "not sent") }
+    }
+
+    /// Sends one request and waits for its whole answer.
+    public func send(_ request: ReplayRequest, keepingBody: Int = 0) async -> ReplayOutcome {
+        let started = DispatchTime.now().uptimeNanoseconds
+        var outcome: ReplayOutcome
+        do {
+            outcome = try await exchange(request, keepingBody: keepingBody).get()
+        } catch let failure as ReplayFailure {
+            outcome = ReplayOutcome(failure: failure.reason)
+        } catch {
+            outcome = ReplayOutcome(failure: "the replay could not be sent: \(SystemErrorText.describe(error))")
+        }
+        outcome.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        return outcome
+    }
+
+    private func exchange(_ request: ReplayRequest, keepingBody: Int) -> EventLoopFuture<ReplayOutcome> {
+        let loop = group.next()
+        let head: HTTPRequestHead
+        do {
+            head = try Self.head(for: request)
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
+        var descriptors: [CInt] = [-1, -1]
+        guard socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
+            return loop.makeFailedFuture(ReplayFailure(
+                reason: "the replay could not open a connection inside the proxy: \(SystemErrorText.words(errno: errno))"))
+        }
+        let services = self.services
+        let settings = ReplaySettings(ignoresRules: ignoresRules)
+        let proxySide = ClientBootstrap(group: loop)
+            .channelOption(.allowRemoteHalfClosure, value: true)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try ClientPipelineSetup.configure(channel, services: services, replay: settings)
+                }
+            }
+            .withConnectedSocket(descriptors[0])
+        let promise = loop.makePromise(of: ReplayOutcome.self)
+        let clientSide = ClientBootstrap(group: loop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(ReplayResponseReader(keepingBody: keepingBody,
+                                                                                          promise: promise))
+                }
+            }
+            .withConnectedSocket(descriptors[1])
+        let body = request.body
+        proxySide.and(clientSide).whenComplete { result in
+            switch result {
+            case .success(let (_, client)):
+                client.write(HTTPClientRequestPart.head(head), promise: nil)
+                if !body.isEmpty {
+                    client.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+                }
+                client.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+                promise.futureResult.whenComplete { _ in client.close(promise: nil) }
+            case .failure(let error):
+                promise.fail(ReplayFailure(
+                    reason: "the replay could not open a connection inside the proxy: \(SystemErrorText.describe(error))"))
+            }
+        }
+        // Whichever side was not set up still owns its descriptor.
+        proxySide.whenFailure { _ in close(descriptors[0]) }
+        clientSide.whenFailure { _ in close(descriptors[1]) }
+        return promise.futureResult
+    }
+
+    /// The request head as written on the in-process connection: absolute-form, the body framed
+    /// by `Content-Length` (the captured framing fields are dropped: framing is decided here).
+    static func head(for request: ReplayRequest) throws -> HTTPRequestHead {
+        let lower = request.url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw ReplayFailure(reason: "cannot send \(request.url.prefix(200)): only http:// and https:// URLs can be sent")
+        }
+        guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
+            throw ReplayFailure(reason: "cannot send a request whose method '\(request.method.prefix(40))' is not an HTTP token")
+        }
+        var headers = HTTPHeaders()
+        for field in request.headers where !Self.droppedFields.contains(field.name.lowercased()) {
+            headers.add(name: field.name, value: field.value)
+        }
+        if let original = request.replayOf {
+            headers.add(name: ReplaySettings.originalHeader, value: String(original))
+        }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method.uppercased()) {
+            headers.add(name: "Content-Length", value: String(request.body.count))
+        }
+        return HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: request.url,
+                               headers: headers)
+    }
+
+    /// Fields the replay never copies: framing (decided again), the replay link (only the
+    /// replayer writes it), and hop-by-hop ones the proxy consumes (`Proxy-Authorization` was
+    /// captured as `REDACTED` anyway). `Expect` is dropped because the body is sent at once.
+    static let droppedFields: Set<String> = [
+        "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
+        "proxy-authorization", "te", "upgrade", "expect", ReplaySettings.originalHeader,
+    ]
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+/// A replay that could not be sent or answered, in words.
+struct ReplayFailure: Error {
+    var reason: String
+}
+
+/// Reads the in-process connection's answer into a `ReplayOutcome`.
+final class ReplayResponseReader: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private let keepingBody: Int
+    private let promise: EventLoopPromise<ReplayOutcome>
+    private var outcome = ReplayOutcome()
+    private var done = false
+
+    init(keepingBody: Int, promise: EventLoopPromise<ReplayOutcome>) {
+        self.keepingBody = keepingBody
+        self.promise = promise
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard head.status.code >= 200 || head.status.code == 101 else { return }  // interim answers
+            outcome.status = Int(head.status.code)
+            outcome.reason = head.status.reasonPhrase
+            outcome.headers = head.headers.map { HeaderField(name: $0.name, value: $0.value) }
+            outcome.body = []
+            outcome.bodySize = 0
+        case .body(let buffer):
+            outcome.bodySize += buffer.readableBytes
+            let room = keepingBody - outcome.body.count
+            if room > 0 {
+                outcome.body += buffer.readableBytesView.prefix(room)
+            }
+        case .end:
+            finish()
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done {
+            done = true
+            promise.fail(ReplayFailure(reason: outcome.status == nil
+                ? "the proxy closed the replay's connection before answering"
+                : "the proxy closed the replay's connection before the response ended"))
+        }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !done {
+            done = true
+            promise.fail(ReplayFailure(reason: "the replay's answer could not be read: \(SystemErrorText.describe(error))"))
+        }
+        context.close(promise: nil)
+    }
+
+    private func finish() {
+        guard !done else { return }
+        done = true
+        promise.succeed(outcome)
+    }
+}

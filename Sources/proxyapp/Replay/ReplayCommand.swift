@@ -1,0 +1,89 @@
+import ArgumentParser
+import ControlChannel
+import Foundation
+
+/// `proxyapp replay ID…`: sends captured requests again, through the proxy running on the data
+/// directory (its control channel), or through an engine of its own with `run`'s settings when
+/// none runs. Each replay is captured as a new flow linked to its original (`~replay`).
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Send captured requests again (through the running proxy, or an engine of its own).",
+        discussion: """
+            Each replay goes through the engine like a client's request: rules apply (unless --no-rules), upstream \
+            TLS is verified as configured, and it is captured as a new flow linked to the original (filter ~replay). \
+            With a proxy running on the data directory, it sends through that proxy; otherwise it starts the engine \
+            itself with the HTTPS, rules and upstream flags given here.
+            """)
+
+    @Argument(help: ArgumentHelp("Ids of the flows to send again (`proxyapp flows` lists them), in order.", valueName: "ID"))
+    var ids: [Int64] = []
+
+    @Option(help: "Send each flow this many times.")
+    var count = 1
+
+    @Option(help: ArgumentHelp("Requests in flight at once (at most 64).", valueName: "n"))
+    var concurrency = 1
+
+    @Flag(help: "Forward the requests as they are: no rule applies.")
+    var noRules = false
+
+    @Flag(help: "Send a request whose body was cut at capture with only the bytes kept.")
+    var allowTruncated = false
+
+    @OptionGroup var engine: LocalEngineOptions
+
+    func validate() throws {
+        guard !ids.isEmpty else { throw ValidationError("name at least one flow id (`proxyapp flows` lists them).") }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count)).") }
+        guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64 (got \(concurrency)).") }
+        guard ids.count * count <= FlowReplayService.maximumRequests else {
+            throw ValidationError("\(ids.count * count) replays asked for: at most \(FlowReplayService.maximumRequests) per command.")
+        }
+    }
+
+    func run() async throws {
+        let request = ControlRequest(command: "replay", ids: ids, count: count, concurrency: concurrency,
+                                     noRules: noRules, allowTruncated: allowTruncated)
+        let reply = try await LocalEngine.perform(request, options: engine)
+        for line in reply.lines { print(line) }
+        if !reply.ok { throw CLIError(reply.error ?? "the replay failed") }
+    }
+}
+
+/// Runs one control command on the proxy of a data directory — through its control channel when
+/// one runs, else on a `StandaloneEngine` started for it and stopped after.
+enum LocalEngine {
+    static func perform(_ request: ControlRequest, options: LocalEngineOptions) async throws -> ControlReply {
+        let path = ControlSocket.path(forDataDirectory: options.data.directory.path)
+        if ControlClient.isAnswering(path: path) {
+            do {
+                return try ControlClient.send(request, path: path)
+            } catch {
+                throw CLIError("\(error). Is the proxy still running? Try again, or stop it and retry.")
+            }
+        }
+        let engine = try StandaloneEngine.start(data: options.data, https: options.https, rules: options.rules,
+                                                upstream: options.upstream)
+        let server = engine.server
+        let service = FlowReplayService(repository: engine.repository, replayer: { server.replayer(ignoresRules: $0) })
+        // The commands block their thread while the engine works: not one of Swift's pool's.
+        let reply = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: ControlCommands(service: service).handle(request)) }.start()
+        }
+        await engine.stop()
+        return reply
+    }
+}
+
+/// The flags of a command that acts through the proxy (`replay`, `send`): the data directory, and
+/// `run`'s HTTPS, rules and upstream flags for the engine it starts when no proxy runs there.
+struct LocalEngineOptions: ParsableArguments {
+    @OptionGroup var data: DataDirectoryOptions
+
+    @OptionGroup(title: "When no proxy runs: HTTPS") var https: HTTPSOptions
+
+    @OptionGroup(title: "When no proxy runs: rules") var rules: RulesOptions
+
+    @OptionGroup(title: "When no proxy runs: upstream proxy") var upstream: UpstreamProxyOptions
+}
