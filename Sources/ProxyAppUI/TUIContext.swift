@@ -31,12 +31,15 @@ public struct TUIContext: Sendable {
     /// directory through its control channel; blocks until done (run on a worker lane). Nil
     /// when this TUI cannot reach a proxy.
     public var replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)?
+    /// The throttle in force for the header (`3g`); empty when none. Asked on every frame.
+    public var throttle: @Sendable () -> String = { "" }
 
     public init(listenAddress: String = "", caURL: String = "", rules: @escaping @Sendable () -> String = { "off" },
                 info: @escaping @Sendable () -> ProxyInfo = { ProxyInfo() }, proxyRunning: Bool = false,
                 readOnly: Bool = false, pinTTL: TimeInterval = 7 * 86_400,
                 outputDirectory: String = FileManager.default.currentDirectoryPath, version: String,
-                timeZone: TimeZone = .current, replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)? = nil) {
+                timeZone: TimeZone = .current, throttle: @escaping @Sendable () -> String = { "" },
+                replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)? = nil) {
         self.listenAddress = listenAddress
         self.caURL = caURL
         self.rules = rules
@@ -48,6 +51,7 @@ public struct TUIContext: Sendable {
         self.version = version
         self.timeZone = timeZone
         self.replay = replay
+        self.throttle = throttle
     }
 
     /// `name` as a path: absolute names and `~/…` as given, others under `outputDirectory`.

@@ -250,7 +250,7 @@ public final class TUIController {
 
     private var header: HeaderInfo {
         HeaderInfo(listenAddress: context.listenAddress, caURL: context.caURL, flowCount: list.totalRows,
-                   filter: filter?.text ?? "", rules: context.rules())
+                   filter: filter?.text ?? "", rules: context.rules(), throttle: context.throttle())
     }
 
     /// A read error of the feed: shown before anything else.

@@ -36,6 +36,8 @@ public struct ProxyConfiguration: Sendable {
     public var reverse: [ReverseMapping] = []
     /// The upstream proxy origins are reached through, and the hosts that bypass it.
     public var upstreamProxies = UpstreamProxySettings()
+    /// `--throttle`: a slow network for everything a `throttle` rule does not decide; nil: none.
+    public var throttle: ThrottleProfile?
     /// The root CA the built-in pages offer for download (nil: HTTPS interception is off).
     public var rootCertificate: RootCertificateDownload?
 

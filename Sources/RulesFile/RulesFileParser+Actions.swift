@@ -4,7 +4,7 @@ import ProxyCore
 import Rules
 import Yams
 
-/// The six actions: block, map_local, map_remote, dns, rewrite, upstream_proxy.
+/// The seven actions: block, map_local, map_remote, dns, rewrite, upstream_proxy, throttle.
 extension RulesFileParser {
     mutating func action(_ kind: RuleKind, _ node: Node, checkFiles: Bool) -> RuleAction? {
         switch kind {
@@ -14,7 +14,50 @@ extension RulesFileParser {
         case .dns: return dns(node).map(RuleAction.dns)
         case .rewrite: return rewrite(node).map(RuleAction.rewrite)
         case .upstreamProxy: return upstreamProxy(node).map(RuleAction.upstreamProxy)
+        case .throttle: return throttle(node).map(RuleAction.throttle)
         }
+    }
+
+    /// `throttle: 3g`, or `{ preset: 3g, down: 1mbit, up: 256kbit, latency: 100ms }` (figures
+    /// replace the preset's); `throttle: off` exempts what matches from `--throttle`.
+    private mutating func throttle(_ node: Node) -> ThrottleProfile? {
+        let example = "e.g. throttle: 3g or throttle: { down: 1mbit, up: 256kbit, latency: 100ms }"
+        if let name = node.scalar?.string, node.mapping == nil {
+            if name.lowercased() == "off" { return ThrottleProfile() }  // exempt from --throttle
+            guard let preset = ThrottleProfile.preset(named: name) else {
+                nodes.fail(node, "throttle: '\(name.prefix(40))' is not a preset (\(ThrottleSpec.presetNames)), \(example)")
+                return nil
+            }
+            return preset
+        }
+        guard let entries = nodes.mapping(node, "throttle", allowed: ["preset", "down", "up", "latency"]) else { return nil }
+        var profile = ThrottleProfile()
+        if let entry = entries.first(where: { $0.key == "preset" }) {
+            guard let name = nodes.string(entry.value, "throttle preset") else { return nil }
+            guard let preset = ThrottleProfile.preset(named: name) else {
+                nodes.fail(entry.value, "throttle preset '\(name.prefix(40))' is not one of \(ThrottleSpec.presetNames)")
+                return nil
+            }
+            profile = preset
+        }
+        for entry in entries where entry.key != "preset" {
+            guard let text = entry.value.scalar?.string else {
+                nodes.fail(entry.value, "throttle \(entry.key) must be a value, \(example)")
+                return nil
+            }
+            do {
+                try ThrottleSpec.apply(key: entry.key, value: text, to: &profile)
+            } catch {
+                nodes.fail(entry.value, "throttle \(error.reason)")
+                return nil
+            }
+        }
+        if entries.contains(where: { $0.key != "preset" }) { profile.preset = profile.preset.map { $0 + "*" } }
+        guard !profile.isNone else {
+            nodes.missing(node, "throttle needs a preset or figures, \(example)")
+            return nil
+        }
+        return profile
     }
 
     private mutating func upstreamProxy(_ node: Node) -> UpstreamProxyAction? {

@@ -7,6 +7,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ProxyCore
 import ProxyEngine
 import ProxyAppUI
 import ProxyModel
@@ -63,6 +64,16 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup(title: "HTTPS interception") var https: HTTPSOptions
 
     @OptionGroup(title: "Rules") var rulesOptions: RulesOptions
+
+    @Option(help: ArgumentHelp(
+        "Imitate a slow network for every connection: a preset (\(ThrottleSpec.presetNames)) or figures "
+            + "(down=1mbit,up=256kbit,latency=100ms; a preset with figures replaced: 3g,latency=300ms).",
+        discussion: "A throttle rule in the rules file decides instead for what it matches (README: Throttling).",
+        valueName: "spec"),
+        transform: { text in
+            do { return try ThrottleSpec.parse(text) } catch { throw ValidationError("--throttle: \(error)") }
+        })
+    var throttle: ThrottleProfile?
 
     @Flag(help: "Run without the terminal UI (print one line per flow instead). Implied when stdin or stdout is not a terminal.")
     var headless = false
@@ -146,6 +157,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.maxConnections = maxConnections
         configuration.upstreamProxies = upstream.settings
         configuration.reverse = reverseOptions.mappings
+        configuration.throttle = throttle
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         // DNS has a thread of its own, every lookup in flight at once: a name that never
@@ -197,6 +209,9 @@ struct RunCommand: AsyncParsableCommand {
         banner += "Capture: \(data.databasePath)\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         if let line = upstream.bannerLine { banner += TerminalText.escaped(line) + "\n" }
+        if let throttle {
+            banner += "Throttle: \(throttle) for every connection a throttle rule does not decide\n"
+        }
         for line in reverseOptions.bannerLines { banner += TerminalText.escaped(line) + "\n" }
         // The rules line is written when the banner is printed: after the TUI quits, it says the
         // rules as they are then, not as they were at start.
@@ -245,6 +260,7 @@ struct RunCommand: AsyncParsableCommand {
                     return current
                 },
                 proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version,
+                throttle: { [throttle] in throttle.map { $0.preset ?? $0.description } ?? "" },
                 replay: { ids in
                     let reply = FlowReplayService.blocking { await replayService.replay(ids: ids, options: .init()) }
                     return TUIActionResult(reply)

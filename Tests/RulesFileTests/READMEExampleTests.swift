@@ -25,10 +25,10 @@ final class READMEExampleTests: XCTestCase {
 
         let rules = try RulesFile.parse(text, file: "rules.yml", baseDirectory: folder.path)
         XCTAssertEqual(rules.rules.map(\.name), ["No trackers", "Legal says no", "Mock config", "Static from disk", "Staging",
-                                                 "Dev box", "Onion sites through Tor", "Debug headers and text"])
+                                                 "Dev box", "Onion sites through Tor", "Video on a slow phone", "Debug headers and text"])
         XCTAssertEqual(rules.rules.map(\.kind), [.block, .block, .mapLocal, .mapLocal, .mapRemote, .dns, .upstreamProxy,
-                                                 .rewrite])
-        XCTAssertEqual(rules.enabledCount, 7)
+                                                 .throttle, .rewrite])
+        XCTAssertEqual(rules.enabledCount, 8)
         XCTAssertEqual(rules.sslProxying.exclude.patterns.map(\.text), ["*.apple.com", "bank.example.com"])
     }
 }

@@ -238,4 +238,39 @@ final class RulesFileActionTests: XCTestCase {
         guard case .upstreamProxy(.direct) = direct.rules.first?.action else { return XCTFail() }
         XCTAssertEqual(direct.rules.first?.actionDescription, "upstream_proxy direct")
     }
+
+    // MARK: - throttle
+
+    func testThrottleProfiles() throws {
+        let preset = try RulesTestSupport.parse(rule("throttle: 3g"))
+        guard case .throttle(let threeG) = preset.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(threeG, ThrottleProfile.preset(named: "3g"))
+        XCTAssertEqual(preset.rules.first?.actionDescription, "throttle 3g (780kbit down, 330kbit up, 100ms)")
+        let figures = try RulesTestSupport.parse(rule("throttle: { down: 1mbit, up: 256kbit, latency: 100ms }"))
+        guard case .throttle(let custom) = figures.rules.first?.action else { return XCTFail() }
+        XCTAssertEqual(custom, ThrottleProfile(downBytesPerSecond: 125_000, upBytesPerSecond: 32_000, latencyMilliseconds: 100))
+        let changed = try RulesTestSupport.parse(rule("throttle: { preset: edge, latency: 1s }"))
+        XCTAssertEqual(changed.rules.first?.actionDescription, "throttle edge* (240kbit down, 200kbit up, 1000ms)")
+        let off = try RulesTestSupport.parse(rule("throttle: off"))
+        XCTAssertEqual(off.rules.first?.actionDescription, "throttle off")
+    }
+
+    func testThrottleProblems() {
+        assertActionIssue("throttle: 5g", 15,
+                          "throttle: '5g' is not a preset (edge, 3g, lte, dsl, wifi-lossy), e.g. throttle: 3g or "
+                          + "throttle: { down: 1mbit, up: 256kbit, latency: 100ms }")
+        assertActionIssue("throttle: {}", 15,
+                          "throttle needs a preset or figures, e.g. throttle: 3g or throttle: { down: 1mbit, up: 256kbit, latency: 100ms }")
+        assertActionIssue("throttle: { down: fast }", 23,
+                          "throttle down='fast' is not a rate: write a positive number and a unit, e.g. 256kbit, 1.5mbit, 100KB "
+                          + "(per second; kbit counts bits, KB bytes)")
+        assertActionIssue("throttle: { latency: 2min }", 26,
+                          "throttle latency '2min' must be a duration up to 60s, e.g. 100ms or 1.5s")
+        assertActionIssue("throttle: { preset: 5g }", 25,
+                          "throttle preset '5g' is not one of edge, 3g, lte, dsl, wifi-lossy")
+        assertActionIssue("throttle: { speed: 1mbit }", 17,
+                          "unknown key 'speed' in throttle (expected one of: preset, down, up, latency)")
+        assertActionIssue("throttle: { down: [1mbit] }", 23,
+                          "throttle down must be a value, e.g. throttle: 3g or throttle: { down: 1mbit, up: 256kbit, latency: 100ms }")
+    }
 }

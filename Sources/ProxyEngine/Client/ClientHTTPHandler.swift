@@ -64,6 +64,8 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     /// Upstream connections an origin bound to this client's login (NTLM, Negotiate).
     let privateUpstreams = PrivateUpstreamConnections()
     private var pauseReasons: PauseReasons = []
+    /// An upload pace was set on this connection (`paceUploads`): later requests set theirs.
+    private var uploadsPaced = false
     /// The verdict on an `--auth-file` login just checked, for the request it was checked for.
     var checkedLogin: ProxyAuthenticationOutcome?
     private var readPending = false
@@ -88,6 +90,16 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
     }
 
     var ignoresRules: Bool { replay?.ignoresRules ?? false }
+
+    /// A throttle's upload rate, paced on the client's connection (an HTTP/2 stream's parent):
+    /// requests on one connection come one at a time, so each sets the pace for what follows.
+    func paceUploads(bytesPerSecond: Int?, isStream: Bool) {
+        guard bytesPerSecond != nil || uploadsPaced, let channel = context?.channel else { return }
+        uploadsPaced = true
+        // A TCP connection's parent is the listening socket (another loop): only a stream's is its connection.
+        let connection = isStream ? channel.parent ?? channel : channel
+        ThrottledReads.pace(connection, bytesPerSecond: bytesPerSecond, closesOnEndOfInput: false)
+    }
 
     var eventLoop: any EventLoop { context!.eventLoop }
     var channel: (any Channel)? { context?.channel }

@@ -37,7 +37,8 @@ extension ExchangeDriver {
                 ?? Self.authority(host: destination.host, port: destination.port, scheme: destination.scheme),
             framing: framing)
         switch RequestRouting.decide(request, rules: client.ignoresRules ? RuleSet() : services.rules.current,
-                                     upstream: services.configuration.upstreamProxies) {
+                                     upstream: services.configuration.upstreamProxies,
+                                     throttle: client.ignoresRules ? nil : services.configuration.throttle) {
         case .block(let rule):
             recorder.applied(rule: rule.name, note: nil)
             localAnswer = .block(rule)
@@ -86,7 +87,7 @@ extension ExchangeDriver {
         key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
                     addressOverride: target.addresses?.joined(separator: ","),
                     guardsInternal: client.destinationGuard != nil && Self.goesWhereAsked(request, target),
-                    via: target.upstreamProxy)
+                    via: target.upstreamProxy, throttle: target.throttle)
         for name in target.appliedRules {
             recorder.applied(rule: name, note: nil)
         }

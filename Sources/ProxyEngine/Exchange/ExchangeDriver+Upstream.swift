@@ -47,32 +47,35 @@ extension ExchangeDriver {
                                    via: key.via, on: client.eventLoop)
             .assumeIsolated()
             .whenComplete { result in
-                // The exchange may have finished meanwhile (the client left): the machine then
-                // answers a late connection with `closeUpstream` and touches nothing else.
-                switch result {
-                case .success(let (channel, timings)):
-                    if let connection = UpstreamHTTP2Connection.on(channel) {
-                        self.useNewHTTP2Connection(connection, timings: timings, leads: leads)
-                        return
-                    }
-                    if leads { self.pool.finishHTTP2Dial(self.key, connection: nil) }
-                    guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self)
-                    else {
-                        channel.close(promise: nil)
-                        self.perform(self.machine.upstreamConnectFailed(
-                            .connectFailed(host: self.key.host, port: self.key.port, reason: "no HTTP pipeline")))
-                        return
-                    }
-                    self.attach(channel: channel, handler: handler, timings: timings)
-                    self.perform(self.machine.upstreamConnected(reused: false))
-                case .failure(let error):
-                    if leads { self.pool.finishHTTP2Dial(self.key, connection: nil) }
-                    self.perform(self.machine.upstreamConnectFailed(
-                        error as? ProxyFailure
-                            ?? .connectFailed(host: self.key.host, port: self.key.port,
-                                              reason: SystemErrorText.describe(error, peer: .server))))
-                }
+                let channel = try? result.get().0
+                self.afterNewConnection(channel) { self.connected(result, leads: leads) }
             }
+    }
+
+    /// A new connection (or its failure) for this exchange. The exchange may have finished
+    /// meanwhile (the client left): the machine then answers a late connection with
+    /// `closeUpstream` and touches nothing else.
+    private func connected(_ result: Result<(any Channel, UpstreamConnectTimings), any Error>, leads: Bool) {
+        switch result {
+        case .success(let (channel, timings)):
+            if let connection = UpstreamHTTP2Connection.on(channel) {
+                useNewHTTP2Connection(connection, timings: timings, leads: leads)
+                return
+            }
+            if leads { pool.finishHTTP2Dial(key, connection: nil) }
+            guard let handler = try? channel.pipeline.syncOperations.handler(type: UpstreamHTTPHandler.self) else {
+                channel.close(promise: nil)
+                perform(machine.upstreamConnectFailed(.connectFailed(host: key.host, port: key.port, reason: "no HTTP pipeline")))
+                return
+            }
+            attach(channel: channel, handler: handler, timings: timings)
+            perform(machine.upstreamConnected(reused: false))
+        case .failure(let error):
+            if leads { pool.finishHTTP2Dial(key, connection: nil) }
+            perform(machine.upstreamConnectFailed(
+                error as? ProxyFailure
+                    ?? .connectFailed(host: key.host, port: key.port, reason: SystemErrorText.describe(error, peer: .server))))
+        }
     }
 
     /// The origin chose HTTP/2: once its SETTINGS are known, this exchange takes a stream, and

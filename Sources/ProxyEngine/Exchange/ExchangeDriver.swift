@@ -18,6 +18,9 @@ protocol ExchangeClientSide: AnyObject {
     var destinationGuard: ClientAccessPolicy? { get }
     /// A replay sent with `--no-rules`: forwarded as it is, no rule consulted.
     var ignoresRules: Bool { get }
+    /// Paces what the client sends (a throttle's upload rate); nil stops pacing. `isStream`: the
+    /// client side is an HTTP/2 stream, paced on its connection.
+    func paceUploads(bytesPerSecond: Int?, isStream: Bool)
     func write(_ part: HTTPServerResponsePart)
     /// Writes and flushes; the future completes once written (back-pressure for local answers).
     func writeAndFlush(_ part: HTTPServerResponsePart) -> EventLoopFuture<Void>
@@ -193,7 +196,7 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
             case .captureRequestBody:
                 recorder.requestBody(body!)
             case .openUpstream(let allowReuse):
-                openUpstream(allowReuse: allowReuse)
+                openUpstreamAfterLatency(allowReuse: allowReuse)
             case .sendRequestHead:
                 upstream?.handler.send(.head(headAsSent))
             case .sendRequestBody:

@@ -257,17 +257,26 @@ final class InterceptedTunnel {
         let normalized = HostName.normalized(host)
         let dns = rules.dnsOverride(host: normalized, port: port)
         let proxy: UpstreamProxy?
+        let throttle: ThrottleProfile?
         if !dnsRuleNoted {
             dnsRuleNoted = true
             if let dns { flow.appliedRules.append(dns.name) }
             proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules,
                                                                           recordingOn: &flow)
+            throttle = TunnelThrottle.profile(host: normalized, port: port, rules: rules,
+                                              configuration: services.configuration, recordingOn: &flow)
         } else {
             proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalized, port: port, rules: rules).proxy
+            var scratch = flow
+            throttle = TunnelThrottle.profile(host: normalized, port: port, rules: rules,
+                                              configuration: services.configuration, recordingOn: &scratch)
         }
-        return services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                          refusingInternal: dns == nil ? destinationGuard : nil, via: proxy,
-                                          on: channel.eventLoop)
+        let services = self.services, host = self.host, port = self.port, guardPolicy = destinationGuard
+        let loop = channel.eventLoop
+        return TunnelThrottle.dial(throttle, client: channel) {
+            services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
+                                       refusingInternal: dns == nil ? guardPolicy : nil, via: proxy, on: loop)
+        }
             .assumeIsolated()
             .map { connected in
                 self.flow.timings.dns = connected.1.dns

@@ -30,6 +30,8 @@ struct UpstreamDestination {
     /// Go through this upstream proxy (`UpstreamProxySettings`); nil: direct.
     var upstreamProxy: UpstreamProxy?
     var rewrite: AppliedRule<RewriteAction>?
+    /// The slow network to imitate (a throttle rule, else `--throttle`); nil: none.
+    var throttle: ThrottleProfile?
     /// Names of the rules that act on the exchange, in the order they act.
     var appliedRules: [String] = []
     var notes: [String] = []
@@ -39,6 +41,9 @@ struct UpstreamDestination {
 /// map-local) or forward it, maybe elsewhere (map-remote), to other addresses (dns), with
 /// edits (rewrite). Pure: no I/O, so every precedence question is a unit test.
 enum RequestRouting {
+    /// What a flow's rules say when `--throttle` (not a rule) slowed it.
+    static let globalThrottleName = "--throttle"
+
     enum Decision {
         case block(AppliedRule<BlockAction>)
         case mapLocal(AppliedRule<MapLocalAction>, facts: RequestFacts)
@@ -46,9 +51,13 @@ enum RequestRouting {
     }
 
     static func decide(_ request: ClientRequest, rules: RuleSet,
-                       upstream: UpstreamProxySettings = UpstreamProxySettings()) -> Decision {
+                       upstream: UpstreamProxySettings = UpstreamProxySettings(), throttle: ThrottleProfile? = nil) -> Decision {
         var target = UpstreamDestination(scheme: request.scheme, host: request.host, port: request.port,
                                     pathAndQuery: request.pathAndQuery, authority: request.authority)
+        if let throttle {
+            target.throttle = throttle
+            target.appliedRules.append(Self.globalThrottleName)
+        }
         if rules.isInert {
             if upstream.proxy != nil {
                 target.upstreamProxy = upstream.proxy(forHost: HostName.normalized(request.host), rule: nil)
@@ -82,6 +91,11 @@ enum RequestRouting {
         if let rewrite = plan.rewrite {
             target.rewrite = rewrite
             target.appliedRules.append(rewrite.name)
+        }
+        if let rule = plan.throttle {
+            target.throttle = rule.action.isNone ? nil : rule.action  // `throttle: off`
+            target.appliedRules.removeAll { $0 == Self.globalThrottleName }
+            target.appliedRules.append(rule.name)
         }
         let route = plan.upstreamProxy
         target.upstreamProxy = upstream.proxy(forHost: upstreamHost, rule: route?.action)

@@ -271,11 +271,17 @@ final class SOCKSFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
                        context: ChannelHandlerContext) {
         let channel = context.channel
         channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
-        services.connector.connect(host: host, port: port, addresses: addresses, kind: .raw, tls: nil,
-                                   refusingInternal: addresses == nil ? destinationGuard : nil, via: proxy,
-                                   on: channel.eventLoop)
+        var flow = flow
+        let throttle = TunnelThrottle.profile(host: HostName.normalized(host), port: port, rules: services.rules.current,
+                                              configuration: services.configuration, recordingOn: &flow)
+        let services = self.services, guardPolicy = destinationGuard
+        TunnelThrottle.dial(throttle, client: channel) {
+            services.connector.connect(host: host, port: port, addresses: addresses, kind: .raw, tls: nil,
+                                       refusingInternal: addresses == nil ? guardPolicy : nil, via: proxy,
+                                       on: channel.eventLoop)
+        }
             .assumeIsolated()
-            .whenComplete { result in
+            .whenComplete { [flow] result in
                 var flow = flow
                 switch result {
                 case .failure(let error):

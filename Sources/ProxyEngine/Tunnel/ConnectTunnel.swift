@@ -76,9 +76,15 @@ final class ConnectTunnel {
         if let dns { flow.appliedRules.append(dns.name) }
         let proxy = services.configuration.upstreamProxies.proxyForTunnel(host: normalizedHost, port: port, rules: rules,
                                                                           recordingOn: &flow)
-        services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
-                                   refusingInternal: dns == nil ? client.destinationGuard : nil, via: proxy,
-                                   on: client.eventLoop)
+        let throttle = TunnelThrottle.profile(host: normalizedHost, port: port, rules: rules,
+                                              configuration: services.configuration, recordingOn: &flow)
+        guard let clientChannel = client.channel else { return }
+        let services = self.services, host = self.host, port = self.port, guardPolicy = client.destinationGuard
+        TunnelThrottle.dial(throttle, client: clientChannel) {
+            services.connector.connect(host: host, port: port, addresses: dns?.action.addresses, kind: .raw, tls: nil,
+                                       refusingInternal: dns == nil ? guardPolicy : nil, via: proxy,
+                                       on: clientChannel.eventLoop)
+        }
             .assumeIsolated()
             .whenComplete { result in
                 switch result {

@@ -26,6 +26,9 @@ final class UpstreamConnectionPool {
         var guardsInternal = false
         /// The upstream proxy the connection goes through; nil: direct.
         var via: UpstreamProxy?
+        /// The throttle its reads are paced by (`ThrottledReads`): throttled exchanges never share
+        /// a connection with others (an HTTP/2 one would slow them all); nil: not throttled.
+        var throttle: ThrottleProfile?
     }
 
     private struct Entry {

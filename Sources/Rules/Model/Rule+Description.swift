@@ -27,6 +27,8 @@ extension Rule {
             return "dns to " + dns.addresses.joined(separator: ", ")
         case .upstreamProxy(let route):
             return route.proxy.map { "upstream_proxy through \($0)" } ?? "upstream_proxy direct"
+        case .throttle(let profile):
+            return profile.isNone ? "throttle off" : "throttle \(profile)"
         case .rewrite(let rewrite):
             var parts: [String] = []
             if let edits = Self.describe(rewrite.requestHeaders) { parts.append("request headers (\(edits))") }

@@ -34,6 +34,7 @@ public enum RuleKind: String, Sendable, CaseIterable, Hashable {
     case dns
     case rewrite
     case upstreamProxy = "upstream_proxy"
+    case throttle
 }
 
 /// What a rule does.
@@ -44,6 +45,8 @@ public enum RuleAction: Sendable {
     case dns(DNSOverride)
     case rewrite(RewriteAction)
     case upstreamProxy(UpstreamProxyAction)
+    /// A slow network for what matches: paced both ways, with latency (`ThrottleProfile`).
+    case throttle(ThrottleProfile)
 
     public var kind: RuleKind {
         switch self {
@@ -53,6 +56,7 @@ public enum RuleAction: Sendable {
         case .dns: return .dns
         case .rewrite: return .rewrite
         case .upstreamProxy: return .upstreamProxy
+        case .throttle: return .throttle
         }
     }
 }

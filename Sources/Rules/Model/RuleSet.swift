@@ -21,15 +21,23 @@ public struct RequestPlan: Sendable {
     fileprivate var mapRemoteRule: CompiledRule?
     fileprivate var rewriteRule: CompiledRule?
     fileprivate var upstreamProxyRule: CompiledRule?
+    fileprivate var throttleRule: CompiledRule?
 
     public init() {}
 
     public var isEmpty: Bool {
         blockRule == nil && mapLocalRule == nil && mapRemoteRule == nil && rewriteRule == nil && upstreamProxyRule == nil
+            && throttleRule == nil
     }
 
     fileprivate var isComplete: Bool {
         blockRule != nil && mapLocalRule != nil && mapRemoteRule != nil && rewriteRule != nil && upstreamProxyRule != nil
+            && throttleRule != nil
+    }
+
+    public var throttle: AppliedRule<ThrottleProfile>? {
+        guard let rule = throttleRule, case .throttle(let profile) = rule.action else { return nil }
+        return AppliedRule(name: rule.name, action: profile, path: rule.match.path)
     }
 
     public var upstreamProxy: AppliedRule<UpstreamProxyAction>? {
@@ -120,6 +128,7 @@ public final class RuleSet: Sendable {
                     case .mapRemote: take(&plan.mapRemoteRule)
                     case .rewrite: take(&plan.rewriteRule)
                     case .upstreamProxy: take(&plan.upstreamProxyRule)
+                    case .throttle: take(&plan.throttleRule)
                     case .dns: break
                     }
                     if plan.isComplete { break }
@@ -143,6 +152,15 @@ public final class RuleSet: Sendable {
     public func upstreamProxyForConnect(host: String, port: Int) -> AppliedRule<UpstreamProxyAction>? {
         firstDecidedAtConnect(host: host, port: port) { action in
             if case .upstreamProxy(let route) = action { return route }
+            return nil
+        }
+    }
+
+    /// The throttle rule for a tunnel to `host`:`port` (normalized host): the first whose match
+    /// needs nothing but the host and port.
+    public func throttleForConnect(host: String, port: Int) -> AppliedRule<ThrottleProfile>? {
+        firstDecidedAtConnect(host: host, port: port) { action in
+            if case .throttle(let profile) = action { return profile }
             return nil
         }
     }

@@ -11,14 +11,17 @@ public struct HeaderInfo: Sendable, Hashable {
     /// The rules state as shown (`off`, `3 active`); empty leaves it out (a TUI reading a
     /// capture another process writes does not know that process's rules).
     public var rules: String
+    /// The throttle in force (`3g`, `1mbit down, …`); empty when none.
+    public var throttle: String
 
     public init(listenAddress: String = "", caURL: String = "", flowCount: Int = 0, filter: String = "",
-                rules: String = "off") {
+                rules: String = "off", throttle: String = "") {
         self.listenAddress = listenAddress
         self.caURL = caURL
         self.flowCount = flowCount
         self.filter = filter
         self.rules = rules
+        self.throttle = throttle
     }
 
     /// `ProxyApp  listening 127.0.0.1:8080  CA http://…  1,234 flows  filter: ~d api  rules: off`.
@@ -29,6 +32,7 @@ public struct HeaderInfo: Sendable, Hashable {
         parts.append("\(NumberText.grouped(flowCount)) \(flowCount == 1 ? "flow" : "flows")")
         if !filter.isEmpty { parts.append("filter: \(filter)") }
         if !rules.isEmpty { parts.append("rules: \(rules)") }
+        if !throttle.isEmpty { parts.append("throttle: \(throttle)") }
         return parts.joined(separator: "  ")
     }
 

@@ -62,18 +62,19 @@ final class RuleIndexTests: XCTestCase {
         let generator = RandomRules()
         let rules = (0..<300).map { generator.rule(number: $0, &random) }
         let set = RuleSet(rules: rules)
-        var hits = [0, 0, 0, 0, 0]
+        var hits = [0, 0, 0, 0, 0, 0]
         var winners = Set<String>()
         for number in 0..<2_000 {
             let request = generator.request(&random)
             let expected = ScanReference.plan(rules, request)
             let plan = set.plan(for: request)
-            let found = [plan.block?.name, plan.mapLocal?.name, plan.mapRemote?.name, plan.rewrite?.name, plan.upstreamProxy?.name]
+            let found = [plan.block?.name, plan.mapLocal?.name, plan.mapRemote?.name, plan.rewrite?.name, plan.upstreamProxy?.name,
+                         plan.throttle?.name]
             if found != expected {
                 return XCTFail("request \(number) \(request.scheme)://\(request.host):\(request.port)\(request.pathAndQuery) "
                                + "\(request.method): \(found) instead of \(expected)")
             }
-            for kind in 0..<5 where found[kind] != nil { hits[kind] += 1 }
+            for kind in 0..<6 where found[kind] != nil { hits[kind] += 1 }
             winners.formUnion(found.compactMap { $0 })
             XCTAssertEqual(set.blockingConnect(host: request.host, port: request.port)?.name,
                            ScanReference.blockingConnect(rules, request.host, request.port))
@@ -81,8 +82,10 @@ final class RuleIndexTests: XCTestCase {
                            ScanReference.dns(rules, request.host, request.port))
             XCTAssertEqual(set.upstreamProxyForConnect(host: request.host, port: request.port)?.name,
                            ScanReference.connectDecided(rules, .upstreamProxy, request.host, request.port))
+            XCTAssertEqual(set.throttleForConnect(host: request.host, port: request.port)?.name,
+                           ScanReference.connectDecided(rules, .throttle, request.host, request.port))
         }
-        for kind in 0..<5 {
+        for kind in 0..<6 {
             XCTAssertTrue((200...1_900).contains(hits[kind]), "kind \(kind) matched \(hits[kind]) of 2,000 requests: hits and misses both count")
         }
         XCTAssertGreaterThan(winners.count, 100, "many different rules win")
@@ -128,7 +131,7 @@ struct RandomRules {
 
     func rule(number: Int, _ random: inout SeededRandom) -> Rule {
         let patterns = (0...random.below(3)).map { _ in try! HostPattern(pattern(&random)) }
-        let kind = random.pick([RuleKind.block, .block, .mapLocal, .mapRemote, .rewrite, .rewrite, .dns, .upstreamProxy])
+        let kind = random.pick([RuleKind.block, .block, .mapLocal, .mapRemote, .rewrite, .rewrite, .dns, .upstreamProxy, .throttle])
         var match = RuleMatch(hosts: HostPatternList(patterns))
         if random.chance(25) { match.port = random.pick([80, 443, 8080]) }
         if kind != .dns {
@@ -156,6 +159,7 @@ struct RandomRules {
         case .dns: action = .dns(DNSOverride(addresses: ["127.0.0.1"]))
         case .upstreamProxy: action = .upstreamProxy(random.chance(50) ? .direct
             : .proxy(UpstreamProxy(scheme: .http, host: "p", port: 3128)))
+        case .throttle: action = .throttle(ThrottleProfile(downBytesPerSecond: 1_000))
         }
         return Rule(name: "r\(number)", enabled: random.chance(80), match: match, action: action)
     }
@@ -188,7 +192,7 @@ enum ScanReference {
     }
 
     static func plan(_ rules: [Rule], _ request: RequestFacts) -> [String?] {
-        [RuleKind.block, .mapLocal, .mapRemote, .rewrite, .upstreamProxy].map { kind in
+        [RuleKind.block, .mapLocal, .mapRemote, .rewrite, .upstreamProxy, .throttle].map { kind in
             rules.first { $0.enabled && $0.kind == kind && conditionsHold($0.match, request) }?.name
         }
     }
