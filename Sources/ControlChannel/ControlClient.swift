@@ -28,6 +28,10 @@ public enum ControlClient {
         ControlSocket.setTimeout(descriptor, seconds: 30, option: SO_SNDTIMEO)
         var line = [UInt8](try JSONEncoder().encode(request))
         line.append(UInt8(ascii: "\n"))
+        guard line.count <= ControlServer.maximumLineBytes else {
+            throw Failure(description: "the command is too large for the control channel (\(line.count >> 20) MiB, at most "
+                          + "\(ControlServer.maximumLineBytes >> 20) MiB)")
+        }
         guard ControlSocket.writeAll(descriptor, line) else {
             throw Failure(description: "the proxy closed its control channel before the command was sent")
         }
@@ -42,6 +46,10 @@ public enum ControlClient {
     }
 
     private static func connect(path: String) throws -> CInt {
+        // A socket in the shared fallback folder is trusted only in this user's private folder.
+        if path.hasPrefix(ControlSocket.fallbackFolder + "/"), let problem = ControlSocket.fallbackFolderProblem() {
+            throw Failure(description: "cannot reach the proxy's control channel \(path): \(problem)")
+        }
         let descriptor = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else {
             throw Failure(description: "no socket for the control channel: \(String(cString: strerror(errno)))")
@@ -52,6 +60,11 @@ public enum ControlClient {
                 : String(cString: strerror(errno))
             close(descriptor)
             throw Failure(description: "cannot reach the proxy's control channel \(path): \(reason)")
+        }
+        // Only this user's own proxy gets the requests (they may carry credentials).
+        guard let uid = ControlSocket.peerUID(descriptor), uid == getuid() else {
+            close(descriptor)
+            throw Failure(description: "the control socket \(path) is served by another user's process: not sending to it")
         }
         return descriptor
     }

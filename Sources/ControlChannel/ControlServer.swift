@@ -20,7 +20,9 @@ import Glibc
 /// for a minute is closed. Commands run on that thread: a replay waits there, never on an event
 /// loop.
 public final class ControlServer: Sendable {
-    public typealias Handler = @Sendable (ControlRequest) -> ControlReply
+    /// Runs one command; `cancellation` is cancelled when the client goes away meanwhile (a
+    /// replay then stops sending).
+    public typealias Handler = @Sendable (ControlRequest, ControlCancellation) -> ControlReply
 
     public let path: String
     private let listener: CInt
@@ -29,8 +31,11 @@ public final class ControlServer: Sendable {
     private let stopped = NIOLockedValueBox(false)
 
     public static let maximumConnections = 8
-    static let maximumLineBytes = 1 << 20
-    static let idleSeconds = 60
+    /// A `send` carries its body in base64: 64 MiB of body (what `send` reads) and its head fit.
+    public static let maximumLineBytes = 96 << 20
+    /// How long a line may take to arrive whole (and an idle connection stays open).
+    let idleSeconds: Int
+    static let writeSeconds = 30
 
     /// Why the channel could not be opened, in words (for the banner).
     public struct Unavailable: Error, CustomStringConvertible {
@@ -39,14 +44,11 @@ public final class ControlServer: Sendable {
 
     /// Binds `path` (mode 0600) and starts accepting. A socket file left by a proxy that is gone
     /// is replaced; one another running proxy answers on is not (`Unavailable`).
-    public init(path: String, handler: @escaping Handler) throws {
+    public init(path: String, idleSeconds: Int = 60, handler: @escaping Handler) throws {
+        self.idleSeconds = idleSeconds
         if path.hasPrefix(ControlSocket.fallbackFolder) {
             mkdir(ControlSocket.fallbackFolder, 0o700)
-            var info = stat()
-            guard lstat(ControlSocket.fallbackFolder, &info) == 0, info.st_uid == getuid(),
-                  info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o077 == 0 else {
-                throw Unavailable(description: "\(ControlSocket.fallbackFolder) is not a private folder of this user")
-            }
+            if let problem = ControlSocket.fallbackFolderProblem() { throw Unavailable(description: problem) }
         }
         if ControlClient.isAnswering(path: path) {
             throw Unavailable(description: "another proxy on this data directory has it (\(path))")
@@ -117,32 +119,61 @@ public final class ControlServer: Sendable {
             reply(.failure(refusal), to: client)
             return
         }
-        ControlSocket.setTimeout(client, seconds: Self.idleSeconds, option: SO_RCVTIMEO)
+        // Each line must arrive whole within the idle time (a byte a minute keeps no slot), and
+        // a client that stops reading its replies is dropped after the write timeout.
+        ControlSocket.setTimeout(client, seconds: 5, option: SO_RCVTIMEO)
+        ControlSocket.setTimeout(client, seconds: Self.writeSeconds, option: SO_SNDTIMEO)
         var buffer: [UInt8] = []
-        while let line = ControlSocket.readLine(client, buffer: &buffer, limit: Self.maximumLineBytes) {
+        while let line = ControlSocket.readLine(client, buffer: &buffer, limit: Self.maximumLineBytes,
+                                                deadline: ControlSocket.monotonicNanoseconds() + UInt64(idleSeconds) * 1_000_000_000) {
             if line.isEmpty { continue }
             let answer: ControlReply
             if let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(line)) {
-                answer = handler(request)
+                answer = run(request, for: client)
             } else {
                 answer = .failure("not a control request: one JSON object per line, with a \"command\"")
             }
             guard reply(answer, to: client) else { return }
         }
         if buffer.count > Self.maximumLineBytes {
-            reply(.failure("a control request longer than 1 MiB was refused"), to: client)
+            reply(.failure("a control request longer than \(Self.maximumLineBytes >> 20) MiB was refused"), to: client)
         }
+    }
+
+    /// Runs `request` on a thread of its own while this one watches the client: when it hangs up
+    /// (Ctrl-C on `proxyapp replay`), the command is cancelled.
+    private func run(_ request: ControlRequest, for client: CInt) -> ControlReply {
+        let cancellation = ControlCancellation()
+        let answer = NIOLockedValueBox<ControlReply?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let handler = self.handler
+        let worker = Thread {
+            answer.withLockedValue { $0 = handler(request, cancellation) }
+            done.signal()
+        }
+        worker.name = "proxyapp-control-command"
+        worker.start()
+        while done.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if !cancellation.isCancelled, Self.hungUp(client) { cancellation.cancel() }
+        }
+        return answer.withLockedValue { $0 } ?? .failure("the command gave no answer")
+    }
+
+    /// Whether the client closed its end (`POLLRDHUP`: it shut down writing, or is gone).
+    private static func hungUp(_ client: CInt) -> Bool {
+        let readHangUp: Int16 = 0x2000  // POLLRDHUP (needs _GNU_SOURCE in C)
+        var entry = pollfd(fd: client, events: readHangUp, revents: 0)
+        guard poll(&entry, 1, 0) > 0 else { return false }
+        return entry.revents & (readHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0
     }
 
     /// Refuses a peer of another user (`SO_PEERCRED`); nil when it is this process's user.
     static func peerRefusal(_ client: CInt) -> String? {
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(client, SOL_SOCKET, PeerCredentials.option, &credentials, &length) == 0 else {
+        guard let uid = ControlSocket.peerUID(client) else {
             return "the control channel could not tell who is connecting: refused"
         }
-        guard credentials.uid == getuid() else {
-            return "the control channel serves only the user running the proxy (uid \(getuid())), not uid \(credentials.uid)"
+        guard uid == getuid() else {
+            return "the control channel serves only the user running the proxy (uid \(getuid())), not uid \(uid)"
         }
         return nil
     }
@@ -155,13 +186,14 @@ public final class ControlServer: Sendable {
     }
 }
 
-/// Linux's `struct ucred` (glibc shows it only with `_GNU_SOURCE`, which Swift's Glibc module
-/// does not set): the peer's pid, uid and gid, as `SO_PEERCRED` fills it.
-struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
+/// Set when the client of a running command went away: long commands (a replay) look at it
+/// between steps and stop.
+public final class ControlCancellation: Sendable {
+    private let cancelled = NIOLockedValueBox(false)
 
-    /// `SO_PEERCRED` (asm-generic/socket.h).
-    static let option: CInt = 17
+    public init() {}
+
+    public var isCancelled: Bool { cancelled.withLockedValue { $0 } }
+
+    public func cancel() { cancelled.withLockedValue { $0 = true } }
 }

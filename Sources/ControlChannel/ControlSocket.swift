@@ -57,26 +57,67 @@ public enum ControlSocket {
         return true
     }
 
-    /// Reads one line (without its `\n`) of at most `limit` bytes; nil at the end of input, on a
-    /// timeout or error, or for a line over the limit.
-    static func readLine(_ descriptor: CInt, buffer: inout [UInt8], limit: Int) -> [UInt8]? {
-        var chunk = [UInt8](repeating: 0, count: 16_384)
+    /// Reads one line (without its `\n`) of at most `limit` bytes; nil at the end of input, on an
+    /// error, for a line over the limit, or when `deadline` (of `monotonicNanoseconds`) passes
+    /// first — a line sent a byte at a time ends there too. Reads wait as `SO_RCVTIMEO` says.
+    static func readLine(_ descriptor: CInt, buffer: inout [UInt8], limit: Int, deadline: UInt64? = nil) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        var searched = 0
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffer[..<newline])
                 buffer.removeSubrange(...newline)
                 return line
             }
+            searched = buffer.count
             guard buffer.count <= limit else { return nil }
+            if let deadline, monotonicNanoseconds() >= deadline { return nil }
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) && deadline != nil)) { continue }
             guard count > 0 else { return nil }
             buffer += chunk[..<count]
         }
+    }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+
+    /// Why the fallback folder may not be used (it must be this user's own directory, 0700, not
+    /// a link: another user could otherwise listen there first); nil when it may.
+    static func fallbackFolderProblem() -> String? {
+        var info = stat()
+        guard lstat(fallbackFolder, &info) == 0 else { return "\(fallbackFolder) does not exist" }
+        guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+            return "\(fallbackFolder) is not a private folder of this user (uid \(getuid()), mode 0700): remove it"
+        }
+        return nil
+    }
+
+    /// The user id of the process at the other end of `descriptor` (`SO_PEERCRED`); nil when the
+    /// kernel does not say.
+    static func peerUID(_ descriptor: CInt) -> UInt32? {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, PeerCredentials.option, &credentials, &length) == 0 else { return nil }
+        return credentials.uid
     }
 
     static func setTimeout(_ descriptor: CInt, seconds: Int, option: CInt) {
         var value = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
     }
+}
+
+/// Linux's `struct ucred` (glibc shows it only with `_GNU_SOURCE`, which Swift's Glibc module
+/// does not set): the peer's pid, uid and gid, as `SO_PEERCRED` fills it.
+struct PeerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+
+    /// `SO_PEERCRED` (asm-generic/socket.h).
+    static let option: CInt = 17
 }

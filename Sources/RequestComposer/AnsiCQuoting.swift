@@ -35,7 +35,8 @@ enum AnsiCQuoting {
                     index += 1
                     count += 1
                 }
-                guard number != 0 else { throw nul(start) }
+                // Bash keeps the low 8 bits (`\400` is NUL): check what is kept.
+                guard UInt8(truncatingIfNeeded: number) != 0 else { throw nul(start) }
                 word.append(UInt8(truncatingIfNeeded: number))
                 continue
             case UInt8(ascii: "x"):

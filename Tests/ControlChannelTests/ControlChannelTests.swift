@@ -7,13 +7,14 @@ import XCTest
 /// socket's mode, bad and endless input answered in words, the connection bound, a stale socket
 /// replaced but a live one never taken, long data directories.
 final class ControlChannelTests: XCTestCase {
-    private func withServer(_ handler: @escaping ControlServer.Handler = { request in
+    private func withServer(idleSeconds: Int = 60, _ handler: @escaping ControlServer.Handler = { request, _ in
         ControlReply(ok: true, lines: ["\(request.command) \(request.ids ?? [])"])
     }, _ body: (ControlServer, TemporaryDirectory) throws -> Void) throws {
         let scratch = try TemporaryDirectory("proxyapp-control")
         defer { scratch.remove() }
         try FileManager.default.createDirectory(atPath: scratch.file("run"), withIntermediateDirectories: true)
-        let server = try ControlServer(path: ControlSocket.path(forDataDirectory: scratch.url.path), handler: handler)
+        let server = try ControlServer(path: ControlSocket.path(forDataDirectory: scratch.url.path), idleSeconds: idleSeconds,
+                                       handler: handler)
         defer { server.stop() }
         try body(server, scratch)
     }
@@ -59,15 +60,67 @@ final class ControlChannelTests: XCTestCase {
     func testAnEndlessLineIsRefusedAndClosed() throws {
         try withServer { server, _ in
             let connection = try RawUnixConnection(path: server.path)
-            let chunk = String(repeating: "x", count: 64 << 10)
+            let chunk = String(repeating: "x", count: 1 << 20)
             var sent = 0
-            while sent <= ControlServer.maximumLineBytes + (128 << 10), (try? connection.send(chunk)) != nil {
+            while sent <= ControlServer.maximumLineBytes + (2 << 20), (try? connection.send(chunk)) != nil {
                 sent += chunk.utf8.count
             }
             let lines = try connection.readLines(1)
             let reply = try JSONDecoder().decode(ControlReply.self, from: Data(lines[0].utf8))
-            XCTAssertEqual(reply.error, "a control request longer than 1 MiB was refused")
+            XCTAssertEqual(reply.error, "a control request longer than 96 MiB was refused")
             XCTAssertTrue(connection.readsEndOfInput(), "the connection is closed after the refusal")
+        }
+    }
+
+    /// A line must arrive whole within the idle time: a byte at a time keeps no slot.
+    func testALineDrippingInIsCutOff() throws {
+        try withServer(idleSeconds: 1) { server, _ in
+            let connection = try RawUnixConnection(path: server.path)
+            for _ in 0..<20 {
+                guard (try? connection.send("{")) != nil else { break }
+                usleep(150_000)
+            }
+            XCTAssertTrue(connection.readsEndOfInput(), "closed once the line took longer than the idle time")
+        }
+    }
+
+    /// A client that hangs up while its command runs cancels it (Ctrl-C on `proxyapp replay`).
+    func testHangingUpCancelsTheRunningCommand() throws {
+        let started = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        try withServer({ _, cancellation in
+            started.signal()
+            for _ in 0..<500 where !cancellation.isCancelled { usleep(10_000) }
+            if cancellation.isCancelled { cancelled.signal() }
+            return ControlReply(ok: true)
+        }) { server, _ in
+            let connection = try RawUnixConnection(path: server.path)
+            try connection.send("{\"command\":\"long\"}\n")
+            XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+            connection.hangUp()
+            XCTAssertEqual(cancelled.wait(timeout: .now() + 10), .success, "the command saw the cancellation")
+        }
+    }
+
+    /// The client trusts a socket in the shared fallback folder only while that folder is this
+    /// user's own (another user could listen there first otherwise), and refuses commands larger
+    /// than the channel takes before sending anything.
+    func testTheClientRefusesAFallbackFolderOthersCouldUseAndOversizedCommands() throws {
+        let deep = "/var/lib/" + String(repeating: "refuse-folder/", count: 10)
+        let path = ControlSocket.path(forDataDirectory: deep)
+        let server = try ControlServer(path: path) { _, _ in ControlReply(ok: true, lines: ["mine"]) }
+        defer { server.stop() }
+        XCTAssertEqual(try ControlClient.send(ControlRequest(command: "x"), path: path).lines, ["mine"])
+        XCTAssertEqual(chmod(ControlSocket.fallbackFolder, 0o777), 0)
+        defer { chmod(ControlSocket.fallbackFolder, 0o700) }
+        XCTAssertFalse(ControlClient.isAnswering(path: path))
+        XCTAssertThrowsError(try ControlClient.send(ControlRequest(command: "x"), path: path)) { error in
+            XCTAssertTrue("\(error)".contains("is not a private folder of this user"), "\(error)")
+        }
+        chmod(ControlSocket.fallbackFolder, 0o700)
+        let huge = ControlHTTPRequest(method: "POST", url: "http://a/", headers: [], body: [UInt8](repeating: 7, count: 80 << 20))
+        XCTAssertThrowsError(try ControlClient.send(ControlRequest(command: "send", request: huge), path: path)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("the command is too large for the control channel"), "\(error)")
         }
     }
 
@@ -103,10 +156,10 @@ final class ControlChannelTests: XCTestCase {
         XCTAssertEqual(ControlSocket.withAddress(path) { bind(stale, $0, $1) }, 0)
         close(stale)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
-        let first = try ControlServer(path: path) { _ in ControlReply(ok: true, lines: ["first"]) }
+        let first = try ControlServer(path: path) { _, _ in ControlReply(ok: true, lines: ["first"]) }
         defer { first.stop() }
         XCTAssertEqual(try ControlClient.send(ControlRequest(command: "x"), path: path).lines, ["first"])
-        XCTAssertThrowsError(try ControlServer(path: path) { _ in ControlReply(ok: true) }) { error in
+        XCTAssertThrowsError(try ControlServer(path: path) { _, _ in ControlReply(ok: true) }) { error in
             XCTAssertEqual("\(error)", "another proxy on this data directory has it (\(path))")
         }
         XCTAssertEqual(try ControlClient.send(ControlRequest(command: "x"), path: path).lines, ["first"])
@@ -119,7 +172,7 @@ final class ControlChannelTests: XCTestCase {
         XCTAssertLessThanOrEqual(path.utf8.count, ControlSocket.maximumPathBytes)
         XCTAssertEqual(path, ControlSocket.path(forDataDirectory: deep), "server and client compute the same path")
         XCTAssertNotEqual(path, ControlSocket.path(forDataDirectory: deep + "x"))
-        let server = try ControlServer(path: path) { _ in ControlReply(ok: true, lines: ["deep"]) }
+        let server = try ControlServer(path: path) { _, _ in ControlReply(ok: true, lines: ["deep"]) }
         defer { server.stop() }
         var info = stat()
         XCTAssertEqual(lstat(ControlSocket.fallbackFolder, &info), 0)
@@ -152,6 +205,9 @@ private final class RawUnixConnection {
     }
 
     deinit { close(descriptor) }
+
+    /// Closes both ways at once, as a client killed with Ctrl-C does.
+    func hangUp() { shutdown(descriptor, CInt(SHUT_RDWR)) }
 
     func send(_ text: String) throws {
         guard ControlSocket.writeAll(descriptor, Array(text.utf8)) else { throw POSIXError(.EPIPE) }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import ProxyEngine
 import ProxyModel
 import XCTest
@@ -178,6 +179,72 @@ final class FlowReplayTests: XCTestCase {
             XCTAssertEqual(flows.count, 40)
             XCTAssertEqual(Set(flows.map(\.path)), Set((0..<40).map { "/echo?n=\($0)" }))
         }
+    }
+
+    /// What the engine forwards for a client, a replay sends too: URLs with `|`, `{}` and `"`
+    /// (which NIO's strict client check would refuse); HTTP/2 pseudo-fields a HAR keeps are not
+    /// headers and are left out; headers the original's `Connection` named stay hop-by-hop.
+    func testOddButForwardableRequestsReplayAsTheyWent() async throws {
+        try await Fixture.run { proxy, origin in
+            let path = "/echo/a|b{c}\"d^e"
+            let replayer = proxy.replayer()
+            let odd = await replayer.send(ReplayRequest(method: "GET", url: origin.url(path), headers: [], body: []))
+            XCTAssertEqual(odd.status, 200, String(describing: odd.failure))
+            XCTAssertEqual(origin.log.requests.last?.uri, path)
+
+            let harStyle = await replayer.send(ReplayRequest(
+                method: "GET", url: origin.url("/echo?h2"),
+                headers: [HeaderField(name: ":method", value: "GET"), HeaderField(name: ":authority", value: origin.authority),
+                          HeaderField(name: "accept", value: "*/*")],
+                body: []))
+            XCTAssertEqual(harStyle.status, 200, String(describing: harStyle.failure))
+            XCTAssertFalse(origin.log.requests.last?.headers.contains { $0.name.hasPrefix(":") } ?? true)
+            XCTAssertEqual(origin.log.requests.last?.headers.first(named: "accept"), "*/*")
+
+            let named = await replayer.send(ReplayRequest(
+                method: "GET", url: origin.url("/echo?conn"),
+                headers: [HeaderField(name: "Connection", value: "X-Secret, keep-alive"), HeaderField(name: "X-Secret", value: "s"),
+                          HeaderField(name: "X-Kept", value: "k")],
+                body: []))
+            XCTAssertEqual(named.status, 200)
+            XCTAssertNil(origin.log.requests.last?.headers.first(named: "x-secret"))
+            XCTAssertEqual(origin.log.requests.last?.headers.first(named: "x-kept"), "k")
+
+            for (name, value) in [("Bad Name", "v"), ("X", "a\r\nInjected: 1")] {
+                let refused = await replayer.send(ReplayRequest(method: "GET", url: origin.url("/"), headers: [HeaderField(name: name, value: value)], body: []))
+                XCTAssertNil(refused.status, name)
+                XCTAssertNotNil(refused.failure, name)
+            }
+            let spaced = await replayer.send(ReplayRequest(method: "GET", url: origin.url("/a b"), headers: [], body: []))
+            XCTAssertTrue(spaced.failure?.contains("may not hold spaces") == true, String(describing: spaced.failure))
+            XCTAssertEqual(origin.log.requests.count, 3, "refused requests reach no origin")
+        }
+    }
+
+    /// A replay stops starting requests once cancelled (its client went away), and once the proxy
+    /// stops; what was not sent says why, and the proxy shuts down without waiting for the rest.
+    func testAReplayStopsWhenCancelledOrWhenTheProxyStops() async throws {
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let proxy = try await ProxyHarness.start()
+        let request = ReplayRequest(method: "GET", url: origin.url("/echo"), headers: [], body: [])
+        let sent = NIOLockedValueBox(0)
+        let outcomes = await proxy.replayer().run([request], repeating: 200, concurrency: 2, isCancelled: {
+            sent.withLockedValue { count in
+                count += 1
+                return count > 10
+            }
+        })
+        XCTAssertEqual(outcomes.count, 200)
+        XCTAssertEqual(outcomes.filter { $0.status == 200 }.count, 10)
+        XCTAssertEqual(outcomes.last?.failure, "not sent: the replay was stopped")
+
+        let running = Task { await proxy.replayer().run([request], repeating: 5_000, concurrency: 8) }
+        while origin.log.requests.count < 30 { try await Task.sleep(nanoseconds: 5_000_000) }
+        await proxy.shutdown()
+        let stopped = await running.value
+        XCTAssertGreaterThan(stopped.filter { $0.status == 200 }.count, 0)
+        XCTAssertEqual(stopped.last?.failure, "not sent: the proxy is stopping")
     }
 
     /// The HTTP flows stored (CONNECTs left out), oldest first, once `count` of them are there.

@@ -70,6 +70,7 @@ final class CurlAttackTests: XCTestCase {
     func testNULBytes() {
         XCTAssertEqual(refusal("curl https://a.test/ \\\n -H 'X: a\u{0}b'")?.line, 2)
         XCTAssertTrue(refusal(#"curl https://a.test/ -d $'a\0b'"#)?.message.contains("NUL") == true)
+        XCTAssertTrue(refusal(#"curl https://a.test/ -d $'a\400b'"#)?.message.contains("NUL") == true, "\\400 wraps to NUL")
         XCTAssertNotNil(refusal(#"curl https://a.test/ -d $'a\x00b'"#))
         XCTAssertNotNil(refusal(#"curl https://a.test/ -d $'a\u0000b'"#))
         XCTAssertNotNil(refusal(#"curl https://a.test/ -d "$(printf '\000')""#))

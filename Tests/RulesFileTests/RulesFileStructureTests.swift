@@ -117,7 +117,7 @@ final class RulesFileStructureTests: XCTestCase {
             """, [
                 issue(2, 5, "rule 1", "unknown key 'Name' in a rule (did you mean 'name'?)"),
                 issue(6, 5, "rule 2 'b'",
-                      "unknown key 'colour' in a rule (expected one of: name, enabled, match, block, map_local, map_remote, dns, rewrite, upstream_proxy)"),
+                      "unknown key 'colour' in a rule (expected one of: name, enabled, match, block, map_local, map_remote, dns, rewrite, upstream_proxy, throttle)"),
             ])
     }
 
@@ -138,7 +138,7 @@ final class RulesFileStructureTests: XCTestCase {
             rules:
               - name: a
                 match: { host: "*" }
-            """, issue(2, 5, "rule 1 'a'", "the rule has no action: add one of block, map_local, map_remote, dns, rewrite, upstream_proxy"))
+            """, issue(2, 5, "rule 1 'a'", "the rule has no action: add one of block, map_local, map_remote, dns, rewrite, upstream_proxy, throttle"))
     }
 
     /// A rule with two actions is refused at the second one.

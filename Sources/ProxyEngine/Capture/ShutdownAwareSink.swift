@@ -19,6 +19,9 @@ final class ShutdownAwareSink: FlowSink, Sendable {
     }
 
     /// From now on, flows that end with an error say the proxy was shut down.
+    /// The proxy is stopping: nothing new (a replay) may start on its event loops.
+    var isStopping: Bool { stopping.withLockedValue { $0 } }
+
     func stop() {
         stopping.withLockedValue { $0 = true }
     }

@@ -28,18 +28,28 @@ public final class FlowReplayer: Sendable {
         self.ignoresRules = ignoresRules
     }
 
-    /// Sends `requests` in order, at most `concurrency` at once; the outcomes come back in the
-    /// requests' order. `keepingBody` bounds the response bytes kept per outcome.
-    public func run(_ requests: [ReplayRequest], concurrency: Int, keepingBody: Int = 0) async -> [ReplayOutcome] {
+    /// Sends `requests` in order, `repeating` times over (the whole list, then again), at most
+    /// `concurrency` at once; the outcomes come back in sending order. `keepingBody` bounds the
+    /// response bytes kept per outcome, and headers are kept only when asked (a long replay
+    /// keeps a few bytes per outcome). Stops starting new sends once `isCancelled` says so or the
+    /// proxy is stopping; those not sent come back as failures saying so.
+    public func run(_ requests: [ReplayRequest], repeating: Int = 1, concurrency: Int, keepingBody: Int = 0,
+                    keepingHeaders: Bool = false, isCancelled: @escaping @Sendable () -> Bool = { false }) async -> [ReplayOutcome] {
         let width = max(1, min(concurrency, Self.maximumConcurrency))
-        var outcomes = [ReplayOutcome?](repeating: nil, count: requests.count)
+        let total = requests.isEmpty ? 0 : requests.count * max(1, repeating)
+        var outcomes = [ReplayOutcome?](repeating: nil, count: total)
         await withTaskGroup(of: (Int, ReplayOutcome).self) { tasks in
             var next = 0
             func startNext() {
-                guard next < requests.count else { return }
+                guard next < total, !isCancelled(), !services.sink.isStopping else { return }
                 let index = next
+                let request = requests[index % requests.count]
                 next += 1
-                tasks.addTask { (index, await self.send(requests[index], keepingBody: keepingBody)) }
+                tasks.addTask {
+                    var outcome = await self.send(request, keepingBody: keepingBody)
+                    if !keepingHeaders { outcome.headers = [] }
+                    return (index, outcome)
+                }
             }
             for _ in 0..<width { startNext() }
             while let (index, outcome) = await tasks.next() {
@@ -47,7 +57,8 @@ public final class FlowReplayer: Sendable {
                 startNext()
             }
         }
-        return outcomes.map { $0 ?? ReplayOutcome(failure: "not sent") }
+        let reason = services.sink.isStopping ? "not sent: the proxy is stopping" : "not sent: the replay was stopped"
+        return outcomes.map { $0 ?? ReplayOutcome(failure: reason) }
     }
 
     /// Sends one request and waits for its whole answer.
@@ -67,14 +78,19 @@ public final class FlowReplayer: Sendable {
 
     private func exchange(_ request: ReplayRequest, keepingBody: Int) -> EventLoopFuture<ReplayOutcome> {
         let loop = group.next()
+        guard services.replayAdmission.enter() else {
+            return loop.makeFailedFuture(ReplayFailure(reason: "not sent: the proxy is stopping"))
+        }
         let head: HTTPRequestHead
         do {
             head = try Self.head(for: request)
         } catch {
+            services.replayAdmission.leave()
             return loop.makeFailedFuture(error)
         }
         var descriptors: [CInt] = [-1, -1]
         guard socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
+            services.replayAdmission.leave()
             return loop.makeFailedFuture(ReplayFailure(
                 reason: "the replay could not open a connection inside the proxy: \(SystemErrorText.words(errno: errno))"))
         }
@@ -92,14 +108,18 @@ public final class FlowReplayer: Sendable {
         let clientSide = ClientBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    // The request was checked by `head(for:)`: NIO's stricter check would refuse URLs
+                    // (`|`, `{}`) the proxy itself forwards for clients.
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers(enableOutboundHeaderValidation: false)
                     try channel.pipeline.syncOperations.addHandler(ReplayResponseReader(keepingBody: keepingBody,
                                                                                           promise: promise))
                 }
             }
             .withConnectedSocket(descriptors[1])
         let body = request.body
+        let admission = services.replayAdmission
         proxySide.and(clientSide).whenComplete { result in
+            admission.leave()
             switch result {
             case .success(let (_, client)):
                 client.write(HTTPClientRequestPart.head(head), promise: nil)
@@ -126,11 +146,26 @@ public final class FlowReplayer: Sendable {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw ReplayFailure(reason: "cannot send \(request.url.prefix(200)): only http:// and https:// URLs can be sent")
         }
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
+        guard !request.method.isEmpty, request.method.utf8.count <= 64, request.method.utf8.allSatisfy(Self.isTokenByte) else {
             throw ReplayFailure(reason: "cannot send a request whose method '\(request.method.prefix(40))' is not an HTTP token")
         }
+        guard request.url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ReplayFailure(reason: "cannot send \(request.url.prefix(200).debugDescription): a URL may not hold spaces, "
+                                + "control characters or non-ASCII bytes (percent-encode them)")
+        }
+        // What `Connection` names is hop-by-hop for this request: the proxy dropped it the first time.
+        var named = Self.droppedFields
+        for field in request.headers where field.name.lowercased() == "connection" {
+            for token in field.value.split(separator: ",") { named.insert(token.trimmingCharacters(in: .whitespaces).lowercased()) }
+        }
         var headers = HTTPHeaders()
-        for field in request.headers where !Self.droppedFields.contains(field.name.lowercased()) {
+        for field in request.headers where !named.contains(field.name.lowercased()) && !field.name.hasPrefix(":") {
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw ReplayFailure(reason: "cannot send the header name \(field.name.prefix(40).debugDescription): not an HTTP token")
+            }
+            guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw ReplayFailure(reason: "cannot send header \(field.name.prefix(40)): its value holds a line break or NUL")
+            }
             headers.add(name: field.name, value: field.value)
         }
         if let original = request.replayOf {
@@ -213,7 +248,7 @@ final class ReplayResponseReader: ChannelInboundHandler, RemovableChannelHandler
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if !done {
             done = true
-            promise.fail(ReplayFailure(reason: "the replay's answer could not be read: \(SystemErrorText.describe(error))"))
+            promise.fail(ReplayFailure(reason: "the replay's answer could not be read: \(error is HTTPParserError ? "it is not valid HTTP" : SystemErrorText.describe(error))"))
         }
         context.close(promise: nil)
     }

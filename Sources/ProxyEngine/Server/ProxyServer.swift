@@ -133,6 +133,7 @@ public final class ProxyServer: Sendable {
     /// flows of exchanges cut short from now on say the proxy was shut down.
     public func stop() async throws {
         services.sink.stop()
+        await services.replayAdmission.close()
         await closeListeners()
     }
 

@@ -34,6 +34,8 @@ final class ProxyServices: Sendable {
     /// The ports the listener is bound to (set once it is), so a request for the proxy's own
     /// address is answered with its pages instead of looping through itself.
     let listenPorts = NIOLockedValueBox<Set<Int>>([])
+    /// Replays start only while the proxy runs (`FlowReplayer`).
+    let replayAdmission = ReplayAdmission()
 
     /// - Parameter eventLoops: how many loops share the idle upstream budget (one pool each).
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,

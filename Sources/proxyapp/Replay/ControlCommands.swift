@@ -8,7 +8,7 @@ import ProxyModel
 struct ControlCommands: Sendable {
     let service: FlowReplayService
 
-    func handle(_ request: ControlRequest) -> ControlReply {
+    func handle(_ request: ControlRequest, cancellation: ControlCancellation = ControlCancellation()) -> ControlReply {
         switch request.command {
         case "ping":
             return ControlReply(ok: true, lines: ["pong"])
@@ -17,7 +17,9 @@ struct ControlCommands: Sendable {
                 count: request.count ?? 1, concurrency: request.concurrency ?? 1,
                 ignoresRules: request.noRules ?? false, allowTruncated: request.allowTruncated ?? false)
             let ids = request.ids ?? []
-            return FlowReplayService.blocking { await service.replay(ids: ids, options: options) }
+            return FlowReplayService.blocking {
+                await service.replay(ids: ids, options: options, isCancelled: { cancellation.isCancelled })
+            }
         case "send":
             guard let composed = request.request, let body = composed.bodyBytes else {
                 return .failure("send needs a request with a method, a URL, headers and a base64 body")

@@ -11,7 +11,7 @@ struct ControlEndpoint {
     static func open(dataDirectory: String, commands: ControlCommands) -> ControlEndpoint {
         let path = ControlSocket.path(forDataDirectory: dataDirectory)
         do {
-            let server = try ControlServer(path: path) { commands.handle($0) }
+            let server = try ControlServer(path: path) { commands.handle($0, cancellation: $1) }
             return ControlEndpoint(server: server, bannerLine: "Control: \(TerminalText.escaped(path)) (proxyapp replay, send, tui act through it)")
         } catch {
             return ControlEndpoint(server: nil, bannerLine: "Control channel off: \(TerminalText.escaped("\(error)"))")

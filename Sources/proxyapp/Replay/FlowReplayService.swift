@@ -28,14 +28,21 @@ struct FlowReplayService: Sendable {
         var allowTruncated = false
     }
 
-    func replay(ids: [Int64], options: Options) async -> ControlReply {
+    /// Why `ids` flows sent `count` times each are too many (counted without overflowing); nil
+    /// when they are not.
+    static func sizeRefusal(ids: Int, count: Int) -> String? {
+        let (total, overflow) = ids.multipliedReportingOverflow(by: count)
+        guard overflow || total > maximumRequests else { return nil }
+        return "\(ids) flows × --count \(count) is more than \(maximumRequests) replays per command"
+    }
+
+    /// - Parameter isCancelled: asked before each send; true stops the replay (its client left).
+    func replay(ids: [Int64], options: Options, isCancelled: @escaping @Sendable () -> Bool = { false }) async -> ControlReply {
         guard !ids.isEmpty else { return .failure("no flow to replay: name at least one flow id") }
         guard options.count >= 1, options.concurrency >= 1 else {
             return .failure("--count and --concurrency must be at least 1")
         }
-        guard ids.count * options.count <= Self.maximumRequests else {
-            return .failure("\(ids.count * options.count) replays asked for: at most \(Self.maximumRequests) per command")
-        }
+        if let refusal = Self.sizeRefusal(ids: ids.count, count: options.count) { return .failure(refusal) }
         var originals: [Flow] = []
         for id in ids {
             let flow: Flow?
@@ -50,22 +57,21 @@ struct FlowReplayService: Sendable {
             if let refusal = Self.refusal(flow, allowTruncated: options.allowTruncated) { return .failure(refusal) }
             originals.append(flow)
         }
-        var requests: [ReplayRequest] = []
-        for _ in 0..<options.count {
-            requests += originals.map(ReplayRequest.init(flow:))
-        }
-        let outcomes = await replayer(options.ignoresRules).run(requests, concurrency: options.concurrency)
+        // One request per flow, sent `count` times over: the bodies are not copied per send.
+        let requests = originals.map(ReplayRequest.init(flow:))
+        let outcomes = await replayer(options.ignoresRules).run(requests, repeating: options.count,
+                                                                concurrency: options.concurrency, isCancelled: isCancelled)
         var lines: [String] = []
-        if requests.count <= 50 {
-            for (request, outcome) in zip(requests, outcomes) {
-                lines.append(Self.line(request, outcome))
+        if outcomes.count <= 50 {
+            for (index, outcome) in outcomes.enumerated() {
+                lines.append(Self.line(requests[index % requests.count], outcome))
             }
         }
         let answered = outcomes.filter { $0.status != nil }.count
-        var summary = "replayed \(requests.count) request\(requests.count == 1 ? "" : "s"): \(answered) answered"
-        if answered < requests.count {
-            summary += ", \(requests.count - answered) failed"
-            if requests.count > 50, let first = outcomes.first(where: { $0.failure != nil })?.failure {
+        var summary = "replayed \(outcomes.count) request\(outcomes.count == 1 ? "" : "s"): \(answered) answered"
+        if answered < outcomes.count {
+            summary += ", \(outcomes.count - answered) failed"
+            if outcomes.count > 50, let first = outcomes.first(where: { $0.failure != nil })?.failure {
                 summary += " (first: \(first))"
             }
         }

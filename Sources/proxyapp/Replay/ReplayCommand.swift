@@ -37,8 +37,8 @@ struct ReplayCommand: AsyncParsableCommand {
         guard !ids.isEmpty else { throw ValidationError("name at least one flow id (`proxyapp flows` lists them).") }
         guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count)).") }
         guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64 (got \(concurrency)).") }
-        guard ids.count * count <= FlowReplayService.maximumRequests else {
-            throw ValidationError("\(ids.count * count) replays asked for: at most \(FlowReplayService.maximumRequests) per command.")
+        if let refusal = FlowReplayService.sizeRefusal(ids: ids.count, count: count) {
+            throw ValidationError(refusal + ".")
         }
     }
 

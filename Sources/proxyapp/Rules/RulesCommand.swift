@@ -8,7 +8,7 @@ import RulesFile
 struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
-        abstract: "Check the rules file (block, map_local, map_remote, dns, rewrite, upstream_proxy, ssl_proxying) and list its rules.",
+        abstract: "Check the rules file (block, map_local, map_remote, dns, rewrite, upstream_proxy, throttle, ssl_proxying) and list its rules.",
         discussion: """
             The proxy reads <data-dir>/rules.yml (or --rules FILE) at start and again whenever \
             it changes. README's "Rules" section documents every key.
