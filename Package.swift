@@ -138,12 +138,12 @@ let package = Package(
         .target(
             name: "ProxyAppUI",
             dependencies: [
-                "TerminalUI", "CaptureStore", "CaptureExport", "FlowFilter", "FlowExport", "ProxyModel",
+                "TerminalUI", "CaptureStore", "CaptureExport", "FlowFilter", "FlowExport", "ProxyModel", "RequestComposer",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // The running proxy's local control channel (a Unix socket, JSON lines): replay, send, holds.
-        .target(name: "ControlChannel", dependencies: [.product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .target(name: "ControlChannel", dependencies: ["ProxyModel", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The CLI and the one composition root.
         .executableTarget(
             name: "proxyapp",
@@ -335,7 +335,7 @@ let package = Package(
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
                 "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins", "TestSupport",
-                "HARValidation", "CaptureExport", "FlowFilter",
+                "HARValidation", "CaptureExport", "FlowFilter", "ControlChannel",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

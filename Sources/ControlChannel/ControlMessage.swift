@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 
 /// One command sent over the control channel: a JSON object on one line.
 ///
@@ -8,6 +9,9 @@ import Foundation
 ///   `concurrency` at once, with `noRules` and `allowTruncated` as `proxyapp replay` takes them.
 /// - `send`: send `request` (a composed request) through the running proxy; the reply's `lines`
 ///   say what came back and `response` carries it.
+/// - `intercept`: sets the breakpoint filter to `filter` (the filter language; empty clears it).
+/// - `holds`: lists what is held at breakpoints (`held`, with the filter in force).
+/// - `accept` / `kill`: decides for the held exchanges `ids` (`accept` with no ids: all of them).
 /// - `ping`: answered `ok` (clients use it to see that a proxy is there).
 public struct ControlRequest: Codable, Sendable, Hashable {
     public var command: String
@@ -17,9 +21,12 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var noRules: Bool?
     public var allowTruncated: Bool?
     public var request: ControlHTTPRequest?
+    /// `intercept`: the breakpoint filter; empty clears it.
+    public var filter: String?
 
     public init(command: String, ids: [Int64]? = nil, count: Int? = nil, concurrency: Int? = nil,
-                noRules: Bool? = nil, allowTruncated: Bool? = nil, request: ControlHTTPRequest? = nil) {
+                noRules: Bool? = nil, allowTruncated: Bool? = nil, request: ControlHTTPRequest? = nil, filter: String? = nil) {
+        self.filter = filter
         self.command = command
         self.ids = ids
         self.count = count
@@ -38,6 +45,8 @@ public struct ControlHTTPRequest: Codable, Sendable, Hashable {
     /// `[name, value]` pairs, in order.
     public var headers: [[String]]
     public var body: String
+    /// The flow it was edited from (the TUI's `R`): the new flow links to it.
+    public var replayOf: Int64?
 
     public init(method: String, url: String, headers: [(String, String)], body: [UInt8]) {
         self.method = method
@@ -65,6 +74,9 @@ public struct ControlReply: Codable, Sendable, Hashable {
     public var reason: String?
     public var responseHeaders: [[String]]?
     public var responseBody: String?
+    /// `holds`: what is held at breakpoints, oldest first, and the filter in force (nil: none).
+    public var held: [HeldExchange]?
+    public var filter: String?
 
     public init(ok: Bool, lines: [String] = [], error: String? = nil) {
         self.ok = ok

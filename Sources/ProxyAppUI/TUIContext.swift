@@ -33,13 +33,20 @@ public struct TUIContext: Sendable {
     public var replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)?
     /// The throttle in force for the header (`3g`); empty when none. Asked on every frame.
     public var throttle: @Sendable () -> String = { "" }
+    /// Breakpoints (`b`, the held list, `a`/`A`/`x`); nil when this TUI reaches no proxy.
+    public var breakpoints: TUIBreakpoints?
+    /// Sends an edited request through the proxy (`R`); blocks until answered. Nil when this
+    /// TUI reaches no proxy.
+    public var send: (@Sendable (TUIComposedRequest) -> TUIActionResult)?
 
     public init(listenAddress: String = "", caURL: String = "", rules: @escaping @Sendable () -> String = { "off" },
                 info: @escaping @Sendable () -> ProxyInfo = { ProxyInfo() }, proxyRunning: Bool = false,
                 readOnly: Bool = false, pinTTL: TimeInterval = 7 * 86_400,
                 outputDirectory: String = FileManager.default.currentDirectoryPath, version: String,
                 timeZone: TimeZone = .current, throttle: @escaping @Sendable () -> String = { "" },
-                replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)? = nil) {
+                replay: (@Sendable (_ ids: [Int64]) -> TUIActionResult)? = nil, breakpoints: TUIBreakpoints? = nil,
+                send: (@Sendable (TUIComposedRequest) -> TUIActionResult)? = nil) {
+        self.send = send
         self.listenAddress = listenAddress
         self.caURL = caURL
         self.rules = rules
@@ -52,6 +59,7 @@ public struct TUIContext: Sendable {
         self.timeZone = timeZone
         self.replay = replay
         self.throttle = throttle
+        self.breakpoints = breakpoints
     }
 
     /// `name` as a path: absolute names and `~/…` as given, others under `outputDirectory`.

@@ -86,6 +86,12 @@ extension TUIController {
                               error: nil)
             countExportScope()
         case .replay: replaySelection()
+        case .editIntercept: editInterceptFilter()
+        case .editResend: editAndResend()
+        case .nextHeld: selectNextHeld()
+        case .acceptHeld: decideHeld(accept: true)
+        case .acceptAllHeld: acceptAllHeld()
+        case .killHeld: decideHeld(accept: false)
         case .saveCurl:
             guard let id = selectedID else { return }
             overlay = .prompt(.curl(id: id), LineEditor("flow-\(id).sh"), error: nil)

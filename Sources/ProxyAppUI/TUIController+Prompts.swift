@@ -81,6 +81,8 @@ extension TUIController {
             let name = text.trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty else { return }
             saveCurl(id, to: context.outputPath(name))
+        case .intercept:
+            if let error = submitIntercept(text, editor: editor) { reopen(kind, editor, error: error) }
         }
     }
 

@@ -58,6 +58,7 @@ public final class TUIController {
         /// `scope` says what will be exported (`2 marked flows`) once counted.
         case exportHAR(scope: String?)
         case curl(id: Int64)
+        case intercept
 
         var label: String {
             switch self {
@@ -65,6 +66,7 @@ public final class TUIController {
             case .search: "search:"
             case .exportHAR(let scope): scope.map { "export \($0) to:" } ?? "export HAR to:"
             case .curl: "save curl command to:"
+            case .intercept: "intercept (~q requests, ~s responses; empty: off):"
             }
         }
     }
@@ -110,6 +112,10 @@ public final class TUIController {
     var terminalOutput: [UInt8] = []
     /// Whether the detail view wraps long lines: `w` there sets it for the next flows too.
     var detailWraps = true
+    /// The breakpoint filter and the held exchanges (`TUIController+Breakpoints`).
+    let breakpointView = BreakpointView()
+    /// An edit for the runner to open in the editor (`TUIController+Edit`).
+    var pendingEdit: EditSession?
     /// The search's matches among the loaded rows (highlighted), and what they were found for.
     var searchHighlight = SearchHighlight()
     /// True once the user asked to quit (and confirmed, where asked).
@@ -132,7 +138,7 @@ public final class TUIController {
     public func resize(_ newSize: ScreenSize) {
         guard newSize != size else { return }
         size = newSize
-        list.resize(visibleRows: FlowListRenderer.listRows(screenHeight: newSize.height))
+        fitListToScreen()
     }
 
     /// Folds in the feed's newest snapshot and the worker's finished work, and asks the feed for
@@ -159,6 +165,7 @@ public final class TUIController {
             replayKeysAwaiting()
         }
         for event in worker.drain() { apply(event) }
+        pollBreakpoints()
         if case .page(.eventLog, _) = screen { eventLog.refresh() }
         refreshOpenWebSocket()
         if snapshot.error != nil { lastRequest = nil }  // a failed read: ask again next turn
@@ -223,7 +230,8 @@ public final class TUIController {
         case .list:
             let welcome = list.totalRows == 0 && filter == nil && !snapshot.scanning ? InfoPage.welcome(context.info()) : []
             grid = FlowListRenderer.render(list, header: header, size: size, message: feedError ?? message ?? scanMessage,
-                                           welcome: welcome, highlighted: search == nil ? [] : searchHighlight.matches)
+                                           welcome: welcome, highlighted: search == nil ? [] : searchHighlight.matches,
+                                           held: heldPanel)
         case .detail(let session):
             grid = renderDetail(session)
         case .help(let lines, let scroll, _):
@@ -250,7 +258,8 @@ public final class TUIController {
 
     private var header: HeaderInfo {
         HeaderInfo(listenAddress: context.listenAddress, caURL: context.caURL, flowCount: list.totalRows,
-                   filter: filter?.text ?? "", rules: context.rules(), throttle: context.throttle())
+                   filter: filter?.text ?? "", rules: context.rules(), throttle: context.throttle(),
+                   intercept: breakpointView.state?.filter ?? "", held: breakpointView.state?.held.count ?? 0)
     }
 
     /// A read error of the feed: shown before anything else.
@@ -319,6 +328,11 @@ public final class TUIController {
             }
         case .clipboard(let bytes, let what):
             copied(bytes, what: what)
+        case .breakpoints(let state):
+            breakpointsArrived(state)
+        case .editReady(let session):
+            pendingEdit = session
+            message = nil
         case .searchMatches(let highlight):
             if highlight.text == search?.text, highlight.ids == searchHighlight.ids { searchHighlight = highlight }
         }

@@ -49,6 +49,14 @@ public enum TUIRunner {
             }
             let output = controller.takeTerminalOutput()  // an OSC 52 clipboard sequence
             if !output.isEmpty { session.write(output) }
+            if let text = controller.takePendingEdit() {  // `R`: the terminal goes to the editor meanwhile
+                session.suspend()
+                let result = ExternalEditor.edit(text)
+                session.resume()
+                shown = nil
+                controller.editorFinished(result)
+                continue
+            }
             guard let bytes = session.read(timeoutMilliseconds: decoder.hasPending ? escapeMilliseconds : turnMilliseconds) else {
                 return  // the terminal is gone: nobody is left to look at the screen
             }

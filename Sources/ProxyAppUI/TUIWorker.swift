@@ -7,6 +7,10 @@ import TerminalUI
 /// What background work reports back to the controller.
 enum TUIEvent: Sendable {
     case message(StatusMessage)
+    /// The breakpoint filter and the held exchanges; nil when the proxy could not be asked.
+    case breakpoints(TUIBreakpoints.State?)
+    /// A request rendered for the editor (`R`).
+    case editReady(EditSession)
     case pins([PinnedDomain])
     /// The pins could not be read: the view `p` asked for will not open.
     case pinsFailed

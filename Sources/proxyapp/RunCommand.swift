@@ -75,6 +75,15 @@ struct RunCommand: AsyncParsableCommand {
         })
     var throttle: ThrottleProfile?
 
+    @Option(help: ArgumentHelp(
+        "Stop exchanges matching this filter expression at a breakpoint (~q requests, ~s responses; README: Breakpoints).",
+        valueName: "EXPR"))
+    var intercept: String?
+
+    @Option(help: ArgumentHelp("How long an exchange stays held at a breakpoint before it goes on unchanged (default 5m).",
+                               valueName: "DURATION"))
+    var interceptTimeout: DurationArgument = DurationArgument(seconds: 300)
+
     @Flag(help: "Run without the terminal UI (print one line per flow instead). Implied when stdin or stdout is not a terminal.")
     var headless = false
 
@@ -109,6 +118,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--reverse-tls presents certificates from the root CA, which --no-intercept turns off: "
                                   + "drop one of them.")
         }
+        if let intercept { _ = try FilterArgument.parse(intercept, option: "--intercept") }
+        guard interceptTimeout.seconds > 0 else { throw ValidationError("--intercept-timeout must be longer than 0s.") }
         if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
             throw ValidationError("--max-connections must be between 1 and \(1 << 30) (got \(maxConnections)).")
         }
@@ -177,10 +188,12 @@ struct RunCommand: AsyncParsableCommand {
             // With the TUI these lines go to the log file, which the `E` screen shows: stamp them.
             Console.write((withTUI ? LogTime.now() + " " : "") + TerminalText.escaped(line, keepingLineBreaks: true) + "\n")
         }
+        let breakpoints = BreakpointControl(breakpoints: Breakpoints(timeout: .seconds(Int64(interceptTimeout.seconds))))
+        _ = breakpoints.setFilter(intercept)  // checked in validate()
         let server = ProxyServer(
             configuration: configuration, sink: writer, group: group,
             resolver: resolver, interception: https?.interception,
-            rules: liveRules, blockingPool: blockingPool, logger: logger)
+            rules: liveRules, blockingPool: blockingPool, logger: logger, breakpoints: breakpoints.breakpoints)
 
         let address: SocketAddress
         do {
@@ -227,7 +240,11 @@ struct RunCommand: AsyncParsableCommand {
             banner += line + "\n"
         }
         let replayService = FlowReplayService(repository: repository, replayer: { server.replayer(ignoresRules: $0) })
-        let control = ControlEndpoint.open(dataDirectory: directory.path, commands: ControlCommands(service: replayService))
+        let control = ControlEndpoint.open(dataDirectory: directory.path,
+                                           commands: ControlCommands(service: replayService, breakpoints: breakpoints))
+        if let intercept {
+            banner += "Intercept: \(TerminalText.escaped(intercept)) (held up to \(interceptTimeout); TUI: b, a, A, x)\n"
+        }
         banner += control.bannerLine + "\n"
         if !headless && !withTUI {
             banner += "(stdin or stdout is not a terminal: running headless)\n"
@@ -264,6 +281,12 @@ struct RunCommand: AsyncParsableCommand {
                 replay: { ids in
                     let reply = FlowReplayService.blocking { await replayService.replay(ids: ids, options: .init()) }
                     return TUIActionResult(reply)
+                },
+                breakpoints: breakpoints.forTUI,
+                send: { composed in
+                    let request = ReplayRequest(method: composed.method, url: composed.url, headers: composed.headers,
+                                                body: composed.body, replayOf: composed.replayOf)
+                    return TUIActionResult(FlowReplayService.blocking { await replayService.send(request, ignoresRules: false) })
                 })
             let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
             signals.stopping()
@@ -276,6 +299,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         rulesWatcher.stop()
         control.server?.stop()
+        // Nothing stays held while the proxy stops: held exchanges go on, for the second they get.
+        breakpoints.breakpoints.setFilter(nil, matches: nil)
+        breakpoints.breakpoints.acceptAll()
         await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
                             writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics

@@ -270,6 +270,16 @@ extension ExchangeStateMachine {
     }
 
     /// Which message waits for a release, if any.
+    /// A person killed the held exchange at a breakpoint. A held request is answered `502`
+    /// (`Proxy-Status` says why); a held response never reaches the client, whose connection is
+    /// reset — an answer from the proxy could be taken for the origin's.
+    public mutating func holdKilled() -> [ExchangeAction] {
+        guard let side = heldSide else { return [] }
+        let failure = ProxyFailure.heldExchangeAborted(side: side)
+        guard side == "response" else { return fail(failure) }
+        return finishing() + [.record(error: failure.message), .abortClient(reason: failure.message)]
+    }
+
     var heldSide: String? {
         guard phase == .forwarding else { return nil }
         if requestState == .awaitingRelease { return "request" }

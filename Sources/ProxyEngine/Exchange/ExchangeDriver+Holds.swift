@@ -6,13 +6,16 @@ import Rules
 /// then sent rewritten; the response body until it ends, then written rewritten. A body past
 /// the rewriter's limit is released unchanged and streamed on, with a note on the flow.
 ///
-/// The machine's hold state is what a breakpoint will use too: the request parked after its
-/// end, the response after its end, until released, aborted or timed out.
+/// The machine's hold state is what a breakpoint uses too (`ExchangeDriver+Breakpoints`): the
+/// request parked after its end, the response after its end, until released or killed.
 extension ExchangeDriver {
     func holdRequestBody(_ buffer: ByteBuffer) {
         guard let rare, rare.heldRequest != nil else { return }
         if rare.heldRequest!.append(buffer) { return }
-        recorder.applied(rule: nil, note: "rewrite: request body over \(rare.heldRequest!.limit >> 20) MiB, not rewritten")
+        let limit = rare.heldRequest!.limit >> 20
+        if rewriter != nil { recorder.applied(rule: nil, note: "rewrite: request body over \(limit) MiB, not rewritten") }
+        if rare.breakpointOnRequest { recorder.applied(rule: nil, note: "breakpoint: request body over \(limit) MiB, not held") }
+        rare.breakpointOnRequest = false
         rare.releasedRequestBody = rare.heldRequest!.parts
         rare.heldRequest = nil
         perform(machine.requestHoldOverflowed())
@@ -21,7 +24,11 @@ extension ExchangeDriver {
     /// The request ended while held: rewrite it (off the loop when large), then release it.
     func rewriteHeldRequest() {
         guard let rewriter, let held = rare?.heldRequest else {
-            perform(machine.requestReleased())
+            if let rare, let held = rare.heldRequest {  // held for a breakpoint alone: it goes out as it came
+                rare.releasedRequestBody = held.parts
+                rare.heldRequest = nil
+            }
+            releaseHeldRequest()
             return
         }
         rewrite(held, headers: upstreamHead.headers, replacements: rewriter.action.requestBody, side: "request") { result in
@@ -34,15 +41,18 @@ extension ExchangeDriver {
             self.recordForwardedRequest(after: result)
             self.rare?.heldRequest = nil
             self.rareState.releasedRequestBody = result.body.isEmpty ? [] : [buffer]
-            self.perform(self.machine.requestReleased())
+            self.releaseHeldRequest()
         }
     }
 
     func holdResponseBody(_ buffer: ByteBuffer) {
         guard let rare, rare.heldResponse != nil else { return }
         if rare.heldResponse!.append(buffer) { return }
-        // Too large to rewrite: what was held goes out as it is, and the rest streams.
-        recorder.applied(rule: nil, note: "rewrite: response body over \(rare.heldResponse!.limit >> 20) MiB, not rewritten")
+        // Too large to rewrite or hold: what was held goes out as it is, and the rest streams.
+        let limit = rare.heldResponse!.limit >> 20
+        if rewriter != nil { recorder.applied(rule: nil, note: "rewrite: response body over \(limit) MiB, not rewritten") }
+        if rare.breakpointOnResponse { recorder.applied(rule: nil, note: "breakpoint: response body over \(limit) MiB, not held") }
+        rare.breakpointOnResponse = false
         perform(machine.responseHoldOverflowed())
     }
 
@@ -55,7 +65,13 @@ extension ExchangeDriver {
     /// The response ended while held: rewrite it (off the loop when large), then release it.
     func rewriteHeldResponse() {
         guard let rewriter, let head = preparedHead, let held = rare?.heldResponse else {
-            perform(machine.responseReleased())
+            if let rare, let head = preparedHead, let held = rare.heldResponse {  // held for a breakpoint alone
+                var body = ByteBuffer()
+                for part in held.parts { body.writeImmutableBuffer(part) }
+                rare.releasedResponse = (head, body)
+                rare.heldResponse = nil
+            }
+            releaseHeldResponse()
             return
         }
         rewrite(held, headers: head.headers, replacements: rewriter.action.responseBody, side: "response") { result in
@@ -67,7 +83,7 @@ extension ExchangeDriver {
             self.rare?.heldResponse = nil
             self.rareState.releasedResponse = (head, buffer)
             self.responseTrailers = nil
-            self.perform(self.machine.responseReleased())
+            self.releaseHeldResponse()
         }
     }
 

@@ -28,6 +28,11 @@ extension ExchangeDriver {
             rareState.heldResponse = HeldBody(limit: rewriter.limit)
             hold = true
         }
+        if stopsResponseAtBreakpoint() {
+            rareState.breakpointOnResponse = true
+            if rare?.heldResponse == nil { rareState.heldResponse = HeldBody(limit: heldBodyLimit) }
+            hold = true
+        }
         perform(machine.responseHoldDecided(hold: hold))
     }
 

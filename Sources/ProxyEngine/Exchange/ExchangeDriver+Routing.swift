@@ -106,12 +106,15 @@ extension ExchangeDriver {
             rewriter.editRequestHeaders(&headers)
             headersEdited = ExchangeRecorder.fields(headers) != before
         }
+        let breakpoints = services.breakpoints
+        let stopsRequest = breakpoints.isActive && !upgrade && breakpoints.matches(recorder.flow)
+        if stopsRequest { rareState.breakpointOnRequest = true }
         let actions = machine.routeDecided(.forward(.init(
             host: key.host, port: key.port, forwardsUpgrade: upgrade,
-            holdsRequest: rewriter?.holdsRequestBody ?? false,
-            mayHoldResponse: !(rewriter?.action.responseBody.isEmpty ?? true))))
-        if machine.holdsRequest, let rewriter {
-            rareState.heldRequest = HeldBody(limit: rewriter.limit)
+            holdsRequest: (rewriter?.holdsRequestBody ?? false) || stopsRequest,
+            mayHoldResponse: !(rewriter?.action.responseBody.isEmpty ?? true) || (breakpoints.isActive && !upgrade))))
+        if machine.holdsRequest {
+            rareState.heldRequest = HeldBody(limit: rewriter?.limit ?? heldBodyLimit)
             // The body is sent only once it is whole: nothing for the origin to continue.
             headers.remove(name: "expect")
         }

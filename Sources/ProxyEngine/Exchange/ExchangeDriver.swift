@@ -275,6 +275,10 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
                 } else {
                     services.sink.record(flow)
                 }
+                if let holdID = rare?.holdID {  // ended while held (the client left): no longer listed
+                    rare?.holdID = nil
+                    services.breakpoints.remove(holdID)
+                }
             }
         }
     }
@@ -317,4 +321,9 @@ final class RareExchangeState {
     var releasedResponse: (head: HTTPResponseHead, body: ByteBuffer)?
     /// The flow of a WebSocket upgrade, recorded open: its messages follow under this key.
     var webSocketKey: OpenFlowKey?
+    /// The request / the response stops at a breakpoint once whole (`ExchangeDriver+Breakpoints`).
+    var breakpointOnRequest = false
+    var breakpointOnResponse = false
+    /// While held at a breakpoint: the hold's id in `Breakpoints`.
+    var holdID: Int?
 }

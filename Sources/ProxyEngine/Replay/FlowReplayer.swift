@@ -134,8 +134,9 @@ public final class FlowReplayer: Sendable {
             }
         }
         // Whichever side was not set up still owns its descriptor.
-        proxySide.whenFailure { _ in close(descriptors[0]) }
-        clientSide.whenFailure { _ in close(descriptors[1]) }
+        let (proxyEnd, clientEnd) = (descriptors[0], descriptors[1])
+        proxySide.whenFailure { _ in close(proxyEnd) }
+        clientSide.whenFailure { _ in close(clientEnd) }
         return promise.futureResult
     }
 

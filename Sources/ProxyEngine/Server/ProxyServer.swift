@@ -28,14 +28,17 @@ public final class ProxyServer: Sendable {
     ///     (never DNS lookups, which the resolver runs on a thread of its own).
     public init(configuration: ProxyConfiguration, sink: any FlowSink, group: any EventLoopGroup,
                 resolver: any HostResolver, interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-                blockingPool: BlockingPool, logger: Logger) {
+                blockingPool: BlockingPool, logger: Logger, breakpoints: Breakpoints = Breakpoints()) {
         self.group = group
         self.services = ProxyServices(
             configuration: configuration, sink: sink,
             connector: UpstreamConnector(resolver: resolver, configuration: configuration),
             interception: interception, rules: rules, blockingWork: blockingPool,
-            eventLoops: Array(group.makeIterator()).count, logger: logger)
+            eventLoops: Array(group.makeIterator()).count, logger: logger, breakpoints: breakpoints)
     }
+
+    /// The breakpoints this proxy stops exchanges at (set a filter, list and decide holds).
+    public var breakpoints: Breakpoints { services.breakpoints }
 
     /// The connection limits in force (from the configuration and the open-file limit).
     public var budget: ConnectionBudget { services.budget }

@@ -34,14 +34,17 @@ final class ProxyServices: Sendable {
     /// The ports the listener is bound to (set once it is), so a request for the proxy's own
     /// address is answered with its pages instead of looping through itself.
     let listenPorts = NIOLockedValueBox<Set<Int>>([])
+    /// What stops at a breakpoint, and what is held there now.
+    let breakpoints: Breakpoints
     /// Replays start only while the proxy runs (`FlowReplayer`).
     let replayAdmission = ReplayAdmission()
 
     /// - Parameter eventLoops: how many loops share the idle upstream budget (one pool each).
     init(configuration: ProxyConfiguration, sink: any FlowSink, connector: any UpstreamConnecting,
          interception: TLSInterception? = nil, rules: LiveRules = LiveRules(),
-         blockingWork: any BlockingWork, eventLoops: Int = 1, logger: Logger) {
+         blockingWork: any BlockingWork, eventLoops: Int = 1, logger: Logger, breakpoints: Breakpoints = Breakpoints()) {
         self.configuration = configuration
+        self.breakpoints = breakpoints
         self.sink = ShutdownAwareSink(sink)
         self.connector = connector
         self.interception = interception

@@ -13,9 +13,15 @@ public struct HeaderInfo: Sendable, Hashable {
     public var rules: String
     /// The throttle in force (`3g`, `1mbit down, …`); empty when none.
     public var throttle: String
+    /// The breakpoint filter in force; empty when none.
+    public var intercept: String
+    /// Exchanges held at breakpoints now.
+    public var held: Int
 
     public init(listenAddress: String = "", caURL: String = "", flowCount: Int = 0, filter: String = "",
-                rules: String = "off", throttle: String = "") {
+                rules: String = "off", throttle: String = "", intercept: String = "", held: Int = 0) {
+        self.intercept = intercept
+        self.held = held
         self.listenAddress = listenAddress
         self.caURL = caURL
         self.flowCount = flowCount
@@ -33,6 +39,8 @@ public struct HeaderInfo: Sendable, Hashable {
         if !filter.isEmpty { parts.append("filter: \(filter)") }
         if !rules.isEmpty { parts.append("rules: \(rules)") }
         if !throttle.isEmpty { parts.append("throttle: \(throttle)") }
+        if !intercept.isEmpty { parts.append("intercept: \(intercept)") }
+        if held > 0 { parts.append("HELD: \(held)") }
         return parts.joined(separator: "  ")
     }
 

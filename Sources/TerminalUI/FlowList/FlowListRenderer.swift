@@ -7,42 +7,50 @@
 /// tests render into fixed-size grids and read the text and styles back.
 public enum FlowListRenderer {
     /// How many flow rows fit on a screen `screenHeight` tall: what `FlowListState.resize` takes.
-    public static func listRows(screenHeight: Int) -> Int {
-        max(0, screenHeight - 3)
+    public static func listRows(screenHeight: Int, heldRows: Int = 0) -> Int {
+        max(0, screenHeight - 3 - heldRows)
     }
 
     /// `highlighted`: flows matching the search, underlined in bold.
     public static func render(_ state: FlowListState, header: HeaderInfo, size: ScreenSize,
                               message: StatusMessage? = nil, welcome: [String] = [],
-                              highlighted: Set<Int64> = []) -> ScreenGrid {
+                              highlighted: Set<Int64> = [], held: HeldPanel? = nil) -> ScreenGrid {
         var grid = ScreenGrid(width: size.width, height: size.height)
         guard size.height > 0, size.width > 0 else { return grid }
         ScreenChrome.drawTitleBar(header.text(width: size.width), into: &grid)
         guard size.height > 1 else { return grid }
 
-        let listHeight = listRows(screenHeight: size.height)
+        // Exchanges held at breakpoints come first, in black on yellow: they wait for a person.
+        let heldLines = Array((held?.shownLines ?? []).prefix(max(0, size.height - 3)))
+        for (offset, line) in heldLines.enumerated() {
+            let style = CellStyle(foreground: .black, background: .yellow, bold: line.hasPrefix("▶"))
+            grid.fill(row: 1 + offset, style: style)
+            grid.put(line, row: 1 + offset, column: 0, style: style)
+        }
+        let shift = heldLines.count
+        let listHeight = listRows(screenHeight: size.height, heldRows: shift)
         let shown = state.top..<min(state.totalRows, state.top + listHeight)
         let largestID = shown.compactMap { state.row(at: $0)?.id }.max() ?? 0
         let columns = FlowListColumns(screenWidth: size.width, idDigits: String(largestID).count)
         let titleStyle = CellStyle(bold: true, underline: true)
         for column in columns.all where !column.title.isEmpty {
-            grid.put(column.title, row: 1, in: column, style: titleStyle)
+            grid.put(column.title, row: 1 + shift, in: column, style: titleStyle)
         }
 
         if state.totalRows == 0, listHeight > 0 {
             let empty = state.filterText.isEmpty ? "No flows yet: waiting for traffic." : "No flows match the filter."
-            grid.put(empty, row: 2, column: 2, style: CellStyle(dim: true))
+            grid.put(empty, row: 2 + shift, column: 2, style: CellStyle(dim: true))
             if state.filterText.isEmpty {
                 let lines = welcome.flatMap { TextPageRenderer.wrapped($0, width: size.width - 2) }
                 for (offset, line) in lines.prefix(max(0, listHeight - 2)).enumerated() {
-                    grid.put(line, row: 4 + offset, column: 2)
+                    grid.put(line, row: 4 + shift + offset, column: 2)
                 }
             }
         }
         for offset in 0..<listHeight {
             let index = state.top + offset
             guard index < state.totalRows else { break }
-            let screenRow = 2 + offset
+            let screenRow = 2 + shift + offset
             if let row = state.row(at: index) {
                 draw(row, on: screenRow, columns: columns, into: &grid)
                 if let id = row.id, highlighted.contains(id) {

@@ -34,6 +34,7 @@ extension KeyBindings {
         KeyBinding(.character("c"), "c", .saveCurl),
         KeyBinding(.character("y"), "y", .copy),
         KeyBinding(.character("r"), "r", .replay),
+        KeyBinding(.character("R"), "R", .editResend),
         KeyBinding(.character("?"), "?", .help),
         KeyBinding(.character("q"), "q", .closeDetail),
         KeyBinding(.escape, "Esc", .closeDetail),

@@ -20,6 +20,15 @@ public enum UIAction: Sendable, Hashable {
     case saveCurl
     /// Send the flow — or every marked flow of the view, in order — again through the proxy (`r`).
     case replay
+    /// Breakpoints: set the filter (`b`), pick a held exchange (Tab), accept it (`a`), accept
+    /// all (`A`), kill it (`x`).
+    /// Edit the flow's request in `$EDITOR` and send it through the proxy (`R`).
+    case editResend
+    case editIntercept
+    case nextHeld
+    case acceptHeld
+    case acceptAllHeld
+    case killHeld
     /// Copy to the clipboard (`y`), then a key says what: the URL, curl, the body, the raw request.
     case copy
     case showPins
@@ -57,6 +66,12 @@ public enum UIAction: Sendable, Hashable {
         case .exportHAR: "export the filtered or marked flows as HAR"
         case .saveCurl: "save the flow as a curl command"
         case .replay: "send the flow (or the marked flows) again: replay"
+        case .editResend: "edit the request in $EDITOR, then send it"
+        case .editIntercept: "breakpoints: stop exchanges matching a filter"
+        case .nextHeld: "pick the next held exchange"
+        case .acceptHeld: "accept the held exchange: it goes on"
+        case .acceptAllHeld: "accept every held exchange"
+        case .killHeld: "kill the held exchange (502, or reset)"
         case .copy: "copy: then u URL, c curl, b body, r raw request"
         case .showPins: "pinned domains"
         case .showInfo: "proxy info: how to send traffic, CA page, rules, files"

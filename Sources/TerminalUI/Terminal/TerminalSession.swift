@@ -96,6 +96,24 @@ public final class TerminalSession: @unchecked Sendable {
         previousActions = []
     }
 
+    /// Lends the terminal to another program (an editor) until `resume()`: the main screen,
+    /// the cursor and the modes the session found are back meanwhile.
+    public func suspend() {
+        guard !restored, activeRestore.pointee.active == 1 else { return }
+        writeAll(Self.restoreSequence)
+        var saved = activeRestore.pointee.saved
+        tcsetattr(inputDescriptor, TCSAFLUSH, &saved)
+    }
+
+    /// Takes the terminal back after `suspend()`: raw mode and the alternate screen again (the
+    /// caller repaints all of it).
+    public func resume() {
+        guard !restored, activeRestore.pointee.active == 1 else { return }
+        var raw = Self.rawMode(from: activeRestore.pointee.saved)
+        tcsetattr(inputDescriptor, TCSAFLUSH, &raw)
+        writeAll(Self.enterSequence)
+    }
+
     /// The terminal's size in cells; 80×24 when the terminal does not say.
     public func size() -> (width: Int, height: Int) {
         var window = winsize()

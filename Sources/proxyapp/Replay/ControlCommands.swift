@@ -7,6 +7,8 @@ import ProxyModel
 /// channel carries lines, this decides. Runs on the channel's connection thread.
 struct ControlCommands: Sendable {
     let service: FlowReplayService
+    /// The running proxy's breakpoints; nil for an engine started for one command (nothing is held there).
+    var breakpoints: BreakpointControl?
 
     func handle(_ request: ControlRequest, cancellation: ControlCancellation = ControlCancellation()) -> ControlReply {
         switch request.command {
@@ -26,9 +28,12 @@ struct ControlCommands: Sendable {
             }
             let replay = ReplayRequest(method: composed.method, url: composed.url,
                                        headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) },
-                                       body: body)
+                                       body: body, replayOf: composed.replayOf)
             let ignoresRules = request.noRules ?? false
             return FlowReplayService.blocking { await service.send(replay, ignoresRules: ignoresRules) }
+        case "intercept", "holds", "accept", "kill":
+            guard let breakpoints else { return .failure("no proxy runs on this data directory: breakpoints need one (proxyapp run)") }
+            return breakpoints.handle(request)
         default:
             return .failure("unknown control command '\(TerminalText.escaped(String(request.command.prefix(40))))'")
         }

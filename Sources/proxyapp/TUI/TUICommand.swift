@@ -2,7 +2,9 @@ import ArgumentParser
 import CaptureStore
 import ControlChannel
 import Foundation
+import NIOConcurrencyHelpers
 import ProxyAppUI
+import ProxyModel
 import TerminalUI
 
 /// `proxyapp tui`: the terminal UI alone, on a capture another process may be writing (a
@@ -55,13 +57,68 @@ struct TUICommand: ParsableCommand {
         if let controlPath {
             replay = { ids in Self.replay(ids, controlPath: controlPath) }
         }
+        let breakpoints = controlPath.map(Self.attachedBreakpoints)
         let context = TUIContext(rules: { "" }, info: { watch.latest }, readOnly: !writable, pinTTL: TimeInterval(pinTTL.seconds),
-                                 version: ProxyAppCommand.version, replay: replay)
+                                 version: ProxyAppCommand.version, replay: replay, breakpoints: breakpoints?.breakpoints,
+                                 send: controlPath.map(Self.attachedSend))
+        // Quitting releases what is held, and clears a filter this TUI set: nothing waits for a
+        // person who left.
+        defer { breakpoints?.release() }
         try TerminalUIHost.run(repository: TrafficRepository(database: database), context: context, logPath: logPath)
     }
 }
 
 extension TUICommand {
+    /// Breakpoints of the proxy on the data directory, through its control channel (asked when
+    /// used: the proxy may start after the TUI, or stop); `release` is for quitting.
+    static func attachedBreakpoints(controlPath: String) -> (breakpoints: TUIBreakpoints, release: @Sendable () -> Void) {
+        let filterSet = NIOLockedValueBox(false)
+        @Sendable func ask(_ request: ControlRequest) -> ControlReply? {
+            guard ControlClient.isAnswering(path: controlPath) else { return nil }
+            return try? ControlClient.send(request, path: controlPath, timeoutSeconds: 10)
+        }
+        let breakpoints = TUIBreakpoints(
+            state: {
+                guard let reply = ask(ControlRequest(command: "holds")), reply.ok else { return nil }
+                return TUIBreakpoints.State(filter: reply.filter, held: reply.held ?? [])
+            },
+            setFilter: { text in
+                guard let reply = ask(ControlRequest(command: "intercept", filter: text ?? "")) else {
+                    return "no proxy runs on this data directory: start one (proxyapp run) to set breakpoints"
+                }
+                if reply.ok { filterSet.withLockedValue { $0 = true } }
+                return reply.ok ? nil : reply.error
+            },
+            decide: { id, accept in
+                ask(ControlRequest(command: accept ? "accept" : "kill", ids: [Int64(id)]))?.lines.first?.hasSuffix(" 1") == true
+            },
+            acceptAll: {
+                Int(ask(ControlRequest(command: "accept"))?.lines.first?.split(separator: " ").last ?? "") ?? 0
+            })
+        let release: @Sendable () -> Void = {
+            if filterSet.withLockedValue({ $0 }) { _ = ask(ControlRequest(command: "intercept", filter: "")) }
+            _ = ask(ControlRequest(command: "accept"))
+        }
+        return (breakpoints, release)
+    }
+
+    /// `R` in an attached TUI: the edited request sent through the proxy on the data directory.
+    static func attachedSend(controlPath: String) -> @Sendable (TUIComposedRequest) -> TUIActionResult {
+        { composed in
+            guard ControlClient.isAnswering(path: controlPath) else {
+                return TUIActionResult(ok: false, message: "no proxy runs on this data directory: start one (proxyapp run) to send")
+            }
+            var message = ControlHTTPRequest(method: composed.method, url: composed.url,
+                                             headers: composed.headers.map { ($0.name, $0.value) }, body: composed.body)
+            message.replayOf = composed.replayOf
+            do {
+                return TUIActionResult(try ControlClient.send(ControlRequest(command: "send", request: message), path: controlPath))
+            } catch {
+                return TUIActionResult(ok: false, message: "\(error)")
+            }
+        }
+    }
+
     /// `r` in an attached TUI: the replay asked of the proxy running on the data directory.
     static func replay(_ ids: [Int64], controlPath: String) -> TUIActionResult {
         guard ControlClient.isAnswering(path: controlPath) else {

@@ -9,14 +9,14 @@ import Rules
 enum Fixture {
     /// - Parameter rules: the rules in force (none by default).
     static func run(
-        rules: LiveRules = LiveRules(),
+        rules: LiveRules = LiveRules(), breakpoints: Breakpoints = Breakpoints(),
         _ configure: (inout ProxyConfiguration) -> Void = { _ in },
         _ body: (ProxyHarness, TestOrigin) async throws -> Void
     ) async throws {
         let origin = try await TestOrigin.start()
         let proxy: ProxyHarness
         do {
-            proxy = try await ProxyHarness.start(rules: rules, configure)
+            proxy = try await ProxyHarness.start(rules: rules, breakpoints: breakpoints, configure)
         } catch {
             await origin.shutdown()
             throw error

@@ -55,7 +55,7 @@ final class ProxyHarness: Sendable {
     ///   `FakeDNSServer`.
     static func start(interception makeInterception: ((TrafficRepository) throws -> TLSInterception)? = nil,
                       rules: LiveRules = LiveRules(), threads: Int = 2,
-                      resolver: SystemHostResolver? = nil,
+                      resolver: SystemHostResolver? = nil, breakpoints: Breakpoints = Breakpoints(),
                       _ configure: (inout ProxyConfiguration) -> Void = { _ in }) async throws -> ProxyHarness {
         let resolver = try resolver ?? SystemHostResolver()
         let scratch = try TemporaryDirectory("proxyapp-e2e")
@@ -87,7 +87,7 @@ final class ProxyHarness: Sendable {
         let blockingPool = BlockingPool(numberOfThreads: 1)
         let server = ProxyServer(configuration: configuration, sink: writer, group: group,
                                  resolver: resolver, interception: interception,
-                                 rules: rules, blockingPool: blockingPool, logger: logger)
+                                 rules: rules, blockingPool: blockingPool, logger: logger, breakpoints: breakpoints)
         do {
             let address = try await server.start()
             guard let port = address.port else { throw ChannelError.unknownLocalAddress }
@@ -135,6 +135,9 @@ final class ProxyHarness: Sendable {
         }
         return flows
     }
+
+    /// What this proxy stops at breakpoints, and what is held.
+    var breakpoints: Breakpoints { server.breakpoints }
 
     /// The engine's replayer (`proxyapp replay`, the TUI's `r`).
     func replayer(ignoresRules: Bool = false) -> FlowReplayer { server.replayer(ignoresRules: ignoresRules) }

@@ -139,6 +139,28 @@ final class ExchangeStateMachineHoldTests: XCTestCase {
         XCTAssertEqual(machine.responseReleased(), [])
     }
 
+    /// A breakpoint's kill: a held request is answered 502 (the proxy's answer, naming why); a
+    /// held response is never written and the client's connection is reset.
+    func testKilledHeldRequestIs502AndKilledHeldResponseResetsTheClient() {
+        var (request, _) = routed(ExchangeFixtures.post, Self.holdingRequest, fields: ExchangeFixtures.lengthFields)
+        XCTAssertEqual(request.holdKilled(), [], "nothing is held before the request ended")
+        _ = request.clientEnd()
+        let failure = ProxyFailure.heldExchangeAborted(side: "request")
+        XCTAssertEqual(request.holdKilled(),
+                       [.cancelWork, .record(error: failure.message), .answer(failure, keepAlive: true, requestEnded: true)])
+        XCTAssertEqual(request.requestReleased(), [])
+
+        var response = responseHeld()
+        _ = response.upstreamEnd()
+        let killed = ProxyFailure.heldExchangeAborted(side: "response")
+        let actions = response.holdKilled()
+        XCTAssertEqual(actions.suffix(2), [.record(error: killed.message), .abortClient(reason: killed.message)])
+        XCTAssertFalse(actions.contains { if case .answer = $0 { return true } else { return false } }, "no answer from the proxy")
+        XCTAssertFalse(actions.contains(.writeReleasedResponse))
+        XCTAssertEqual(response.responseReleased(), [])
+        XCTAssertEqual(response.holdKilled(), [], "once is all")
+    }
+
     func testClientLeavingAHeldResponse() {
         var machine = responseHeld()
         _ = machine.upstreamEnd()

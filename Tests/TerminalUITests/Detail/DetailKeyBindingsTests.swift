@@ -42,7 +42,7 @@ final class DetailKeyBindingsTests: XCTestCase {
         // And it carried WebSocket messages, so `4` has a tab to show.
         content.flow.messageCount = 1
         content.messages = []
-        let appActions: Set<UIAction> = [.closeDetail, .help, .saveCurl, .toggleMark, .copy, .replay]
+        let appActions: Set<UIAction> = [.closeDetail, .help, .saveCurl, .toggleMark, .copy, .replay, .editResend]
         for binding in keys.bindings {
             guard case .detail(let action) = binding.action else {
                 XCTAssertTrue(appActions.contains(binding.action), "\(binding.name) → \(binding.action)")

@@ -25,12 +25,14 @@ final class KeyBindingsTests: XCTestCase {
             (.character("d"), .deleteFlow), (.character("z"), .clearAll), (.character("e"), .exportHAR),
             (.character("c"), .saveCurl), (.character("p"), .showPins), (.enter, .openDetail),
             (.character("y"), .copy),
-            (.character("i"), .showInfo), (.character("E"), .showEventLog),
+            (.character("i"), .showInfo), (.character("E"), .showEventLog), (.character("r"), .replay),
+            (.character("b"), .editIntercept), (.tab, .nextHeld), (.character("a"), .acceptHeld),
+            (.character("A"), .acceptAllHeld), (.character("x"), .killHeld),
         ]
         for (key, action) in expected {
             XCTAssertEqual(keys.action(for: key), action, "\(key)")
         }
-        XCTAssertNil(keys.action(for: .character("x")))
+        XCTAssertNil(keys.action(for: .character("o")))
         XCTAssertNil(keys.action(for: .control("j")), "Ctrl-J is not j")
     }
 

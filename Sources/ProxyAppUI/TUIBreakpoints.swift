@@ -1,0 +1,37 @@
+import Foundation
+import ProxyModel
+
+/// Breakpoints as the TUI reaches them: in the proxy's own process, or through the control
+/// channel of the proxy a `proxyapp tui` is attached to. Blocking calls: the controller makes
+/// them on a worker lane, never while drawing.
+public struct TUIBreakpoints: Sendable {
+    public typealias Held = HeldExchange
+
+    /// The filter in force (nil: none) and what is held, oldest first.
+    public struct State: Sendable, Hashable {
+        public var filter: String?
+        public var held: [Held]
+
+        public init(filter: String? = nil, held: [Held] = []) {
+            self.filter = filter
+            self.held = held
+        }
+    }
+
+    /// nil when the proxy cannot be asked (an attached TUI whose proxy stopped).
+    public var state: @Sendable () -> State?
+    /// Sets the filter (nil or empty clears it); the reason when it is refused.
+    public var setFilter: @Sendable (String?) -> String?
+    /// Accepts (true) or kills (false) one held exchange; false when it is no longer held.
+    public var decide: @Sendable (_ id: Int, _ accept: Bool) -> Bool
+    /// Accepts every held exchange; how many.
+    public var acceptAll: @Sendable () -> Int
+
+    public init(state: @escaping @Sendable () -> State?, setFilter: @escaping @Sendable (String?) -> String?,
+                decide: @escaping @Sendable (Int, Bool) -> Bool, acceptAll: @escaping @Sendable () -> Int) {
+        self.state = state
+        self.setFilter = setFilter
+        self.decide = decide
+        self.acceptAll = acceptAll
+    }
+}

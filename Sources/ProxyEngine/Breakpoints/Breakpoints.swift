@@ -1,0 +1,141 @@
+import Atomics
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import ProxyModel
+
+/// Breakpoints (mitmproxy's intercept, Charles's breakpoints): exchanges matching a filter stop
+/// whole — the request before it leaves, the response before it reaches the client — until a
+/// person accepts or kills them, or the hold times out and they continue unchanged.
+///
+/// This is the one place that knows what is held. Exchanges register here from their event
+/// loops (`ExchangeDriver+Breakpoints`) with a callback that carries the decision back to their
+/// loop; the TUI, the control channel and tests list and decide through it from any thread.
+/// Holding parks an exchange in the machine's hold state: no thread waits, other exchanges go
+/// on, and the client's idle timeout does not run while the exchange is held.
+public final class Breakpoints: Sendable {
+    /// Which flows stop: true for a flow as it is when asked (request only, or with its
+    /// response head). Given by whoever reads the filter language (`proxyapp`'s FlowFilter).
+    public typealias Matcher = @Sendable (Flow) -> Bool
+
+    /// The side of an exchange held.
+    public enum Side: String, Sendable, Hashable {
+        case request
+        case response
+    }
+
+    /// What a person decided for a held exchange.
+    public enum Decision: Sendable, Hashable {
+        /// Go on as it is.
+        case accept
+        /// A held request is answered 502; a held response resets the client's connection.
+        case kill
+        /// Nobody decided within the hold timeout: go on as it is, noted on the flow.
+        case timedOut
+    }
+
+    /// One held exchange as lists show it.
+    public struct Held: Sendable, Hashable {
+        public var id: Int
+        public var side: Side
+        public var method: String
+        public var url: String
+        /// The response's status (a held response); nil for a held request.
+        public var status: Int?
+        public var since: Date
+    }
+
+    private struct Entry {
+        var held: Held
+        var decide: @Sendable (Decision) -> Void
+    }
+
+    private struct State {
+        var filter: (text: String, matches: Matcher)?
+        var entries: [Int: Entry] = [:]
+        var nextID = 1
+    }
+
+    private let state = NIOLockedValueBox(State())
+    /// Read on every exchange: a filter is set (one atomic load when there is none).
+    private let active = ManagedAtomic(false)
+    private let changes = ManagedAtomic(0)
+    /// How long an exchange stays held before it goes on unchanged.
+    public let timeout: TimeAmount
+
+    public init(timeout: TimeAmount = .minutes(5)) {
+        self.timeout = timeout
+    }
+
+    /// Sets the filter (its text, for lists and the header) or clears it (nil). Exchanges held
+    /// already stay held.
+    public func setFilter(_ text: String?, matches: Matcher?) {
+        state.withLockedValue { state in
+            if let text, let matches { state.filter = (text, matches) } else { state.filter = nil }
+        }
+        active.store(text != nil && matches != nil, ordering: .releasing)
+        changes.wrappingIncrement(ordering: .relaxed)
+    }
+
+    public var filterText: String? { state.withLockedValue { $0.filter?.text } }
+
+    /// Counts every change (filter, holds added or decided): a UI redraws when it moves.
+    public var changeCount: Int { changes.load(ordering: .relaxed) }
+
+    /// Whether `flow` should stop here; false at once when no filter is set.
+    func matches(_ flow: Flow) -> Bool {
+        guard active.load(ordering: .acquiring) else { return false }
+        guard let matches = state.withLockedValue({ $0.filter?.matches }) else { return false }
+        return matches(flow)
+    }
+
+    /// Whether any filter is set (an exchange then may hold its response).
+    var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// Registers a held exchange; `decide` runs once, with the first decision (a person's or the
+    /// timeout's), on whatever thread decided: the caller hops to its loop.
+    func hold(side: Side, method: String, url: String, status: Int?, decide: @escaping @Sendable (Decision) -> Void) -> Int {
+        let id = state.withLockedValue { state -> Int in
+            let id = state.nextID
+            state.nextID += 1
+            state.entries[id] = Entry(held: Held(id: id, side: side, method: method, url: url, status: status, since: Date()),
+                                      decide: decide)
+            return id
+        }
+        changes.wrappingIncrement(ordering: .relaxed)
+        return id
+    }
+
+    /// Every held exchange, oldest first.
+    public func held() -> [Held] {
+        state.withLockedValue { $0.entries.values.map(\.held) }.sorted { $0.id < $1.id }
+    }
+
+    /// Decides for one held exchange; false when it is no longer held.
+    @discardableResult
+    public func decide(_ id: Int, _ decision: Decision) -> Bool {
+        guard let entry = state.withLockedValue({ $0.entries.removeValue(forKey: id) }) else { return false }
+        changes.wrappingIncrement(ordering: .relaxed)
+        entry.decide(decision)
+        return true
+    }
+
+    /// Accepts every held exchange (quitting the TUI, `A`); returns how many.
+    @discardableResult
+    public func acceptAll() -> Int {
+        let entries = state.withLockedValue { state -> [Entry] in
+            defer { state.entries = [:] }
+            return Array(state.entries.values)
+        }
+        if !entries.isEmpty { changes.wrappingIncrement(ordering: .relaxed) }
+        for entry in entries { entry.decide(.accept) }
+        return entries.count
+    }
+
+    /// Forgets a hold whose exchange ended by itself (its client left).
+    func remove(_ id: Int) {
+        if state.withLockedValue({ $0.entries.removeValue(forKey: id) }) != nil {
+            changes.wrappingIncrement(ordering: .relaxed)
+        }
+    }
+}

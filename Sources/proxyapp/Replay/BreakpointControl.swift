@@ -1,0 +1,71 @@
+import ControlChannel
+import FlowFilter
+import Foundation
+import ProxyAppUI
+import ProxyEngine
+import ProxyModel
+
+/// Breakpoints as the CLI, the control channel and the TUI set and decide them: the filter read
+/// in the filter language (`FlowFilter`: the engine takes only a predicate), holds listed and
+/// decided by id.
+struct BreakpointControl: Sendable {
+    let breakpoints: Breakpoints
+
+    /// Sets the filter (empty or nil clears it); the reason when it does not parse.
+    func setFilter(_ text: String?) -> String? {
+        guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            breakpoints.setFilter(nil, matches: nil)
+            return nil
+        }
+        do {
+            let filter = try FlowFilter(parsing: text)
+            breakpoints.setFilter(text) { filter.matches($0) }
+            return nil
+        } catch {
+            return "bad intercept expression: \(error.description)"
+        }
+    }
+
+    func controlHeld() -> [HeldExchange] {
+        let now = Date()
+        return breakpoints.held().map {
+            HeldExchange(id: $0.id, side: $0.side.rawValue, method: $0.method, url: $0.url, status: $0.status,
+                        seconds: now.timeIntervalSince($0.since))
+        }
+    }
+
+    /// The control channel's `intercept`, `holds`, `accept` and `kill`.
+    func handle(_ request: ControlRequest) -> ControlReply {
+        switch request.command {
+        case "intercept":
+            if let problem = setFilter(request.filter) { return .failure(problem) }
+            return ControlReply(ok: true, lines: [breakpoints.filterText.map { "intercept: \($0)" } ?? "intercept: off"])
+        case "holds":
+            var reply = ControlReply(ok: true, lines: [])
+            reply.held = controlHeld()
+            reply.filter = breakpoints.filterText
+            return reply
+        case "accept" where (request.ids ?? []).isEmpty:
+            return ControlReply(ok: true, lines: ["accepted \(breakpoints.acceptAll())"])
+        case "accept", "kill":
+            let decision: Breakpoints.Decision = request.command == "accept" ? .accept : .kill
+            let decided = (request.ids ?? []).filter { breakpoints.decide(Int($0), decision) }
+            return ControlReply(ok: true, lines: ["\(request.command == "accept" ? "accepted" : "killed") \(decided.count)"])
+        default:
+            return .failure("unknown control command '\(TerminalText.escaped(String(request.command.prefix(40))))'")
+        }
+    }
+
+    /// The TUI's view of these breakpoints, in this process.
+    var forTUI: TUIBreakpoints {
+        let control = self
+        return TUIBreakpoints(
+            state: {
+                TUIBreakpoints.State(filter: control.breakpoints.filterText,
+                                     held: control.controlHeld())
+            },
+            setFilter: { control.setFilter($0) },
+            decide: { id, accept in control.breakpoints.decide(id, accept ? .accept : .kill) },
+            acceptAll: { control.breakpoints.acceptAll() })
+    }
+}

@@ -1,0 +1,87 @@
+import ChildProcess
+import ControlChannel
+import Foundation
+import ProxyModel
+import TestSupport
+import XCTest
+
+/// Breakpoints of a running `proxyapp run --intercept` reached the way an attached TUI reaches
+/// them: its control channel lists what is held while curl waits, accepts, kills, changes the
+/// filter; `--intercept-timeout` lets a forgotten hold go on; a bad `--intercept` is a usage error.
+final class BreakpointControlEndToEndTests: XCTestCase {
+    private func ask(_ request: ControlRequest, data: URL) throws -> ControlReply {
+        try ControlClient.send(request, path: ControlSocket.path(forDataDirectory: data.path), timeoutSeconds: 20)
+    }
+
+    private func held(data: URL, count: Int) async throws -> [HeldExchange] {
+        for _ in 0..<1_000 {
+            let held = try ask(ControlRequest(command: "holds"), data: data).held ?? []
+            if held.count >= count { return held }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        XCTFail("expected \(count) held exchanges")
+        return []
+    }
+
+    func testHoldsAreListedAndDecidedThroughTheControlChannel() async throws {
+        let executable = try proxyAppExecutable()
+        let scratch = try makeTemporaryDirectory("breakpoints-cli").url
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let data = scratch.appendingPathComponent("data")
+        let proxy = try await ProxyAppProcess.startHeadless(executable: executable, dataDirectory: data,
+                                                           arguments: ["--intercept", "~q & ~u /echo"])
+        addTeardownBlock { proxy.killHard() }
+
+        let port = proxy.port, echo = origin.url("/echo")
+        let waiting = Task { try await Curl.fetch(viaProxy: port, echo, ["--data-binary", "one"]) }
+        var holds = try await held(data: data, count: 1)
+        XCTAssertEqual(holds.first?.side, "request")
+        XCTAssertEqual(holds.first?.url, origin.url("/echo"))
+        XCTAssertEqual(try ask(ControlRequest(command: "holds"), data: data).filter, "~q & ~u /echo")
+        XCTAssertEqual(origin.log.requests.count, 0)
+        XCTAssertEqual(try ask(ControlRequest(command: "accept", ids: [Int64(holds[0].id)]), data: data).lines, ["accepted 1"])
+        let accepted = try await waiting.value
+        XCTAssertEqual(accepted.bodyText, "one")
+
+        let killed = Task { try await Curl.fetch(viaProxy: port, echo) }
+        holds = try await held(data: data, count: 1)
+        XCTAssertEqual(try ask(ControlRequest(command: "kill", ids: [Int64(holds[0].id)]), data: data).lines, ["killed 1"])
+        let refused = try await killed.value
+        XCTAssertEqual(refused.status, 502)
+
+        let bad = try ask(ControlRequest(command: "intercept", filter: "~x"), data: data)
+        XCTAssertFalse(bad.ok)
+        XCTAssertTrue(bad.error?.hasPrefix("bad intercept expression: unknown operator ~x") == true, String(describing: bad.error))
+        XCTAssertEqual(try ask(ControlRequest(command: "intercept", filter: ""), data: data).lines, ["intercept: off"])
+        let free = try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo"), ["--data-binary", "free"])
+        XCTAssertEqual(free.bodyText, "free", "nothing is held with the filter cleared")
+
+        // An edited request (the TUI's `R` in an attached TUI) is sent linked to its flow.
+        var edited = ControlHTTPRequest(method: "PUT", url: origin.url("/echo"), headers: [("X-Edited", "yes")],
+                                        body: Array("edited".utf8))
+        edited.replayOf = 1
+        let sent = try ask(ControlRequest(command: "send", request: edited), data: data)
+        XCTAssertEqual(sent.status, 200, String(describing: sent.error))
+        XCTAssertEqual(sent.lines.first?.hasPrefix("#1 ↻ PUT \(origin.url("/echo")) → 200 OK"), true, sent.lines.joined())
+        XCTAssertEqual(origin.log.requests.last?.headers.first(named: "x-edited"), "yes")
+    }
+
+    func testAForgottenHoldGoesOnAfterTheTimeoutAndBadFlagsAreRefused() async throws {
+        let executable = try proxyAppExecutable()
+        let scratch = try makeTemporaryDirectory("breakpoints-timeout").url
+        let origin = try await TestOrigin.start()
+        defer { Task { await origin.shutdown() } }
+        let data = scratch.appendingPathComponent("data")
+        let proxy = try await ProxyAppProcess.startHeadless(executable: executable, dataDirectory: data,
+                                                           arguments: ["--intercept", "~s", "--intercept-timeout", "1s"])
+        addTeardownBlock { proxy.killHard() }
+        let fetched = try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/201"))
+        XCTAssertEqual(fetched.status, 201, "released unchanged once nobody decided")
+
+        let bad = try await ChildProcess.run(executable, ["run", "--intercept", "~c 99999", "--data-dir", data.path], timeout: 20)
+        XCTAssertEqual(bad.exitCode, 64)
+        XCTAssertTrue(String(decoding: bad.stderr, as: UTF8.self).contains("bad --intercept expression"),
+                      String(decoding: bad.stderr, as: UTF8.self))
+    }
+}

@@ -1,0 +1,131 @@
+import FlowFilter
+import Foundation
+import NIOCore
+import ProxyEngine
+import ProxyModel
+import XCTest
+
+/// Breakpoints with real clients waiting: a request held before it leaves and a response held
+/// before the client sees it, then accepted, killed or timed out; the origin sees a held request
+/// only once it is accepted; other exchanges go on meanwhile; flows note the hold.
+final class BreakpointTests: XCTestCase {
+    private func withProxy(timeout: TimeAmount = .minutes(5), filter: String,
+                           _ body: (ProxyHarness, TestOrigin) async throws -> Void) async throws {
+        let breakpoints = Breakpoints(timeout: timeout)
+        let parsed = try FlowFilter(parsing: filter)
+        breakpoints.setFilter(filter) { parsed.matches($0) }
+        try await Fixture.run(breakpoints: breakpoints, { _ in }, body)
+    }
+
+    /// Waits (bounded) until `count` exchanges are held; fails with what is held otherwise.
+    private func held(_ proxy: ProxyHarness, count: Int) async throws -> [Breakpoints.Held] {
+        for _ in 0..<1_000 {
+            let held = proxy.breakpoints.held()
+            if held.count >= count { return held }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        XCTFail("expected \(count) held exchanges, found \(proxy.breakpoints.held())")
+        return proxy.breakpoints.held()
+    }
+
+    func testAHeldRequestLeavesOnlyWhenAccepted() async throws {
+        try await withProxy(filter: "~q & ~u /echo") { proxy, origin in
+            let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo"), ["--data-binary", "held body"]) }
+            let holds = try await held(proxy, count: 1)
+            XCTAssertEqual(holds.first?.side, .request)
+            XCTAssertEqual(holds.first?.method, "POST")
+            XCTAssertEqual(holds.first?.url, origin.url("/echo"))
+            XCTAssertEqual(origin.log.requests.count, 0, "the origin sees nothing while the request is held")
+
+            // Another exchange goes on meanwhile.
+            let other = try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/204"))
+            XCTAssertEqual(other.status, 204)
+
+            XCTAssertTrue(proxy.breakpoints.decide(holds[0].id, .accept))
+            let fetched = try await client.value
+            XCTAssertEqual(fetched.status, 200)
+            XCTAssertEqual(fetched.bodyText, "held body")
+            XCTAssertEqual(proxy.breakpoints.held(), [])
+            let flows = try await proxy.waitForFlows(count: 2)
+            let note = flows.first { $0.path == "/echo" }?.note ?? ""
+            XCTAssertTrue(note.hasPrefix("breakpoint: request held ") && note.hasSuffix(" s, accepted"), note)
+        }
+    }
+
+    func testAKilledRequestIsAnswered502AndNeverSent() async throws {
+        try await withProxy(filter: "~q") { proxy, origin in
+            let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo")) }
+            let holds = try await held(proxy, count: 1)
+            proxy.breakpoints.decide(holds[0].id, .kill)
+            let fetched = try await client.value
+            XCTAssertEqual(fetched.status, 502)
+            XCTAssertTrue(fetched.header("Proxy-Status")?.contains("http_request_denied") == true,
+                          String(describing: fetched.header("Proxy-Status")))
+            XCTAssertEqual(origin.log.requests.count, 0)
+            let flows = try await proxy.waitForFlows(count: 1)
+            XCTAssertEqual(flows.first?.error, "the request was aborted at a breakpoint")
+        }
+    }
+
+    func testAHeldResponseReachesTheClientWhenAcceptedOrIsResetWhenKilled() async throws {
+        try await withProxy(filter: "~s & ~c 200") { proxy, origin in
+            let accepted = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/5000")) }
+            var holds = try await held(proxy, count: 1)
+            XCTAssertEqual(holds.first?.side, .response)
+            XCTAssertEqual(holds.first?.status, 200)
+            XCTAssertEqual(origin.log.requests.count, 1, "the origin answered; the client waits")
+            proxy.breakpoints.decide(holds[0].id, .accept)
+            let fetched = try await accepted.value
+            XCTAssertEqual(fetched.body, PatternBytes.data(count: 5_000))
+
+            let killed = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/100")) }
+            holds = try await held(proxy, count: 1)
+            proxy.breakpoints.decide(holds[0].id, .kill)
+            let reset = try await killed.value
+            XCTAssertNotEqual(reset.result.exitCode, 0, "the client's connection is reset, no answer")
+            XCTAssertNil(reset.status)
+            let flows = try await proxy.waitForFlows(count: 2)
+            XCTAssertEqual(flows.last?.error, "the response was aborted at a breakpoint")
+        }
+    }
+
+    func testANobodyDecidesTheExchangeGoesOnUnchangedAfterTheTimeout() async throws {
+        try await withProxy(timeout: .milliseconds(300), filter: "~u /echo") { proxy, origin in
+            let fetched = try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo"), ["--data-binary", "late"])
+            XCTAssertEqual(fetched.status, 200)
+            XCTAssertEqual(fetched.bodyText, "late")
+            let flows = try await proxy.waitForFlows(count: 1)
+            let note = flows.first?.note ?? ""
+            XCTAssertTrue(note.contains("breakpoint: request held") && note.contains("released unchanged"), note)
+            XCTAssertTrue(note.contains("breakpoint: response held"), "both sides matched and both were held: \(note)")
+        }
+    }
+
+    func testAClientLeavingWhileHeldEndsTheHold() async throws {
+        try await withProxy(filter: "~q") { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+            _ = try await held(proxy, count: 1)
+            client.abort()
+            for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+            XCTAssertEqual(proxy.breakpoints.held(), [], "a hold whose client left is no longer listed")
+            XCTAssertEqual(origin.log.requests.count, 0)
+        }
+    }
+
+    func testAcceptAllReleasesEveryHold() async throws {
+        try await withProxy(filter: "~q") { proxy, origin in
+            let clients = (0..<3).map { index in
+                Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/20\(index)")) }
+            }
+            _ = try await held(proxy, count: 3)
+            XCTAssertEqual(proxy.breakpoints.acceptAll(), 3)
+            var statuses: [Int?] = []
+            for client in clients { statuses.append(try await client.value.status) }
+            XCTAssertEqual(statuses, [200, 201, 202])
+            proxy.breakpoints.setFilter(nil, matches: nil)
+            let unheld = try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/203"))
+            XCTAssertEqual(unheld.status, 203, "a cleared filter holds nothing")
+        }
+    }
+}

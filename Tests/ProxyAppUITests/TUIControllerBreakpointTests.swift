@@ -1,0 +1,107 @@
+import Foundation
+import NIOConcurrencyHelpers
+import ProxyModel
+import TerminalUI
+import XCTest
+
+@testable import ProxyAppUI
+
+/// Breakpoints in the TUI against a fake proxy: `b` sets the filter (a bad one keeps the prompt
+/// with its column), held exchanges show above the flows with a count in the header, Tab picks
+/// one, `a` accepts it, `x` kills it, `A` accepts all; without a proxy each key says so.
+final class TUIControllerBreakpointTests: TUIControllerTestCase {
+    /// A proxy's breakpoints in memory: what the TUI asked is recorded, holds are added by the test.
+    private final class FakeBreakpoints: Sendable {
+        let state = NIOLockedValueBox(TUIBreakpoints.State())
+        let decisions = NIOLockedValueBox<[String]>([])
+
+        func hold(_ id: Int, _ side: String, _ url: String) {
+            state.withLockedValue {
+                $0.held.append(TUIBreakpoints.Held(id: id, side: side, method: "GET", url: url, status: side == "response" ? 200 : nil,
+                                                   seconds: 3))
+            }
+        }
+
+        var forTUI: TUIBreakpoints {
+            TUIBreakpoints(
+                state: { self.state.withLockedValue { $0 } },
+                setFilter: { text in
+                    self.state.withLockedValue { $0.filter = text }
+                    return nil
+                },
+                decide: { id, accept in
+                    self.decisions.withLockedValue { $0.append("\(accept ? "accept" : "kill") \(id)") }
+                    return self.state.withLockedValue { state in
+                        guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }
+                        state.held.remove(at: index)
+                        return true
+                    }
+                },
+                acceptAll: {
+                    self.state.withLockedValue { state in
+                        defer { state.held = [] }
+                        return state.held.count
+                    }
+                })
+        }
+    }
+
+    func testHeldExchangesAreListedPickedAndDecided() throws {
+        let fake = FakeBreakpoints()
+        let context = TUIContext(outputDirectory: directory.path, version: "test", breakpoints: fake.forTUI)
+        let (controller, _) = try makeController(context: context, size: ScreenSize(width: 80, height: 24))
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+
+        controller.handle(.character("b"))
+        type("~q & (", into: controller)
+        controller.handle(.enter)
+        XCTAssertTrue(controller.render().text.contains("at column 7"), "a bad filter keeps the prompt with its column")
+        controller.handle(.control("u"))
+        type("~q & ~d api", into: controller)
+        controller.handle(.enter)
+        var screen = settle(controller) { _, screen in screen.contains("intercept: ~q & ~d api") }
+        XCTAssertEqual(fake.state.withLockedValue { $0.filter }, "~q & ~d api")
+
+        fake.hold(7, "request", "https://api.test/login")
+        fake.hold(8, "response", "https://api.test/me")
+        screen = settle(controller) { _, screen in screen.contains("HELD: 2") }
+        let lines = screen.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines[1].hasPrefix("▶ ⏸ #7 request   GET https://api.test/login  3s"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix("  ⏸ #8 response 200  GET https://api.test/me  3s"), lines[2])
+        XCTAssertTrue(lines[3].contains("METHOD"), "the flow list follows the held exchanges: \(lines[3])")
+        let cells = controller.render()
+        XCTAssertEqual(cells[1, 4].style.background, TerminalColor.yellow)
+
+        controller.handle(.tab)
+        controller.handle(.character("x"))
+        screen = settle(controller) { _, screen in screen.contains("killed #8") }
+        controller.handle(.character("a"))
+        screen = settle(controller) { _, screen in screen.contains("accepted #7") }
+        XCTAssertEqual(fake.decisions.withLockedValue { $0 }, ["kill 8", "accept 7"])
+        screen = settle(controller) { _, screen in !screen.contains("HELD") }
+        XCTAssertTrue(screen.split(separator: "\n")[1].contains("METHOD"), "the list moves back up")
+
+        fake.hold(9, "request", "https://api.test/a")
+        fake.hold(10, "request", "https://api.test/b")
+        settle(controller) { _, screen in screen.contains("HELD: 2") }
+        controller.handle(.character("A"))
+        settle(controller) { _, screen in screen.contains("accepted 2 held exchanges") }
+
+        controller.handle(.character("b"))
+        controller.handle(.control("u"))
+        controller.handle(.enter)
+        settle(controller) { _, screen in screen.contains("breakpoints off") }
+        XCTAssertNil(fake.state.withLockedValue { $0.filter })
+    }
+
+    func testWithoutAProxyBreakpointKeysSaySo() throws {
+        let (controller, _) = try makeController()
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        controller.handle(.character("b"))
+        XCTAssertTrue(controller.render().text.contains("breakpoints need a running proxy"))
+        for key in [Key.character("a"), .character("x"), .tab, .character("A")] {
+            controller.handle(key)
+            XCTAssertTrue(controller.render().text.contains("nothing is held at a breakpoint"), "\(key)")
+        }
+    }
+}
