@@ -15,7 +15,9 @@ struct TUITerminalRun {
 
     /// Sets everything up, runs `body`, and tears it all down whatever happened. Skips the test
     /// when tmux is not installed; fails when `proxyapp` was not built.
-    static func with(width: Int, height: Int, _ body: (TUITerminalRun) async throws -> Void) async throws {
+    /// - Parameter environment: `NAME=value` words put before `proxyapp tui` (`VISUAL=/path/editor.sh`).
+    static func with(width: Int, height: Int, environment: String = "",
+                     _ body: (TUITerminalRun) async throws -> Void) async throws {
         guard let tmux = TmuxSession.installedExecutable() else {
             throw XCTSkip("tmux is not installed: this test drives `proxyapp tui` in a tmux pane (scripts/test installs it; or `apt-get install tmux`)")
         }
@@ -38,7 +40,7 @@ struct TUITerminalRun {
         do {
             let running = try await ProxyAppProcess.startHeadless(executable: proxyapp, dataDirectory: dataDirectory)
             proxy = running
-            let command = "cd '\(scratch.path)' && TERM=xterm-256color '\(proxyapp)' tui --data-dir '\(dataDirectory.path)'; "
+            let command = "cd '\(scratch.path)' && TERM=xterm-256color \(environment) '\(proxyapp)' tui --data-dir '\(dataDirectory.path)'; "
                 + "echo TUI-EXITED $?; sleep 30"
             let session = try await TmuxSession.start(executable: tmux, socket: scratch.appendingPathComponent("tmux.sock").path,
                                                       width: width, height: height, command: command)

@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+
+/// Acting from a `proxyapp tui` attached to a running proxy, in a real terminal (tmux): `R` lends
+/// the terminal to a scripted `$VISUAL`, takes it back and sends what the script saved through
+/// the proxy's control channel; `b` sets a breakpoint, the held request shows above the flows
+/// while curl waits, and `a` lets it go.
+final class TUIActEndToEndTests: XCTestCase {
+    func testEditAndResendThroughAScriptedEditor() async throws {
+        let scripts = try makeTemporaryDirectory("tui-act-editor").url
+        let editor = scripts.appendingPathComponent("editor.sh").path
+        // The "person": changes the body and adds a header, as someone in vi would.
+        try "#!/bin/sh\nsed -i -e 's/original body/edited body/' -e 's/^Content-Type:.*$/&\\nX-Edited: by-script/' \"$1\"\n"
+            .write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        try await TUITerminalRun.with(width: 100, height: 24, environment: "VISUAL='\(editor)'") { run in
+            let first = try await Curl.fetch(viaProxy: run.proxy.port, run.origin.url("/echo"),
+                                             ["--data-binary", "original body", "-H", "Content-Type: text/plain"])
+            XCTAssertEqual(first.status, 200)
+            try await run.terminal.waitForText("/echo")
+            try await run.terminal.press("R")
+            let screen = try await run.terminal.waitForScreen("the edited request's answer") { $0.contains("→ 200 OK") }
+            XCTAssertTrue(screen.contains("METHOD"), "the TUI took the terminal back:\n\(screen)")
+            let sent = try XCTUnwrap(run.origin.log.requests.last)
+            XCTAssertEqual(sent.bodyPrefix, Data("edited body".utf8))
+            XCTAssertEqual(sent.headers.first(named: "x-edited"), "by-script")
+            try await run.terminal.waitForScreen("the new flow, marked as sent again") { $0.contains("↻") }
+        }
+    }
+
+    func testABreakpointSetInTheTUIHoldsARequestUntilAccepted() async throws {
+        try await TUITerminalRun.with(width: 100, height: 24) { run in
+            try await run.terminal.waitForText("METHOD")
+            try await run.terminal.press("b")
+            try await run.terminal.type("~q & ~u /echo")
+            try await run.terminal.press("Enter")
+            try await run.terminal.waitForScreen("the filter in the header") { $0.contains("intercept: ~q & ~u /echo") }
+            let port = run.proxy.port, url = run.origin.url("/echo")
+            let waiting = Task { try await Curl.fetch(viaProxy: port, url, ["--data-binary", "held"]) }
+            let screen = try await run.terminal.waitForScreen("the held request above the flows") { $0.contains("HELD: 1") }
+            XCTAssertTrue(screen.contains("⏸ #1 request"), screen)
+            XCTAssertEqual(run.origin.log.requests.count, 0)
+            try await run.terminal.press("a")
+            let fetched = try await waiting.value
+            XCTAssertEqual(fetched.bodyText, "held")
+            try await run.terminal.waitForScreen("the held list emptied") { !$0.contains("HELD") }
+            try await run.terminal.press("q")
+            try await run.terminal.waitForText("TUI-EXITED 0")
+        }
+    }
+}
