@@ -113,6 +113,23 @@ final class BreakpointTests: XCTestCase {
         }
     }
 
+    /// A client that closes its side (a timed-out curl) while its request is held is gone: the
+    /// hold ends, nothing is sent, its connection closes.
+    func testAClientClosingItsSideWhileHeldEndsTheHold() async throws {
+        try await withProxy(filter: "~q") { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            try client.send("POST \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\nContent-Length: 2\r\n\r\nhi")
+            _ = try await held(proxy, count: 1)
+            client.shutdownWrite()
+            for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+            XCTAssertEqual(proxy.breakpoints.held(), [])
+            XCTAssertTrue(try client.readUntilClose(timeout: 10), "the proxy closes its side too")
+            XCTAssertEqual(origin.log.requests.count, 0)
+            let flows = try await proxy.waitForFlows(count: 1)
+            XCTAssertEqual(flows.first?.error, "the client closed its connection while the exchange was held at a breakpoint")
+        }
+    }
+
     func testAcceptAllReleasesEveryHold() async throws {
         try await withProxy(filter: "~q") { proxy, origin in
             let clients = (0..<3).map { index in

@@ -110,6 +110,35 @@ final class ThrottleTests: XCTestCase {
         }
     }
 
+    /// On one keep-alive connection, an upload after a throttled one goes at full speed and
+    /// whole (the pace changed while the next request's bytes waited once stalled it for 60 s).
+    func testAnUploadAfterAThrottledOneOnTheSameConnectionIsNotStalled() async throws {
+        let rules = LiveRules(try RulesFile.parse("""
+            rules:
+              - name: Slow upload
+                match: { host: 127.0.0.1, path: /echo/slow }
+                throttle: { up: 512kbit }
+            """, file: "rules.yml", baseDirectory: "/"))
+        try await Fixture.run(rules: rules, { _ in }) { proxy, origin in
+            let body = proxy.file("upload.bin")
+            try PatternBytes.writeFile(body, count: 50_000)
+            for order in [["/echo/slow", "/echo"], ["/echo", "/echo/slow", "/echo"]] {
+                var arguments = ["-x", proxy.proxyURL, "-w", "%{http_code}\n"]
+                for (index, path) in order.enumerated() {
+                    if index > 0 { arguments += ["--next", "-x", proxy.proxyURL, "-w", "%{http_code}\n"] }
+                    arguments += ["--data-binary", "@\(body.path)", origin.url(path), "-o", "/dev/null"]
+                }
+                let result = try await Curl.run(arguments, timeout: 20)
+                XCTAssertEqual(result.exitCode, 0, "\(order): \(result.summary)")
+                XCTAssertEqual(result.stdoutText, String(repeating: "200\n", count: order.count), "\(order)")
+            }
+            let flows = try await proxy.waitForFlows(count: 5)
+            XCTAssertEqual(flows.map { $0.path == "/echo/slow" ? ["Slow upload"] : [] }, flows.map(\.appliedRules))
+            XCTAssertTrue(flows.allSatisfy { $0.requestBody.size == 50_000 && $0.error == nil })
+            XCTAssertEqual(origin.log.requests.map(\.bodyLength), Array(repeating: 50_000, count: 5), "every body arrived whole")
+        }
+    }
+
     /// A throttled response that ends with the connection (no length: read until close) keeps
     /// every byte read before the close: the end waits behind them.
     func testAResponseEndingAtCloseKeepsItsLastBytes() async throws {

@@ -65,7 +65,8 @@ public enum ThrottleRate {
             throw ThrottleRateError(text: text)
         }
         let bytes = value * perUnit
-        guard bytes >= 1, bytes <= 100_000_000_000 else { throw ThrottleRateError(text: text) }
+        guard bytes >= 1 else { throw ThrottleRateError(text: text, reason: "is below the slowest rate, 8bit (one byte a second)") }
+        guard bytes <= 100_000_000_000 else { throw ThrottleRateError(text: text, reason: "is above the fastest rate, 800gbit") }
         return Int(bytes.rounded())
     }
 
@@ -111,7 +112,16 @@ public enum ThrottleRate {
 /// A rate that could not be read, with the forms that can.
 public struct ThrottleRateError: Error, Sendable, Hashable, CustomStringConvertible {
     public var text: String
+    /// Why a readable rate is refused; nil when the text is not a rate at all.
+    public var reason: String?
+
+    public init(text: String, reason: String? = nil) {
+        self.text = text
+        self.reason = reason
+    }
+
     public var description: String {
-        "'\(text.prefix(40))' is not a rate: write a positive number and a unit, e.g. 256kbit, 1.5mbit, 100KB (per second; kbit counts bits, KB bytes)"
+        if let reason { return "'\(text.prefix(40))' \(reason)" }
+        return "'\(text.prefix(40))' is not a rate: write a positive number and a unit, e.g. 256kbit, 1.5mbit, 100KB (per second; kbit counts bits, KB bytes)"
     }
 }

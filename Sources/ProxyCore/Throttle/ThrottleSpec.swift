@@ -5,6 +5,7 @@ public enum ThrottleSpec {
     public static func parse(_ text: String) throws(ThrottleSpecError) -> ThrottleProfile {
         var profile = ThrottleProfile()
         var sawFigure = false
+        var keys: Set<String> = []
         for (index, part) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {
             let item = part.trimmingCharacters(in: " ")
             guard let equals = item.firstIndex(of: "=") else {
@@ -16,6 +17,10 @@ public enum ThrottleSpec {
                 continue
             }
             sawFigure = true
+            let key = item[..<equals].trimmingCharacters(in: " ").lowercased()
+            guard keys.insert(key).inserted else {
+                throw ThrottleSpecError(reason: "\(key)= is given twice: give each figure once")
+            }
             try apply(key: String(item[..<equals]), value: String(item[item.index(after: equals)...]), to: &profile)
         }
         if sawFigure { profile.preset = profile.preset.map { $0 + "*" } }

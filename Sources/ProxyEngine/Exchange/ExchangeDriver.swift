@@ -155,6 +155,11 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
 
     func clientInputClosed() {
         perform(machine.clientInputClosed())
+        if rare?.holdID != nil {
+            // Held at a breakpoint, a client that ends its side is taken as gone (a timed-out
+            // curl closes so): nothing is sent for it, and its connection closes.
+            client.abortConnection(reason: "the client closed its connection while the exchange was held at a breakpoint")
+        }
     }
 
     func clientClosed(reason: String = "client closed the connection before the exchange completed") {

@@ -51,15 +51,25 @@ final class ThrottledReads: ChannelDuplexHandler, RemovableChannelHandler {
             // The end of input must wait for the held bytes: NIO would close at once without this.
             _ = try? channel.syncOptions?.setOption(.allowRemoteHalfClosure, value: true)
         }
+        // One small read at a time: what one read may bring beyond the window stays small.
+        _ = try? channel.syncOptions?.setOption(.maxMessagesPerRead, value: 1)
+        _ = try? channel.syncOptions?.setOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16 << 10))
         try? pipeline.addHandler(ThrottledReads(bytesPerSecond: bytesPerSecond, closesOnEndOfInput: closesOnEndOfInput,
                                                 now: channel.eventLoop.now), position: .first)
     }
 
+    /// Changes the pace. What waits is let through on the next loop turn, never from inside the
+    /// call: it comes from an exchange being set up, which bytes delivered at once would re-enter.
     func setRate(_ bytesPerSecond: Int?) {
         guard bytesPerSecond != bucket?.bytesPerSecond else { return }
         let now = context?.eventLoop.now ?? .now()
         bucket = bytesPerSecond.map { TokenBucket(bytesPerSecond: $0, now: now.uptimeNanoseconds) }
-        if let context { drain(context) }
+        guard let context, !held.isEmpty else { return }
+        timerArmed = true
+        timer.schedule(at: context.eventLoop.now, on: context.eventLoop) {
+            self.timerArmed = false
+            if let context = self.context { self.drain(context) }
+        }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -76,8 +86,15 @@ final class ThrottledReads: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        let buffer = unwrapInboundIn(data)
+        var buffer = unwrapInboundIn(data)
         heldBytes += buffer.readableBytes
+        // A read's buffer may be much larger than what it holds: keep only the bytes, or every
+        // waiting connection would keep whole receive buffers alive.
+        if buffer.capacity > 2 * buffer.readableBytes + 4096 {
+            var copy = context.channel.allocator.buffer(capacity: buffer.readableBytes)
+            copy.writeBuffer(&buffer)
+            buffer = copy
+        }
         held.append(buffer)
     }
 

@@ -96,6 +96,17 @@ final class ThrottledReadsTests: XCTestCase {
         XCTAssertEqual(sink.events, [], "the close stands for the end of input")
     }
 
+    /// Held bytes are kept right-sized: a large read buffer holding a few bytes is not kept alive.
+    func testHeldBytesDoNotKeepLargeReadBuffers() throws {
+        let (channel, _, sink) = try makeChannel(rate: 1_000)
+        var big = channel.allocator.buffer(capacity: 1 << 20)
+        big.writeBytes(pattern(3_000))
+        try channel.writeInbound(big)
+        XCTAssertEqual(sink.bytes.count, 1_460)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        XCTAssertEqual(sink.bytes, pattern(3_000))
+    }
+
     func testAResetDropsWhatWaitsAndTheTimerStops() throws {
         let (channel, _, sink) = try makeChannel(rate: 1_000)
         try channel.writeInbound(ByteBuffer(bytes: pattern(50_000)))
@@ -115,7 +126,9 @@ final class ThrottledReadsTests: XCTestCase {
         pacer.setRate(5_000)
         try channel.writeInbound(ByteBuffer(bytes: pattern(20_000)))
         XCTAssertEqual(sink.bytes.count, 200_000 + 1_460)
-        pacer.setRate(nil)  // the next request on the connection is not throttled: what waits goes at once
+        pacer.setRate(nil)  // the next request on the connection is not throttled: what waits goes next turn
+        XCTAssertEqual(sink.bytes.count, 200_000 + 1_460, "never from inside setRate: its caller is setting up an exchange")
+        channel.embeddedEventLoop.run()
         XCTAssertEqual(sink.bytes.count, 220_000)
         XCTAssertNoThrow(try channel.finish())
     }
