@@ -12,6 +12,8 @@ import ProxyModel
 /// - `intercept`: sets the breakpoint filter to `filter` (the filter language; empty clears it).
 /// - `holds`: lists what is held at breakpoints (`held`, with the filter in force).
 /// - `accept` / `kill`: decides for the held exchanges `ids` (`accept` with no ids: all of them).
+/// - `held`: the request held as `ids[0]`, as it will be forwarded (`heldRequest` in the reply).
+/// - `edit`: the request held as `ids[0]` goes on as `request` says (same origin).
 /// - `ping`: answered `ok` (clients use it to see that a proxy is there).
 public struct ControlRequest: Codable, Sendable, Hashable {
     public var command: String
@@ -77,6 +79,8 @@ public struct ControlReply: Codable, Sendable, Hashable {
     /// `holds`: what is held at breakpoints, oldest first, and the filter in force (nil: none).
     public var held: [HeldExchange]?
     public var filter: String?
+    /// `held`: the held request's content.
+    public var heldRequest: ControlHTTPRequest?
 
     public init(ok: Bool, lines: [String] = [], error: String? = nil) {
         self.ok = ok

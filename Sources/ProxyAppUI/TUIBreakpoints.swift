@@ -26,12 +26,20 @@ public struct TUIBreakpoints: Sendable {
     public var decide: @Sendable (_ id: Int, _ accept: Bool) -> Bool
     /// Accepts every held exchange; how many.
     public var acceptAll: @Sendable () -> Int
+    /// A held request as it will be forwarded (nil: not held, or a response), for `R`.
+    public var heldRequest: @Sendable (Int) -> TUIComposedRequest?
+    /// Lets a held request go on as edited; false when it is no longer held or its origin changed.
+    public var edit: @Sendable (Int, TUIComposedRequest) -> Bool
 
     public init(state: @escaping @Sendable () -> State?, setFilter: @escaping @Sendable (String?) -> String?,
-                decide: @escaping @Sendable (Int, Bool) -> Bool, acceptAll: @escaping @Sendable () -> Int) {
+                decide: @escaping @Sendable (Int, Bool) -> Bool, acceptAll: @escaping @Sendable () -> Int,
+                heldRequest: @escaping @Sendable (Int) -> TUIComposedRequest? = { _ in nil },
+                edit: @escaping @Sendable (Int, TUIComposedRequest) -> Bool = { _, _ in false }) {
         self.state = state
         self.setFilter = setFilter
         self.decide = decide
         self.acceptAll = acceptAll
+        self.heldRequest = heldRequest
+        self.edit = edit
     }
 }

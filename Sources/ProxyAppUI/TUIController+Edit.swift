@@ -24,7 +24,10 @@ public struct TUIComposedRequest: Sendable, Hashable {
 
 /// An edit waiting for, or coming back from, the editor.
 struct EditSession: Sendable, Hashable {
-    var flowID: Int64
+    /// The flow edited and resent; nil when a held request is edited.
+    var flowID: Int64?
+    /// The held request edited (it goes on as saved); nil for a resend.
+    var holdID: Int? = nil
     /// `https://host:port` of the flow: a request line with only a path goes there.
     var origin: String
     var text: String
@@ -39,6 +42,10 @@ extension TUIController {
     static let editHelp = "edit the request, save and quit to send it through the proxy; empty the file to cancel"
 
     func editAndResend() {
+        if let held = breakpointView.state?.held, !held.isEmpty, let breakpoints = context.breakpoints {
+            editHeld(held[min(breakpointView.selection, held.count - 1)], breakpoints: breakpoints)
+            return
+        }
         guard context.send != nil else {
             message = StatusMessage(.error, "no proxy to send through: start one on this data directory (proxyapp run)")
             return
@@ -73,6 +80,35 @@ extension TUIController {
         }
     }
 
+    /// `R` while exchanges are held: the selected held request, as it will be forwarded.
+    private func editHeld(_ item: TUIBreakpoints.Held, breakpoints: TUIBreakpoints) {
+        guard item.side == "request" else {
+            message = StatusMessage(.info, "a held response cannot be edited yet: a lets it go on, x kills it")
+            return
+        }
+        worker.perform("cannot open the held request in the editor") {
+            guard let request = breakpoints.heldRequest(item.id) else {
+                return [.message(StatusMessage(.error, "#\(item.id) is no longer held"))]
+            }
+            do {
+                let text = try RequestText.render(method: request.method, url: request.url, httpVersion: "HTTP/1.1",
+                                                  headers: request.headers, body: request.body,
+                                                  comments: ["edit held request #\(item.id), save and quit: it goes on as saved "
+                                                             + "(the host cannot change); empty the file to keep it held"])
+                return [.editReady(EditSession(flowID: nil, holdID: item.id, origin: Self.origin(of: request.url), text: text))]
+            } catch let error as ComposeError {
+                return [.message(StatusMessage(.error, "#\(item.id) cannot be edited as text: \(error.message)"))]
+            }
+        }
+    }
+
+    /// `scheme://authority` of an absolute URL.
+    static func origin(of url: String) -> String {
+        guard let separator = url.range(of: "://") else { return url }
+        let rest = url[separator.upperBound...]
+        return String(url[..<(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)])
+    }
+
     /// The edit the runner should open in the editor now, once.
     func takePendingEdit() -> String? {
         pendingEdit?.text
@@ -92,7 +128,8 @@ extension TUIController {
         }
         let lines = saved.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.hasPrefix("#") }) else {
-            message = StatusMessage(.info, "edit cancelled: nothing was sent")
+            message = StatusMessage(.info, session.holdID == nil ? "edit cancelled: nothing was sent"
+                                    : "edit cancelled: #\(session.holdID!) is still held")
             return
         }
         let request: ComposedRequest
@@ -101,16 +138,26 @@ extension TUIController {
         } catch let error as ComposeError {
             // Back to the editor, the person's text kept, the reason on top.
             let kept = lines.drop { $0.hasPrefix("# error:") }.joined(separator: "\n")
-            pendingEdit = EditSession(flowID: session.flowID, origin: session.origin,
-                                      text: "# error: \(error.description)\n" + kept)
+            var again = session
+            again.text = "# error: \(error.description)\n" + kept
+            pendingEdit = again
             return
         } catch {
             message = StatusMessage(.error, "the edited request cannot be read: nothing was sent")
             return
         }
-        guard let send = context.send else { return }
         let composed = TUIComposedRequest(method: request.method, url: request.url, headers: request.headers, body: request.body,
                                           replayOf: session.flowID)
+        if let holdID = session.holdID, let breakpoints = context.breakpoints {
+            worker.perform("the edited request did not go on") {
+                let done = breakpoints.edit(holdID, composed)
+                let text = done ? "edited #\(holdID): it goes on as saved"
+                    : "#\(holdID) is no longer held, or the edit changed its host: nothing was changed"
+                return [.message(StatusMessage(done ? .info : .error, text)), .breakpoints(breakpoints.state())]
+            }
+            return
+        }
+        guard let send = context.send else { return }
         message = StatusMessage(.info, "sending the edited request…")
         worker.perform("the edited request was not sent", lane: .long) {
             let result = send(composed)

@@ -44,6 +44,17 @@ final class BreakpointControlEndToEndTests: XCTestCase {
         let accepted = try await waiting.value
         XCTAssertEqual(accepted.bodyText, "one")
 
+        // Edited through the channel: `held` shows it as it will be forwarded, `edit` sends it so.
+        let toEdit = Task { try await Curl.fetch(viaProxy: port, echo, ["--data-binary", "before"]) }
+        holds = try await held(data: data, count: 1)
+        let shown = try XCTUnwrap(try ask(ControlRequest(command: "held", ids: [Int64(holds[0].id)]), data: data).heldRequest)
+        XCTAssertEqual(shown.bodyBytes, Array("before".utf8))
+        let changed = ControlHTTPRequest(method: "POST", url: shown.url, headers: shown.headerPairs, body: Array("after!".utf8))
+        XCTAssertEqual(try ask(ControlRequest(command: "edit", ids: [Int64(holds[0].id)], request: changed), data: data).lines,
+                       ["edited 1"])
+        let afterEdit = try await toEdit.value
+        XCTAssertEqual(afterEdit.bodyText, "after!")
+
         let killed = Task { try await Curl.fetch(viaProxy: port, echo) }
         holds = try await held(data: data, count: 1)
         XCTAssertEqual(try ask(ControlRequest(command: "kill", ids: [Int64(holds[0].id)]), data: data).lines, ["killed 1"])

@@ -52,6 +52,42 @@ final class BreakpointTests: XCTestCase {
         }
     }
 
+    /// A held request goes on as edited: method, path, headers and body as written, framed again;
+    /// the flow keeps the client's request and the one forwarded. An edit may not change the host.
+    func testAHeldRequestGoesOnAsEdited() async throws {
+        try await withProxy(filter: "~q") { proxy, origin in
+            let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo?was=1"), ["--data-binary", "original"]) }
+            let holds = try await held(proxy, count: 1)
+            let request = try XCTUnwrap(proxy.breakpoints.heldRequest(holds[0].id))
+            XCTAssertEqual(request.method, "POST")
+            XCTAssertEqual(request.url, origin.url("/echo?was=1"))
+            XCTAssertEqual(request.body, Array("original".utf8))
+            var elsewhere = request
+            elsewhere.url = "http://127.0.0.2:\(origin.port)/echo"
+            XCTAssertFalse(proxy.breakpoints.decide(holds[0].id, .edit(elsewhere)), "the host cannot change")
+            XCTAssertEqual(proxy.breakpoints.held().count, 1, "still held")
+
+            var edited = request
+            edited.method = "PUT"
+            edited.url = origin.url("/echo/edited?now=2")
+            edited.headers.append(HeaderField(name: "X-Edited", value: "yes"))
+            edited.body = Array("a longer edited body".utf8)
+            XCTAssertTrue(proxy.breakpoints.decide(holds[0].id, .edit(edited)))
+            let fetched = try await client.value
+            XCTAssertEqual(fetched.bodyText, "a longer edited body")
+            let received = try XCTUnwrap(origin.log.requests.last)
+            XCTAssertEqual(received.method, "PUT")
+            XCTAssertEqual(received.uri, "/echo/edited?now=2")
+            XCTAssertEqual(received.headers.first(named: "x-edited"), "yes")
+            XCTAssertEqual(received.headers.first(named: "content-length"), "20")
+            let flows = try await proxy.waitForFlows(count: 1)
+            XCTAssertEqual(flows.first?.method, "POST", "the flow keeps the client's request")
+            XCTAssertEqual(flows.first?.forwardedRequest?.method, "PUT")
+            XCTAssertTrue(flows.first?.note?.contains("breakpoint: request held") == true && flows.first?.note?.contains("edited") == true,
+                          String(describing: flows.first?.note))
+        }
+    }
+
     func testAKilledRequestIsAnswered502AndNeverSent() async throws {
         try await withProxy(filter: "~q") { proxy, origin in
             let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo")) }

@@ -14,6 +14,7 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
     private final class FakeBreakpoints: Sendable {
         let state = NIOLockedValueBox(TUIBreakpoints.State())
         let decisions = NIOLockedValueBox<[String]>([])
+        let edits = NIOLockedValueBox<[TUIComposedRequest]>([])
 
         func hold(_ id: Int, _ side: String, _ url: String) {
             state.withLockedValue {
@@ -41,6 +42,19 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
                     self.state.withLockedValue { state in
                         defer { state.held = [] }
                         return state.held.count
+                    }
+                },
+                heldRequest: { id in
+                    guard let held = self.state.withLockedValue({ $0.held.first { $0.id == id } }), held.side == "request" else { return nil }
+                    return TUIComposedRequest(method: held.method, url: held.url, headers: [HeaderField(name: "Accept", value: "*/*")],
+                                              body: [], replayOf: nil)
+                },
+                edit: { id, request in
+                    self.edits.withLockedValue { $0.append(request) }
+                    return self.state.withLockedValue { state in
+                        guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }
+                        state.held.remove(at: index)
+                        return true
                     }
                 })
         }
@@ -92,6 +106,36 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         controller.handle(.enter)
         settle(controller) { _, screen in screen.contains("breakpoints off") }
         XCTAssertNil(fake.state.withLockedValue { $0.filter })
+    }
+
+    /// `R` while requests are held edits the selected one; it goes on as saved.
+    func testRWhileHeldEditsTheHeldRequest() throws {
+        let fake = FakeBreakpoints()
+        let context = TUIContext(outputDirectory: directory.path, version: "test", breakpoints: fake.forTUI)
+        let (controller, _) = try makeController(context: context)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        fake.hold(7, "request", "https://api.test/login")
+        settle(controller) { _, screen in screen.contains("HELD: 1") }
+        controller.handle(.character("R"))
+        var text: String?
+        for _ in 0..<500 where text == nil {
+            controller.worker.waitUntilIdle()
+            controller.tick()
+            text = controller.takePendingEdit()
+        }
+        let held = try XCTUnwrap(text)
+        XCTAssertTrue(held.contains("# edit held request #7"), held)
+        XCTAssertTrue(held.contains("GET https://api.test/login HTTP/1.1"), held)
+        controller.editorFinished(.success(held.replacingOccurrences(of: "GET https://api.test/login", with: "POST /login?x=1")))
+        settle(controller) { _, screen in screen.contains("edited #7: it goes on as saved") }
+        let edit = try XCTUnwrap(fake.edits.withLockedValue { $0.first })
+        XCTAssertEqual(edit.method, "POST")
+        XCTAssertEqual(edit.url, "https://api.test/login?x=1")
+
+        fake.hold(8, "response", "https://api.test/me")
+        settle(controller) { _, screen in screen.contains("HELD: 1") }
+        controller.handle(.character("R"))
+        XCTAssertTrue(controller.render().text.contains("a held response cannot be edited yet"))
     }
 
     func testWithoutAProxyBreakpointKeysSaySo() throws {

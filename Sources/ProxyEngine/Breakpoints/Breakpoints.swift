@@ -32,6 +32,24 @@ public final class Breakpoints: Sendable {
         case kill
         /// Nobody decided within the hold timeout: go on as it is, noted on the flow.
         case timedOut
+        /// A held request goes on as a person edited it (same origin: the connection is chosen).
+        case edit(HeldRequest)
+    }
+
+    /// A held request as an editor sees it and gives it back: as it will be forwarded.
+    public struct HeldRequest: Sendable, Hashable {
+        public var method: String
+        /// Absolute (`https://host/path?query`): the origin it goes to cannot change.
+        public var url: String
+        public var headers: [HeaderField]
+        public var body: [UInt8]
+
+        public init(method: String, url: String, headers: [HeaderField], body: [UInt8]) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+        }
     }
 
     /// One held exchange as lists show it.
@@ -48,6 +66,8 @@ public final class Breakpoints: Sendable {
     private struct Entry {
         var held: Held
         var decide: @Sendable (Decision) -> Void
+        /// A held request's content, for an editor.
+        var request: HeldRequest?
     }
 
     private struct State {
@@ -94,12 +114,13 @@ public final class Breakpoints: Sendable {
 
     /// Registers a held exchange; `decide` runs once, with the first decision (a person's or the
     /// timeout's), on whatever thread decided: the caller hops to its loop.
-    func hold(side: Side, method: String, url: String, status: Int?, decide: @escaping @Sendable (Decision) -> Void) -> Int {
+    func hold(side: Side, method: String, url: String, status: Int?, request: HeldRequest? = nil,
+              decide: @escaping @Sendable (Decision) -> Void) -> Int {
         let id = state.withLockedValue { state -> Int in
             let id = state.nextID
             state.nextID += 1
             state.entries[id] = Entry(held: Held(id: id, side: side, method: method, url: url, status: status, since: Date()),
-                                      decide: decide)
+                                      decide: decide, request: request)
             return id
         }
         changes.wrappingIncrement(ordering: .relaxed)
@@ -111,10 +132,22 @@ public final class Breakpoints: Sendable {
         state.withLockedValue { $0.entries.values.map(\.held) }.sorted { $0.id < $1.id }
     }
 
-    /// Decides for one held exchange; false when it is no longer held.
+    /// The request held as `id`, as it will be forwarded (nil: not held, or a response).
+    public func heldRequest(_ id: Int) -> HeldRequest? {
+        state.withLockedValue { $0.entries[id]?.request }
+    }
+
+    /// Decides for one held exchange; false when it is no longer held (or an edit is given for
+    /// a response, or changes the request's origin).
     @discardableResult
     public func decide(_ id: Int, _ decision: Decision) -> Bool {
-        guard let entry = state.withLockedValue({ $0.entries.removeValue(forKey: id) }) else { return false }
+        guard let entry = state.withLockedValue({ state -> Entry? in
+            guard let entry = state.entries[id] else { return nil }
+            if case .edit(let edited) = decision {
+                guard let held = entry.request, Self.origin(of: edited.url) == Self.origin(of: held.url) else { return nil }
+            }
+            return state.entries.removeValue(forKey: id)
+        }) else { return false }
         changes.wrappingIncrement(ordering: .relaxed)
         entry.decide(decision)
         return true
@@ -130,6 +163,14 @@ public final class Breakpoints: Sendable {
         if !entries.isEmpty { changes.wrappingIncrement(ordering: .relaxed) }
         for entry in entries { entry.decide(.accept) }
         return entries.count
+    }
+
+    /// `scheme://authority` of an absolute URL, lower-cased.
+    static func origin(of url: String) -> String {
+        guard let separator = url.range(of: "://") else { return url.lowercased() }
+        let rest = url[separator.upperBound...]
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return (url[..<separator.upperBound] + rest[..<end]).lowercased()
     }
 
     /// Forgets a hold whose exchange ended by itself (its client left).

@@ -48,7 +48,8 @@ extension ExchangeDriver {
         let breakpoints = services.breakpoints
         let status = side == .response ? rare?.releasedResponse.map { Int($0.head.status.code) } : nil
         let driver = NIOLoopBound(self, eventLoop: loop)  // decisions come from other threads: back to its loop
-        let id = breakpoints.hold(side: side, method: recorder.flow.method, url: recorder.flow.url, status: status) { decision in
+        let id = breakpoints.hold(side: side, method: recorder.flow.method, url: recorder.flow.url, status: status,
+                                  request: side == .request ? heldRequestForEditing() : nil) { decision in
             loop.execute { driver.value.breakpointDecided(decision, side: side, since: since) }
         }
         rareState.holdID = id
@@ -69,7 +70,44 @@ extension ExchangeDriver {
             recorder.applied(rule: nil, note: "breakpoint: \(side.rawValue) held \(seconds) s, killed")
             perform(machine.holdKilled())
             return
+        case .edit(let edited):
+            recorder.applied(rule: nil, note: "breakpoint: \(side.rawValue) held \(seconds) s, edited")
+            applyEdit(edited)
         }
         perform(side == .request ? machine.requestReleased() : machine.responseReleased())
+    }
+
+    /// The held request as it will be forwarded: method, absolute URL, headers, body.
+    private func heldRequestForEditing() -> Breakpoints.HeldRequest {
+        let scheme = upstreamTLS == nil ? "http" : "https"
+        let defaultPort = scheme == "https" ? 443 : 80
+        let host = key.host.contains(":") ? "[\(key.host)]" : key.host
+        let url = "\(scheme)://\(host)" + (key.port == defaultPort ? "" : ":\(key.port)") + upstreamHead.uri
+        var body: [UInt8] = []
+        for part in rare?.releasedRequestBody ?? [] { body += part.readableBytesView }
+        return Breakpoints.HeldRequest(method: upstreamHead.method.rawValue, url: url,
+                                       headers: ExchangeRecorder.fields(upstreamHead.headers), body: body)
+    }
+
+    /// A person's edit of the held request: its method, path and query, headers and body go as
+    /// written (framing decided again: a `Content-Length` for the body); the flow keeps it as
+    /// forwarded.
+    private func applyEdit(_ edited: Breakpoints.HeldRequest) {
+        var headers = HTTPHeaders()
+        for field in edited.headers where !["content-length", "transfer-encoding"].contains(field.name.lowercased()) {
+            headers.add(name: field.name, value: field.value)
+        }
+        if !edited.body.isEmpty || ["POST", "PUT", "PATCH"].contains(edited.method.uppercased()) {
+            headers.add(name: "Content-Length", value: String(edited.body.count))
+        }
+        let origin = Breakpoints.origin(of: edited.url)
+        let pathAndQuery = String(edited.url.dropFirst(origin.count))
+        upstreamHead.method = HTTPMethod(rawValue: edited.method)
+        upstreamHead.uri = pathAndQuery.isEmpty ? "/" : pathAndQuery
+        upstreamHead.headers = headers
+        requestTrailers = nil
+        rareState.releasedRequestBody = edited.body.isEmpty ? [] : [ByteBuffer(bytes: edited.body)]
+        requestChanged = true
+        recordForwardedRequest(body: edited.body)
     }
 }

@@ -45,6 +45,24 @@ struct BreakpointControl: Sendable {
             reply.held = controlHeld()
             reply.filter = breakpoints.filterText
             return reply
+        case "held":
+            guard let id = request.ids?.first, let held = breakpoints.heldRequest(Int(id)) else {
+                return .failure("no request is held with that id")
+            }
+            var reply = ControlReply(ok: true, lines: [])
+            reply.heldRequest = ControlHTTPRequest(method: held.method, url: held.url,
+                                                   headers: held.headers.map { ($0.name, $0.value) }, body: held.body)
+            return reply
+        case "edit":
+            guard let id = request.ids?.first, let composed = request.request, let body = composed.bodyBytes else {
+                return .failure("edit needs the held request's id and the request to send")
+            }
+            let edited = Breakpoints.HeldRequest(method: composed.method, url: composed.url,
+                                                 headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
+            guard breakpoints.decide(Int(id), .edit(edited)) else {
+                return .failure("#\(id) is not a held request, or the edit changes where it goes (the host cannot change at a breakpoint)")
+            }
+            return ControlReply(ok: true, lines: ["edited 1"])
         case "accept" where (request.ids ?? []).isEmpty:
             return ControlReply(ok: true, lines: ["accepted \(breakpoints.acceptAll())"])
         case "accept", "kill":
@@ -66,6 +84,15 @@ struct BreakpointControl: Sendable {
             },
             setFilter: { control.setFilter($0) },
             decide: { id, accept in control.breakpoints.decide(id, accept ? .accept : .kill) },
-            acceptAll: { control.breakpoints.acceptAll() })
+            acceptAll: { control.breakpoints.acceptAll() },
+            heldRequest: { id in
+                control.breakpoints.heldRequest(id).map {
+                    TUIComposedRequest(method: $0.method, url: $0.url, headers: $0.headers, body: $0.body, replayOf: nil)
+                }
+            },
+            edit: { id, request in
+                control.breakpoints.decide(id, .edit(Breakpoints.HeldRequest(method: request.method, url: request.url,
+                                                                             headers: request.headers, body: request.body)))
+            })
     }
 }

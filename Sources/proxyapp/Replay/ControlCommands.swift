@@ -31,7 +31,7 @@ struct ControlCommands: Sendable {
                                        body: body, replayOf: composed.replayOf)
             let ignoresRules = request.noRules ?? false
             return FlowReplayService.blocking { await service.send(replay, ignoresRules: ignoresRules) }
-        case "intercept", "holds", "accept", "kill":
+        case "intercept", "holds", "accept", "kill", "held", "edit":
             guard let breakpoints else { return .failure("no proxy runs on this data directory: breakpoints need one (proxyapp run)") }
             return breakpoints.handle(request)
         default:

@@ -94,6 +94,18 @@ extension TUICommand {
             },
             acceptAll: {
                 Int(ask(ControlRequest(command: "accept"))?.lines.first?.split(separator: " ").last ?? "") ?? 0
+            },
+            heldRequest: { id in
+                guard let held = ask(ControlRequest(command: "held", ids: [Int64(id)]))?.heldRequest, let body = held.bodyBytes else {
+                    return nil
+                }
+                return TUIComposedRequest(method: held.method, url: held.url,
+                                          headers: held.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body, replayOf: nil)
+            },
+            edit: { id, request in
+                let message = ControlHTTPRequest(method: request.method, url: request.url,
+                                                 headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
+                return ask(ControlRequest(command: "edit", ids: [Int64(id)], request: message))?.ok == true
             })
         let release: @Sendable () -> Void = {
             if filterSet.withLockedValue({ $0 }) { _ = ask(ControlRequest(command: "intercept", filter: "")) }
