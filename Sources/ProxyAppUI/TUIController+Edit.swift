@@ -95,18 +95,11 @@ extension TUIController {
                                                   headers: request.headers, body: request.body,
                                                   comments: ["edit held request #\(item.id), save and quit: it goes on as saved "
                                                              + "(the host cannot change); empty the file to keep it held"])
-                return [.editReady(EditSession(flowID: nil, holdID: item.id, origin: Self.origin(of: request.url), text: text))]
+                return [.editReady(EditSession(flowID: nil, holdID: item.id, origin: URLOrigin.of(request.url), text: text))]
             } catch let error as ComposeError {
                 return [.message(StatusMessage(.error, "#\(item.id) cannot be edited as text: \(error.message)"))]
             }
         }
-    }
-
-    /// `scheme://authority` of an absolute URL.
-    static func origin(of url: String) -> String {
-        guard let separator = url.range(of: "://") else { return url }
-        let rest = url[separator.upperBound...]
-        return String(url[..<(rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex)])
     }
 
     /// The edit the runner should open in the editor now, once.

@@ -210,6 +210,15 @@ final class FlowReplayTests: XCTestCase {
             XCTAssertNil(origin.log.requests.last?.headers.first(named: "x-secret"))
             XCTAssertEqual(origin.log.requests.last?.headers.first(named: "x-kept"), "k")
 
+            // `Connection` naming Host or framing is ignored, never obeyed (as for a client).
+            let framing = await replayer.send(ReplayRequest(
+                method: "POST", url: origin.url("/echo?framing"),
+                headers: [HeaderField(name: "Host", value: origin.authority), HeaderField(name: "Connection", value: "Host, Content-Length")],
+                body: Array("body kept".utf8)), keepingBody: 64)
+            XCTAssertEqual(framing.body, Array("body kept".utf8))
+            XCTAssertEqual(origin.log.requests.last?.headers.first(named: "host"), origin.authority)
+            XCTAssertEqual(origin.log.requests.last?.headers.first(named: "content-length"), "9")
+
             for (name, value) in [("Bad Name", "v"), ("X", "a\r\nInjected: 1")] {
                 let refused = await replayer.send(ReplayRequest(method: "GET", url: origin.url("/"), headers: [HeaderField(name: name, value: value)], body: []))
                 XCTAssertNil(refused.status, name)
@@ -217,7 +226,7 @@ final class FlowReplayTests: XCTestCase {
             }
             let spaced = await replayer.send(ReplayRequest(method: "GET", url: origin.url("/a b"), headers: [], body: []))
             XCTAssertTrue(spaced.failure?.contains("may not hold spaces") == true, String(describing: spaced.failure))
-            XCTAssertEqual(origin.log.requests.count, 3, "refused requests reach no origin")
+            XCTAssertEqual(origin.log.requests.count, 4, "refused requests reach no origin")
         }
     }
 

@@ -144,7 +144,9 @@ public final class Breakpoints: Sendable {
         guard let entry = state.withLockedValue({ state -> Entry? in
             guard let entry = state.entries[id] else { return nil }
             if case .edit(let edited) = decision {
-                guard let held = entry.request, Self.origin(of: edited.url) == Self.origin(of: held.url) else { return nil }
+                guard let held = entry.request, URLOrigin.of(edited.url).lowercased() == URLOrigin.of(held.url).lowercased() else {
+                    return nil
+                }
             }
             return state.entries.removeValue(forKey: id)
         }) else { return false }
@@ -163,14 +165,6 @@ public final class Breakpoints: Sendable {
         if !entries.isEmpty { changes.wrappingIncrement(ordering: .relaxed) }
         for entry in entries { entry.decide(.accept) }
         return entries.count
-    }
-
-    /// `scheme://authority` of an absolute URL, lower-cased.
-    static func origin(of url: String) -> String {
-        guard let separator = url.range(of: "://") else { return url.lowercased() }
-        let rest = url[separator.upperBound...]
-        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-        return (url[..<separator.upperBound] + rest[..<end]).lowercased()
     }
 
     /// Forgets a hold whose exchange ended by itself (its client left).

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ProxyModel
 
 /// An exchange at a breakpoint (`Breakpoints`): its request held whole before it is sent, or its
 /// response held whole before the client sees it, in the machine's hold state, until a person
@@ -100,7 +101,7 @@ extension ExchangeDriver {
         if !edited.body.isEmpty || ["POST", "PUT", "PATCH"].contains(edited.method.uppercased()) {
             headers.add(name: "Content-Length", value: String(edited.body.count))
         }
-        let origin = Breakpoints.origin(of: edited.url)
+        let origin = URLOrigin.of(edited.url)
         let pathAndQuery = String(edited.url.dropFirst(origin.count))
         upstreamHead.method = HTTPMethod(rawValue: edited.method)
         upstreamHead.uri = pathAndQuery.isEmpty ? "/" : pathAndQuery

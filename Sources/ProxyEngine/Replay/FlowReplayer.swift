@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import ProxyCore
 import ProxyModel
 
 /// Sends requests through the engine with no client connection: replays of captured flows and
@@ -154,13 +155,13 @@ public final class FlowReplayer: Sendable {
             throw ReplayFailure(reason: "cannot send \(request.url.prefix(200).debugDescription): a URL may not hold spaces, "
                                 + "control characters or non-ASCII bytes (percent-encode them)")
         }
-        // What `Connection` names is hop-by-hop for this request: the proxy dropped it the first time.
-        var named = Self.droppedFields
-        for field in request.headers where field.name.lowercased() == "connection" {
-            for token in field.value.split(separator: ",") { named.insert(token.trimmingCharacters(in: .whitespaces).lowercased()) }
-        }
+        // Hop-by-hop as the engine judges it (what `Connection` names too, never Host or framing):
+        // the proxy dropped those the first time.
+        let hopByHop = HopByHopHeaders(connectionValues: request.headers.filter { $0.name.lowercased() == "connection" }.map(\.value),
+                                       forwardUpgrade: false)
         var headers = HTTPHeaders()
-        for field in request.headers where !named.contains(field.name.lowercased()) && !field.name.hasPrefix(":") {
+        for field in request.headers where hopByHop.forwards(field.name) && !Self.droppedFields.contains(field.name.lowercased())
+            && !field.name.hasPrefix(":") {
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
                 throw ReplayFailure(reason: "cannot send the header name \(field.name.prefix(40).debugDescription): not an HTTP token")
             }
@@ -179,13 +180,10 @@ public final class FlowReplayer: Sendable {
                                headers: headers)
     }
 
-    /// Fields the replay never copies: framing (decided again), the replay link (only the
-    /// replayer writes it), and hop-by-hop ones the proxy consumes (`Proxy-Authorization` was
-    /// captured as `REDACTED` anyway). `Expect` is dropped because the body is sent at once.
-    static let droppedFields: Set<String> = [
-        "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection",
-        "proxy-authorization", "te", "upgrade", "expect", ReplaySettings.originalHeader,
-    ]
+    /// Fields the replay never copies besides hop-by-hop ones (`HopByHopHeaders`): framing
+    /// (decided again), the replay link (only the replayer writes it), and `Expect` (the body is
+    /// sent at once).
+    static let droppedFields: Set<String> = ["content-length", "transfer-encoding", "expect", ReplaySettings.originalHeader]
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
