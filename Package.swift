@@ -234,7 +234,7 @@ let package = Package(
                 path: "Tests/Support/WebSocketTestSupport"),
         .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
-                                                       "TestSupport", "CaptureTestSupport", "QRCode",
+                                                       "TestSupport", "CaptureTestSupport", "QRCode", "RequestComposer",
                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FlowFilterTests", dependencies: ["FlowFilter", "ProxyModel", "BodyCodec"]),
         .testTarget(name: "FlowExportTests", dependencies: ["FlowExport", "ProxyModel", "BodyCodec", "Compressors", "HARValidation"]),

@@ -12,8 +12,10 @@ import ProxyModel
 /// - `intercept`: sets the breakpoint filter to `filter` (the filter language; empty clears it).
 /// - `holds`: lists what is held at breakpoints (`held`, with the filter in force).
 /// - `accept` / `kill`: decides for the held exchanges `ids` (`accept` with no ids: all of them).
-/// - `held`: the request held as `ids[0]`, as it will be forwarded (`heldRequest` in the reply).
-/// - `edit`: the request held as `ids[0]` goes on as `request` says (same origin).
+/// - `held`: what is held as `ids[0]`: the request as it will be forwarded (`heldRequest` in the
+///   reply), or the response as the client will get it (`heldResponse`).
+/// - `edit`: the request held as `ids[0]` goes on as `request` says (same origin), or the response
+///   held as `ids[0]` goes to the client as `response` says.
 /// - `ping`: answered `ok` (clients use it to see that a proxy is there).
 public struct ControlRequest: Codable, Sendable, Hashable {
     public var command: String
@@ -23,12 +25,16 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var noRules: Bool?
     public var allowTruncated: Bool?
     public var request: ControlHTTPRequest?
+    /// `edit` of a held response: the response to send instead.
+    public var response: ControlHTTPResponse?
     /// `intercept`: the breakpoint filter; empty clears it.
     public var filter: String?
 
     public init(command: String, ids: [Int64]? = nil, count: Int? = nil, concurrency: Int? = nil,
-                noRules: Bool? = nil, allowTruncated: Bool? = nil, request: ControlHTTPRequest? = nil, filter: String? = nil) {
+                noRules: Bool? = nil, allowTruncated: Bool? = nil, request: ControlHTTPRequest? = nil,
+                response: ControlHTTPResponse? = nil, filter: String? = nil) {
         self.filter = filter
+        self.response = response
         self.command = command
         self.ids = ids
         self.count = count
@@ -64,6 +70,29 @@ public struct ControlHTTPRequest: Codable, Sendable, Hashable {
     public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
 }
 
+/// A response as the control channel carries it (a held one, or its edit): header pairs in
+/// order, the body in base64.
+public struct ControlHTTPResponse: Codable, Sendable, Hashable {
+    public var status: Int
+    public var reason: String
+    /// `[name, value]` pairs, in order.
+    public var headers: [[String]]
+    public var body: String
+
+    public init(status: Int, reason: String, headers: [(String, String)], body: [UInt8]) {
+        self.status = status
+        self.reason = reason
+        self.headers = headers.map { [$0.0, $0.1] }
+        self.body = Data(body).base64EncodedString()
+    }
+
+    public var headerPairs: [(String, String)] {
+        headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+    }
+
+    public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
+}
+
 /// The answer to one `ControlRequest`: a JSON object on one line.
 public struct ControlReply: Codable, Sendable, Hashable {
     public var ok: Bool
@@ -81,6 +110,8 @@ public struct ControlReply: Codable, Sendable, Hashable {
     public var filter: String?
     /// `held`: the held request's content.
     public var heldRequest: ControlHTTPRequest?
+    /// `held`: the held response's content.
+    public var heldResponse: ControlHTTPResponse?
 
     public init(ok: Bool, lines: [String] = [], error: String? = nil) {
         self.ok = ok

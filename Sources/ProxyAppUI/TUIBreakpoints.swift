@@ -1,5 +1,6 @@
 import Foundation
 import ProxyModel
+import RequestComposer
 
 /// Breakpoints as the TUI reaches them: in the proxy's own process, or through the control
 /// channel of the proxy a `proxyapp tui` is attached to. Blocking calls: the controller makes
@@ -30,11 +31,19 @@ public struct TUIBreakpoints: Sendable {
     public var heldRequest: @Sendable (Int) -> TUIComposedRequest?
     /// Lets a held request go on as edited; false when it is no longer held or its origin changed.
     public var edit: @Sendable (Int, TUIComposedRequest) -> Bool
+    /// A held response as the client will get it (nil: not held, or a request), for `R`.
+    public var heldResponse: @Sendable (Int) -> ComposedResponse?
+    /// Sends the edited response to the client of a held one; false when it is no longer held.
+    public var editResponse: @Sendable (Int, ComposedResponse) -> Bool
 
     public init(state: @escaping @Sendable () -> State?, setFilter: @escaping @Sendable (String?) -> String?,
                 decide: @escaping @Sendable (Int, Bool) -> Bool, acceptAll: @escaping @Sendable () -> Int,
                 heldRequest: @escaping @Sendable (Int) -> TUIComposedRequest? = { _ in nil },
-                edit: @escaping @Sendable (Int, TUIComposedRequest) -> Bool = { _, _ in false }) {
+                edit: @escaping @Sendable (Int, TUIComposedRequest) -> Bool = { _, _ in false },
+                heldResponse: @escaping @Sendable (Int) -> ComposedResponse? = { _ in nil },
+                editResponse: @escaping @Sendable (Int, ComposedResponse) -> Bool = { _, _ in false }) {
+        self.heldResponse = heldResponse
+        self.editResponse = editResponse
         self.state = state
         self.setFilter = setFilter
         self.decide = decide

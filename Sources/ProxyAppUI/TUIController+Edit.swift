@@ -26,8 +26,10 @@ public struct TUIComposedRequest: Sendable, Hashable {
 struct EditSession: Sendable, Hashable {
     /// The flow edited and resent; nil when a held request is edited.
     var flowID: Int64?
-    /// The held request edited (it goes on as saved); nil for a resend.
+    /// The held exchange edited (it goes on as saved); nil for a resend.
     var holdID: Int? = nil
+    /// The held exchange is a response: the text is `ResponseText`'s.
+    var holdsResponse = false
     /// `https://host:port` of the flow: a request line with only a path goes there.
     var origin: String
     var text: String
@@ -80,10 +82,11 @@ extension TUIController {
         }
     }
 
-    /// `R` while exchanges are held: the selected held request, as it will be forwarded.
+    /// `R` while exchanges are held: the selected held request as it will be forwarded, or the
+    /// held response as the client will get it.
     private func editHeld(_ item: TUIBreakpoints.Held, breakpoints: TUIBreakpoints) {
         guard item.side == "request" else {
-            message = StatusMessage(.info, "a held response cannot be edited yet: a lets it go on, x kills it")
+            editHeldResponse(item, breakpoints: breakpoints)
             return
         }
         worker.perform("cannot open the held request in the editor") {
@@ -96,6 +99,23 @@ extension TUIController {
                                                   comments: ["edit held request #\(item.id), save and quit: it goes on as saved "
                                                              + "(the host cannot change); empty the file to keep it held"])
                 return [.editReady(EditSession(flowID: nil, holdID: item.id, origin: URLOrigin.of(request.url), text: text))]
+            } catch let error as ComposeError {
+                return [.message(StatusMessage(.error, "#\(item.id) cannot be edited as text: \(error.message)"))]
+            }
+        }
+    }
+
+    private func editHeldResponse(_ item: TUIBreakpoints.Held, breakpoints: TUIBreakpoints) {
+        worker.perform("cannot open the held response in the editor") {
+            guard let response = breakpoints.heldResponse(item.id) else {
+                return [.message(StatusMessage(.error, "#\(item.id) is no longer held"))]
+            }
+            do {
+                let text = try ResponseText.render(status: response.status, reason: response.reason, headers: response.headers,
+                                                   body: response.body,
+                                                   comments: ["edit held response #\(item.id) (\(item.method) \(item.url)), save and quit: "
+                                                              + "the client gets it as saved; empty the file to keep it held"])
+                return [.editReady(EditSession(flowID: nil, holdID: item.id, holdsResponse: true, origin: "", text: text))]
             } catch let error as ComposeError {
                 return [.message(StatusMessage(.error, "#\(item.id) cannot be edited as text: \(error.message)"))]
             }
@@ -125,15 +145,15 @@ extension TUIController {
                                     : "edit cancelled: #\(session.holdID!) is still held")
             return
         }
+        if session.holdsResponse, let holdID = session.holdID {
+            finishResponseEdit(saved, holdID: holdID, session: session, lines: lines)
+            return
+        }
         let request: ComposedRequest
         do {
             request = try RequestText.parse(saved, defaultOrigin: session.origin)
         } catch let error as ComposeError {
-            // Back to the editor, the person's text kept, the reason on top.
-            let kept = lines.drop { $0.hasPrefix("# error:") }.joined(separator: "\n")
-            var again = session
-            again.text = "# error: \(error.description)\n" + kept
-            pendingEdit = again
+            reopen(session, error: error, lines: lines)
             return
         } catch {
             message = StatusMessage(.error, "the edited request cannot be read: nothing was sent")
@@ -156,5 +176,34 @@ extension TUIController {
             let result = send(composed)
             return [.message(StatusMessage(result.ok ? .info : .error, result.message))]
         }
+    }
+
+    /// The saved text of a held response: sent to its client, or back to the editor with the
+    /// reason on top.
+    private func finishResponseEdit(_ saved: String, holdID: Int, session: EditSession, lines: [Substring]) {
+        let response: ComposedResponse
+        do {
+            response = try ResponseText.parse(saved)
+        } catch let error as ComposeError {
+            reopen(session, error: error, lines: lines)
+            return
+        } catch {
+            message = StatusMessage(.error, "the edited response cannot be read: #\(holdID) is still held")
+            return
+        }
+        guard let breakpoints = context.breakpoints else { return }
+        worker.perform("the edited response did not go on") {
+            let done = breakpoints.editResponse(holdID, response)
+            let text = done ? "edited #\(holdID): the client gets it as saved" : "#\(holdID) is no longer held: nothing was changed"
+            return [.message(StatusMessage(done ? .info : .error, text)), .breakpoints(breakpoints.state())]
+        }
+    }
+
+    /// Back to the editor, the person's text kept, the reason on top.
+    private func reopen(_ session: EditSession, error: ComposeError, lines: [Substring]) {
+        let kept = lines.drop { $0.hasPrefix("# error:") }.joined(separator: "\n")
+        var again = session
+        again.text = "# error: \(error.description)\n" + kept
+        pendingEdit = again
     }
 }

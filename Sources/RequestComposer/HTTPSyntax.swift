@@ -3,25 +3,9 @@ import ProxyModel
 /// The few HTTP grammar checks both front ends share (RFC 9110): tokens for methods and header
 /// names, one-line header values, and the framing headers the proxy always writes itself.
 enum HTTPSyntax {
-    /// RFC 9110 `token`: one or more `tchar`.
-    static func isToken(_ text: some StringProtocol) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
-    }
+    static func isToken(_ text: some StringProtocol) -> Bool { HTTPGrammar.isToken(text) }
 
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
-    /// A field value may hold tabs but no other control byte: a CR or LF would end the header
-    /// line on the wire and start another one (header injection).
-    static func isFieldValue(_ text: some StringProtocol) -> Bool {
-        text.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
-    }
+    static func isFieldValue(_ text: some StringProtocol) -> Bool { HTTPGrammar.isFieldValue(text) }
 
     /// How a refused control byte is named in a message.
     static func controlName(in text: some StringProtocol) -> String {

@@ -35,12 +35,7 @@ public enum RequestText {
     /// rules above: a binary body, a body that does not decode, a header that is not one line).
     public static func render(method: String, url: String, httpVersion: String, headers: [HeaderField], body: [UInt8],
                               comments: [String]) throws -> String {
-        var text = ""
-        for comment in comments {
-            for line in comment.split(separator: "\n", omittingEmptySubsequences: false) {
-                text += "# " + TerminalText.escaped(String(line.hasSuffix("\r") ? line.dropLast() : line)) + "\n"
-            }
-        }
+        var text = MessageText.comments(comments)
         guard HTTPSyntax.isToken(method) else {
             throw ComposeError(message: "the method '\(HTTPSyntax.shown(method))' is not an HTTP token, so the request cannot be edited as text")
         }
@@ -48,15 +43,7 @@ public enum RequestText {
             throw ComposeError(message: "the URL '\(HTTPSyntax.shown(url))' holds spaces or control characters, so the request cannot be edited as text")
         }
         text += method + " " + url + " " + renderedVersion(httpVersion) + "\n"
-        for header in headers where !header.name.hasPrefix(":") && !HTTPSyntax.isFraming(header.name) {
-            guard HTTPSyntax.isToken(header.name), HTTPSyntax.isFieldValue(header.value) else {
-                throw ComposeError(message: "the header '\(HTTPSyntax.shown(header.name))' is not a one-line 'Name: value', so the request cannot be edited as text")
-            }
-            text += header.name + ": " + header.value + "\n"
-        }
-        text += "\n"
-        let decoded = try decodedBody(body, headers: headers)
-        if !decoded.isEmpty { text += decoded + "\n" }
+        text += try MessageText.headersAndBody(headers: headers, body: body, what: "request")
         return text
     }
 
@@ -71,21 +58,5 @@ public enum RequestText {
     private static func renderedVersion(_ version: String) -> String {
         let upper = version.uppercased()
         return upper == "HTTP/2" || upper == "HTTP/2.0" ? "HTTP/2" : "HTTP/1.1"
-    }
-
-    private static func decodedBody(_ body: [UInt8], headers: [HeaderField]) throws(ComposeError) -> String {
-        let codings = headers.filter { $0.name.equalsIgnoringASCIICase("Content-Encoding") }.map(\.value)
-        let contentEncoding = codings.isEmpty ? nil : codings.joined(separator: ", ")
-        let bytes: [UInt8]
-        switch BodyDecoder.decode(body, contentEncoding: contentEncoding) {
-        case .decoded(let decoded): bytes = decoded
-        case .raw:
-            throw ComposeError(message: "the body does not decode as its Content-Encoding '\(HTTPSyntax.shown(contentEncoding ?? ""))' says, so it cannot be edited as text: send the request unchanged")
-        }
-        let isText = bytes.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C }
-        guard isText, let text = String(validating: bytes, as: UTF8.self) else {
-            throw ComposeError(message: "the body is binary (\(bytes.count) bytes that are not UTF-8 text), so it cannot be edited as text: send the request unchanged, or import it with curl --data-binary @file")
-        }
-        return text
     }
 }

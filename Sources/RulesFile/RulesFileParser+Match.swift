@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 import LinearRegex
 import ProxyCore
 import Rules
@@ -36,7 +37,7 @@ extension RulesFileParser {
                 valid = valid && schemes != nil
             case "method":
                 methods = words(entry.value, "method", lowercased: false) { method in
-                    method.utf8.allSatisfy(Self.isTokenByte) && !method.isEmpty
+                    HTTPGrammar.isToken(method)
                         ? nil : "'\(method)' is not an HTTP method (letters, e.g. GET or POST)"
                 }.map { Set($0.map { $0.uppercased() }) }
                 valid = valid && methods != nil
@@ -117,16 +118,6 @@ extension RulesFileParser {
             }
         }
         return valid ? lists : nil
-    }
-
-    /// RFC 9110 token characters (method and header names).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     /// A regex (RE2 syntax, case-sensitive); one that RE2 cannot run is an issue at the construct

@@ -1,4 +1,5 @@
 import Foundation
+import ProxyModel
 import LinearRegex
 import Rules
 import Yams
@@ -33,7 +34,7 @@ extension RulesFileParser {
 
     private mutating func headerName(_ node: Node, _ what: String) -> String? {
         guard let name = nodes.string(node, "a header name in \(what)") else { return nil }
-        guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+        guard HTTPGrammar.isToken(name) else {
             nodes.fail(node, "'\(name)' is not a header name (letters, digits and -, no spaces or colons)")
             return nil
         }

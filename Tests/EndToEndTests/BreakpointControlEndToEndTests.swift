@@ -61,6 +61,30 @@ final class BreakpointControlEndToEndTests: XCTestCase {
         let refused = try await killed.value
         XCTAssertEqual(refused.status, 502)
 
+        // A held response, shown and edited through the channel (an attached TUI's `R`).
+        XCTAssertEqual(try ask(ControlRequest(command: "intercept", filter: "~s & ~u /bytes"), data: data).lines,
+                       ["intercept: ~s & ~u /bytes"])
+        let bytes = origin.url("/bytes/20")
+        let responseHeld = Task { try await Curl.fetch(viaProxy: port, bytes) }
+        holds = try await held(data: data, count: 1)
+        XCTAssertEqual(holds.first?.side, "response")
+        let responseID = Int64(holds[0].id)
+        let shownResponse = try XCTUnwrap(try ask(ControlRequest(command: "held", ids: [responseID]), data: data).heldResponse)
+        XCTAssertEqual(shownResponse.status, 200)
+        XCTAssertEqual(shownResponse.bodyBytes.map { Data($0) }, PatternBytes.data(count: 20))
+        let interim = ControlHTTPResponse(status: 101, reason: "Switching", headers: [], body: [])
+        let refusedEdit = try ask(ControlRequest(command: "edit", ids: [responseID], response: interim), data: data)
+        XCTAssertEqual(refusedEdit.error, "the edited response cannot be sent: the status 101 is not a final one: use 200 to 599")
+        let asRequest = ControlHTTPRequest(method: "GET", url: bytes, headers: [], body: [])
+        XCTAssertFalse(try ask(ControlRequest(command: "edit", ids: [responseID], request: asRequest), data: data).ok)
+        let newResponse = ControlHTTPResponse(status: 503, reason: "Edited Away", headers: [("Retry-After", "5")], body: Array("later".utf8))
+        XCTAssertEqual(try ask(ControlRequest(command: "edit", ids: [responseID], response: newResponse), data: data).lines, ["edited 1"])
+        let editedResponse = try await responseHeld.value
+        XCTAssertEqual(editedResponse.status, 503)
+        XCTAssertEqual(editedResponse.header("Retry-After"), "5")
+        XCTAssertEqual(editedResponse.bodyText, "later")
+        XCTAssertEqual(try ask(ControlRequest(command: "held", ids: [responseID]), data: data).error, "nothing is held with that id")
+
         let bad = try ask(ControlRequest(command: "intercept", filter: "~x"), data: data)
         XCTAssertFalse(bad.ok)
         XCTAssertTrue(bad.error?.hasPrefix("bad intercept expression: unknown operator ~x") == true, String(describing: bad.error))

@@ -9,29 +9,10 @@ import XCTest
 /// before the client sees it, then accepted, killed or timed out; the origin sees a held request
 /// only once it is accepted; other exchanges go on meanwhile; flows note the hold.
 final class BreakpointTests: XCTestCase {
-    private func withProxy(timeout: TimeAmount = .minutes(5), filter: String,
-                           _ body: (ProxyHarness, TestOrigin) async throws -> Void) async throws {
-        let breakpoints = Breakpoints(timeout: timeout)
-        let parsed = try FlowFilter(parsing: filter)
-        breakpoints.setFilter(filter) { parsed.matches($0) }
-        try await Fixture.run(breakpoints: breakpoints, { _ in }, body)
-    }
-
-    /// Waits (bounded) until `count` exchanges are held; fails with what is held otherwise.
-    private func held(_ proxy: ProxyHarness, count: Int) async throws -> [Breakpoints.Held] {
-        for _ in 0..<1_000 {
-            let held = proxy.breakpoints.held()
-            if held.count >= count { return held }
-            try await Task.sleep(nanoseconds: 10_000_000)
-        }
-        XCTFail("expected \(count) held exchanges, found \(proxy.breakpoints.held())")
-        return proxy.breakpoints.held()
-    }
-
     func testAHeldRequestLeavesOnlyWhenAccepted() async throws {
-        try await withProxy(filter: "~q & ~u /echo") { proxy, origin in
+        try await withBreakpoints(filter: "~q & ~u /echo") { proxy, origin in
             let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo"), ["--data-binary", "held body"]) }
-            let holds = try await held(proxy, count: 1)
+            let holds = try await waitForHolds(proxy, count: 1)
             XCTAssertEqual(holds.first?.side, .request)
             XCTAssertEqual(holds.first?.method, "POST")
             XCTAssertEqual(holds.first?.url, origin.url("/echo"))
@@ -55,9 +36,9 @@ final class BreakpointTests: XCTestCase {
     /// A held request goes on as edited: method, path, headers and body as written, framed again;
     /// the flow keeps the client's request and the one forwarded. An edit may not change the host.
     func testAHeldRequestGoesOnAsEdited() async throws {
-        try await withProxy(filter: "~q") { proxy, origin in
+        try await withBreakpoints(filter: "~q") { proxy, origin in
             let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo?was=1"), ["--data-binary", "original"]) }
-            let holds = try await held(proxy, count: 1)
+            let holds = try await waitForHolds(proxy, count: 1)
             let request = try XCTUnwrap(proxy.breakpoints.heldRequest(holds[0].id))
             XCTAssertEqual(request.method, "POST")
             XCTAssertEqual(request.url, origin.url("/echo?was=1"))
@@ -89,9 +70,9 @@ final class BreakpointTests: XCTestCase {
     }
 
     func testAKilledRequestIsAnswered502AndNeverSent() async throws {
-        try await withProxy(filter: "~q") { proxy, origin in
+        try await withBreakpoints(filter: "~q") { proxy, origin in
             let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo")) }
-            let holds = try await held(proxy, count: 1)
+            let holds = try await waitForHolds(proxy, count: 1)
             proxy.breakpoints.decide(holds[0].id, .kill)
             let fetched = try await client.value
             XCTAssertEqual(fetched.status, 502)
@@ -104,9 +85,9 @@ final class BreakpointTests: XCTestCase {
     }
 
     func testAHeldResponseReachesTheClientWhenAcceptedOrIsResetWhenKilled() async throws {
-        try await withProxy(filter: "~s & ~c 200") { proxy, origin in
+        try await withBreakpoints(filter: "~s & ~c 200") { proxy, origin in
             let accepted = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/5000")) }
-            var holds = try await held(proxy, count: 1)
+            var holds = try await waitForHolds(proxy, count: 1)
             XCTAssertEqual(holds.first?.side, .response)
             XCTAssertEqual(holds.first?.status, 200)
             XCTAssertEqual(origin.log.requests.count, 1, "the origin answered; the client waits")
@@ -115,7 +96,7 @@ final class BreakpointTests: XCTestCase {
             XCTAssertEqual(fetched.body, PatternBytes.data(count: 5_000))
 
             let killed = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/bytes/100")) }
-            holds = try await held(proxy, count: 1)
+            holds = try await waitForHolds(proxy, count: 1)
             proxy.breakpoints.decide(holds[0].id, .kill)
             let reset = try await killed.value
             XCTAssertNotEqual(reset.result.exitCode, 0, "the client's connection is reset, no answer")
@@ -126,7 +107,7 @@ final class BreakpointTests: XCTestCase {
     }
 
     func testANobodyDecidesTheExchangeGoesOnUnchangedAfterTheTimeout() async throws {
-        try await withProxy(timeout: .milliseconds(300), filter: "~u /echo") { proxy, origin in
+        try await withBreakpoints(timeout: .milliseconds(300), filter: "~u /echo") { proxy, origin in
             let fetched = try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo"), ["--data-binary", "late"])
             XCTAssertEqual(fetched.status, 200)
             XCTAssertEqual(fetched.bodyText, "late")
@@ -138,10 +119,10 @@ final class BreakpointTests: XCTestCase {
     }
 
     func testAClientLeavingWhileHeldEndsTheHold() async throws {
-        try await withProxy(filter: "~q") { proxy, origin in
+        try await withBreakpoints(filter: "~q") { proxy, origin in
             let client = try RawClient(port: proxy.port)
             try client.send("GET \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
-            _ = try await held(proxy, count: 1)
+            _ = try await waitForHolds(proxy, count: 1)
             client.abort()
             for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
             XCTAssertEqual(proxy.breakpoints.held(), [], "a hold whose client left is no longer listed")
@@ -152,10 +133,10 @@ final class BreakpointTests: XCTestCase {
     /// A client that closes its side (a timed-out curl) while its request is held is gone: the
     /// hold ends, nothing is sent, its connection closes.
     func testAClientClosingItsSideWhileHeldEndsTheHold() async throws {
-        try await withProxy(filter: "~q") { proxy, origin in
+        try await withBreakpoints(filter: "~q") { proxy, origin in
             let client = try RawClient(port: proxy.port)
             try client.send("POST \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\nContent-Length: 2\r\n\r\nhi")
-            _ = try await held(proxy, count: 1)
+            _ = try await waitForHolds(proxy, count: 1)
             client.shutdownWrite()
             for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
             XCTAssertEqual(proxy.breakpoints.held(), [])
@@ -167,11 +148,11 @@ final class BreakpointTests: XCTestCase {
     }
 
     func testAcceptAllReleasesEveryHold() async throws {
-        try await withProxy(filter: "~q") { proxy, origin in
+        try await withBreakpoints(filter: "~q") { proxy, origin in
             let clients = (0..<3).map { index in
                 Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/status/20\(index)")) }
             }
-            _ = try await held(proxy, count: 3)
+            _ = try await waitForHolds(proxy, count: 3)
             XCTAssertEqual(proxy.breakpoints.acceptAll(), 3)
             var statuses: [Int?] = []
             for client in clients { statuses.append(try await client.value.status) }

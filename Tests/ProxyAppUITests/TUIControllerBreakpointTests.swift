@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import ProxyModel
+import RequestComposer
 import TerminalUI
 import XCTest
 
@@ -15,6 +16,7 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         let state = NIOLockedValueBox(TUIBreakpoints.State())
         let decisions = NIOLockedValueBox<[String]>([])
         let edits = NIOLockedValueBox<[TUIComposedRequest]>([])
+        let responseEdits = NIOLockedValueBox<[ComposedResponse]>([])
 
         func hold(_ id: Int, _ side: String, _ url: String) {
             state.withLockedValue {
@@ -51,12 +53,25 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
                 },
                 edit: { id, request in
                     self.edits.withLockedValue { $0.append(request) }
-                    return self.state.withLockedValue { state in
-                        guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }
-                        state.held.remove(at: index)
-                        return true
-                    }
+                    return self.release(id)
+                },
+                heldResponse: { id in
+                    guard let held = self.state.withLockedValue({ $0.held.first { $0.id == id } }), held.side == "response" else { return nil }
+                    return ComposedResponse(status: 200, reason: "OK", headers: [HeaderField(name: "Content-Type", value: "text/plain")],
+                                            body: Array("from the origin".utf8))
+                },
+                editResponse: { id, response in
+                    self.responseEdits.withLockedValue { $0.append(response) }
+                    return self.release(id)
                 })
+        }
+
+        private func release(_ id: Int) -> Bool {
+            state.withLockedValue { state in
+                guard let index = state.held.firstIndex(where: { $0.id == id }) else { return false }
+                state.held.remove(at: index)
+                return true
+            }
         }
     }
 
@@ -117,13 +132,7 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         fake.hold(7, "request", "https://api.test/login")
         settle(controller) { _, screen in screen.contains("HELD: 1") }
         controller.handle(.character("R"))
-        var text: String?
-        for _ in 0..<500 where text == nil {
-            controller.worker.waitUntilIdle()
-            controller.tick()
-            text = controller.takePendingEdit()
-        }
-        let held = try XCTUnwrap(text)
+        let held = try XCTUnwrap(pendingEdit(controller))
         XCTAssertTrue(held.contains("# edit held request #7"), held)
         XCTAssertTrue(held.contains("GET https://api.test/login HTTP/1.1"), held)
         controller.editorFinished(.success(held.replacingOccurrences(of: "GET https://api.test/login", with: "POST /login?x=1")))
@@ -132,10 +141,46 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         XCTAssertEqual(edit.method, "POST")
         XCTAssertEqual(edit.url, "https://api.test/login?x=1")
 
+    }
+
+    /// `R` on a held response opens it as a status line, headers and body; a status that cannot
+    /// end an exchange reopens the editor with the reason; what is saved goes to the client.
+    func testRWhileHeldEditsTheHeldResponse() throws {
+        let fake = FakeBreakpoints()
+        let context = TUIContext(outputDirectory: directory.path, version: "test", breakpoints: fake.forTUI)
+        let (controller, _) = try makeController(context: context)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
         fake.hold(8, "response", "https://api.test/me")
         settle(controller) { _, screen in screen.contains("HELD: 1") }
         controller.handle(.character("R"))
-        XCTAssertTrue(controller.render().text.contains("a held response cannot be edited yet"))
+        let held = try XCTUnwrap(pendingEdit(controller))
+        XCTAssertTrue(held.contains("# edit held response #8 (GET https://api.test/me)"), held)
+        XCTAssertTrue(held.contains("HTTP/1.1 200 OK\nContent-Type: text/plain\n\nfrom the origin\n"), held)
+
+        controller.editorFinished(.success(held.replacingOccurrences(of: "HTTP/1.1 200 OK", with: "HTTP/1.1 101 Switching")))
+        let again = try XCTUnwrap(controller.takePendingEdit())
+        XCTAssertTrue(again.hasPrefix("# error: line 2: the status 101 is not a final one"), again)
+        XCTAssertTrue(fake.responseEdits.withLockedValue { $0.isEmpty }, "nothing went on")
+
+        let saved = again.replacingOccurrences(of: "HTTP/1.1 101 Switching", with: "HTTP/1.1 418 Teapot")
+            .replacingOccurrences(of: "from the origin", with: "short and stout")
+        controller.editorFinished(.success(saved))
+        settle(controller) { _, screen in screen.contains("edited #8: the client gets it as saved") }
+        let edit = try XCTUnwrap(fake.responseEdits.withLockedValue { $0.first })
+        XCTAssertEqual(edit.status, 418)
+        XCTAssertEqual(edit.reason, "Teapot")
+        XCTAssertEqual(edit.body, Array("short and stout".utf8))
+        XCTAssertEqual(edit.headers, [HeaderField(name: "Content-Type", value: "text/plain")])
+    }
+
+    private func pendingEdit(_ controller: TUIController) -> String? {
+        var text: String?
+        for _ in 0..<500 where text == nil {
+            controller.worker.waitUntilIdle()
+            controller.tick()
+            text = controller.takePendingEdit()
+        }
+        return text
     }
 
     func testWithoutAProxyBreakpointKeysSaySo() throws {

@@ -34,6 +34,8 @@ public final class Breakpoints: Sendable {
         case timedOut
         /// A held request goes on as a person edited it (same origin: the connection is chosen).
         case edit(HeldRequest)
+        /// A held response reaches the client as a person edited it.
+        case editResponse(HeldResponse)
     }
 
     /// A held request as an editor sees it and gives it back: as it will be forwarded.
@@ -47,6 +49,23 @@ public final class Breakpoints: Sendable {
         public init(method: String, url: String, headers: [HeaderField], body: [UInt8]) {
             self.method = method
             self.url = url
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// A held response as an editor sees it and gives it back: as the client will get it.
+    public struct HeldResponse: Sendable, Hashable {
+        /// A final status, 200 to 599 (a held response cannot become an interim one).
+        public var status: Int
+        public var reason: String
+        /// Framing (`Content-Length`, `Transfer-Encoding`) is the proxy's: such fields are dropped.
+        public var headers: [HeaderField]
+        public var body: [UInt8]
+
+        public init(status: Int, reason: String, headers: [HeaderField], body: [UInt8]) {
+            self.status = status
+            self.reason = reason
             self.headers = headers
             self.body = body
         }
@@ -68,6 +87,8 @@ public final class Breakpoints: Sendable {
         var decide: @Sendable (Decision) -> Void
         /// A held request's content, for an editor.
         var request: HeldRequest?
+        /// A held response's content, for an editor.
+        var response: HeldResponse?
     }
 
     private struct State {
@@ -115,12 +136,12 @@ public final class Breakpoints: Sendable {
     /// Registers a held exchange; `decide` runs once, with the first decision (a person's or the
     /// timeout's), on whatever thread decided: the caller hops to its loop.
     func hold(side: Side, method: String, url: String, status: Int?, request: HeldRequest? = nil,
-              decide: @escaping @Sendable (Decision) -> Void) -> Int {
+              response: HeldResponse? = nil, decide: @escaping @Sendable (Decision) -> Void) -> Int {
         let id = state.withLockedValue { state -> Int in
             let id = state.nextID
             state.nextID += 1
             state.entries[id] = Entry(held: Held(id: id, side: side, method: method, url: url, status: status, since: Date()),
-                                      decide: decide, request: request)
+                                      decide: decide, request: request, response: response)
             return id
         }
         changes.wrappingIncrement(ordering: .relaxed)
@@ -137,16 +158,31 @@ public final class Breakpoints: Sendable {
         state.withLockedValue { $0.entries[id]?.request }
     }
 
-    /// Decides for one held exchange; false when it is no longer held (or an edit is given for
-    /// a response, or changes the request's origin).
+    /// The response held as `id`, as the client will get it (nil: not held, or a request).
+    public func heldResponse(_ id: Int) -> HeldResponse? {
+        state.withLockedValue { $0.entries[id]?.response }
+    }
+
+    /// Decides for one held exchange; false when it is no longer held, or an edit does not fit
+    /// it (a request's edit for a response, an origin changed, `problem(in:)` finds a fault).
     @discardableResult
     public func decide(_ id: Int, _ decision: Decision) -> Bool {
+        switch decision {
+        case .edit(let edited) where Self.problem(in: edited) != nil: return false
+        case .editResponse(let edited) where Self.problem(in: edited) != nil: return false
+        default: break
+        }
         guard let entry = state.withLockedValue({ state -> Entry? in
             guard let entry = state.entries[id] else { return nil }
-            if case .edit(let edited) = decision {
+            switch decision {
+            case .edit(let edited):
                 guard let held = entry.request, URLOrigin.of(edited.url).lowercased() == URLOrigin.of(held.url).lowercased() else {
                     return nil
                 }
+            case .editResponse:
+                guard entry.response != nil else { return nil }
+            case .accept, .kill, .timedOut:
+                break
             }
             return state.entries.removeValue(forKey: id)
         }) else { return false }
@@ -172,5 +208,38 @@ public final class Breakpoints: Sendable {
         if state.withLockedValue({ $0.entries.removeValue(forKey: id) }) != nil {
             changes.wrappingIncrement(ordering: .relaxed)
         }
+    }
+
+    /// Why an edited request cannot go on as written, in words; nil when it can. Front ends
+    /// check their own grammar first: this guards the engine from any caller.
+    public static func problem(in request: HeldRequest) -> String? {
+        guard request.method.utf8.count <= 64, HTTPGrammar.isToken(request.method) else {
+            return "the method is not an HTTP token (letters such as GET or POST)"
+        }
+        let lower = request.url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
+              request.url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return "the URL must be absolute (http:// or https://) with no spaces or control characters"
+        }
+        return problem(in: request.headers)
+    }
+
+    /// Why an edited response cannot reach the client as written, in words; nil when it can.
+    public static func problem(in response: HeldResponse) -> String? {
+        guard (200...599).contains(response.status) else {
+            return "the status \(response.status) is not a final one: use 200 to 599"
+        }
+        guard response.reason.utf8.count <= 256, HTTPGrammar.isFieldValue(response.reason) else {
+            return "the reason phrase holds a line break or control character"
+        }
+        return problem(in: response.headers)
+    }
+
+    private static func problem(in headers: [HeaderField]) -> String? {
+        for field in headers {
+            guard HTTPGrammar.isToken(field.name) else { return "a header name is not an HTTP token" }
+            guard HTTPGrammar.isFieldValue(field.value) else { return "the \(field.name) header's value holds a line break or control character" }
+        }
+        return nil
     }
 }

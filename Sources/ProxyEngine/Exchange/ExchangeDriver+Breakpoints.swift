@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ProxyCore
 import ProxyModel
 
 /// An exchange at a breakpoint (`Breakpoints`): its request held whole before it is sent, or its
@@ -50,7 +51,8 @@ extension ExchangeDriver {
         let status = side == .response ? rare?.releasedResponse.map { Int($0.head.status.code) } : nil
         let driver = NIOLoopBound(self, eventLoop: loop)  // decisions come from other threads: back to its loop
         let id = breakpoints.hold(side: side, method: recorder.flow.method, url: recorder.flow.url, status: status,
-                                  request: side == .request ? heldRequestForEditing() : nil) { decision in
+                                  request: side == .request ? heldRequestForEditing() : nil,
+                                  response: side == .response ? heldResponseForEditing() : nil) { decision in
             loop.execute { driver.value.breakpointDecided(decision, side: side, since: since) }
         }
         rareState.holdID = id
@@ -74,6 +76,9 @@ extension ExchangeDriver {
         case .edit(let edited):
             recorder.applied(rule: nil, note: "breakpoint: \(side.rawValue) held \(seconds) s, edited")
             applyEdit(edited)
+        case .editResponse(let edited):
+            recorder.applied(rule: nil, note: "breakpoint: \(side.rawValue) held \(seconds) s, edited")
+            applyResponseEdit(edited)
         }
         perform(side == .request ? machine.requestReleased() : machine.responseReleased())
     }
@@ -110,5 +115,38 @@ extension ExchangeDriver {
         rareState.releasedRequestBody = edited.body.isEmpty ? [] : [ByteBuffer(bytes: edited.body)]
         requestChanged = true
         recordForwardedRequest(body: edited.body)
+    }
+
+    /// The held response as the client will get it: status, headers, body (still encoded).
+    private func heldResponseForEditing() -> Breakpoints.HeldResponse? {
+        guard let (head, body) = rare?.releasedResponse else { return nil }
+        return Breakpoints.HeldResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
+                                        headers: ExchangeRecorder.fields(head.headers), body: Array(body.readableBytesView))
+    }
+
+    /// A person's edit of the held response: status, headers and body go to the client as written,
+    /// framing decided again (a response to HEAD, a 204 or 304 has no body); whether the client's
+    /// connection stays open is still the exchange's decision, so hop-by-hop fields come from the
+    /// response as held. The flow keeps the response as it came as the origin's.
+    private func applyResponseEdit(_ edited: Breakpoints.HeldResponse) {
+        guard let rare, let (held, heldBody) = rare.releasedResponse else { return }
+        var original = HeldBody(limit: .max)
+        _ = original.append(heldBody)
+        recorder.originResponse(held, body: original)
+        var written = HTTPHeaders()
+        for field in edited.headers { written.add(name: field.name, value: field.value) }
+        let hop = HopByHopHeaders(connectionValues: written[canonicalForm: "connection"].map(String.init), forwardUpgrade: false)
+        var headers = Self.filtered(written, keeping: hop, droppingFraming: true)
+        for value in held.headers["connection"] { headers.add(name: "Connection", value: value) }
+        var body = ByteBuffer()
+        if isHeadRequest {
+            for value in held.headers["content-length"] { headers.add(name: "Content-Length", value: value) }
+        } else if edited.status != 204 && edited.status != 304 {
+            headers.add(name: "Content-Length", value: String(edited.body.count))
+            body.writeBytes(edited.body)
+        }
+        let status = HTTPResponseStatus(statusCode: edited.status, reasonPhrase: edited.reason)
+        rare.releasedResponse = (HTTPResponseHead(version: held.version, status: status, headers: headers), body)
+        responseTrailers = nil  // the body now has a length: there is no chunked end to carry them
     }
 }

@@ -148,7 +148,7 @@ public final class FlowReplayer: Sendable {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             throw ReplayFailure(reason: "cannot send \(request.url.prefix(200)): only http:// and https:// URLs can be sent")
         }
-        guard !request.method.isEmpty, request.method.utf8.count <= 64, request.method.utf8.allSatisfy(Self.isTokenByte) else {
+        guard request.method.utf8.count <= 64, HTTPGrammar.isToken(request.method) else {
             throw ReplayFailure(reason: "cannot send a request whose method '\(request.method.prefix(40))' is not an HTTP token")
         }
         guard request.url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
@@ -162,7 +162,7 @@ public final class FlowReplayer: Sendable {
         var headers = HTTPHeaders()
         for field in request.headers where hopByHop.forwards(field.name) && !Self.droppedFields.contains(field.name.lowercased())
             && !field.name.hasPrefix(":") {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard HTTPGrammar.isToken(field.name) else {
                 throw ReplayFailure(reason: "cannot send the header name \(field.name.prefix(40).debugDescription): not an HTTP token")
             }
             guard !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
@@ -184,15 +184,6 @@ public final class FlowReplayer: Sendable {
     /// (decided again), the replay link (only the replayer writes it), and `Expect` (the body is
     /// sent at once).
     static let droppedFields: Set<String> = ["content-length", "transfer-encoding", "expect", ReplaySettings.originalHeader]
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }
 
 /// A replay that could not be sent or answered, in words.

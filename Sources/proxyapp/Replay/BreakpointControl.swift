@@ -4,6 +4,7 @@ import Foundation
 import ProxyAppUI
 import ProxyEngine
 import ProxyModel
+import RequestComposer
 
 /// Breakpoints as the CLI, the control channel and the TUI set and decide them: the filter read
 /// in the filter language (`FlowFilter`: the engine takes only a predicate), holds listed and
@@ -46,23 +47,19 @@ struct BreakpointControl: Sendable {
             reply.filter = breakpoints.filterText
             return reply
         case "held":
-            guard let id = request.ids?.first, let held = breakpoints.heldRequest(Int(id)) else {
-                return .failure("no request is held with that id")
-            }
             var reply = ControlReply(ok: true, lines: [])
-            reply.heldRequest = ControlHTTPRequest(method: held.method, url: held.url,
-                                                   headers: held.headers.map { ($0.name, $0.value) }, body: held.body)
+            if let id = request.ids?.first, let held = breakpoints.heldRequest(Int(id)) {
+                reply.heldRequest = ControlHTTPRequest(method: held.method, url: held.url,
+                                                       headers: held.headers.map { ($0.name, $0.value) }, body: held.body)
+            } else if let id = request.ids?.first, let held = breakpoints.heldResponse(Int(id)) {
+                reply.heldResponse = ControlHTTPResponse(status: held.status, reason: held.reason,
+                                                         headers: held.headers.map { ($0.name, $0.value) }, body: held.body)
+            } else {
+                return .failure("nothing is held with that id")
+            }
             return reply
         case "edit":
-            guard let id = request.ids?.first, let composed = request.request, let body = composed.bodyBytes else {
-                return .failure("edit needs the held request's id and the request to send")
-            }
-            let edited = Breakpoints.HeldRequest(method: composed.method, url: composed.url,
-                                                 headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
-            guard breakpoints.decide(Int(id), .edit(edited)) else {
-                return .failure("#\(id) is not a held request, or the edit changes where it goes (the host cannot change at a breakpoint)")
-            }
-            return ControlReply(ok: true, lines: ["edited 1"])
+            return edit(request)
         case "accept" where (request.ids ?? []).isEmpty:
             return ControlReply(ok: true, lines: ["accepted \(breakpoints.acceptAll())"])
         case "accept", "kill":
@@ -72,6 +69,31 @@ struct BreakpointControl: Sendable {
         default:
             return .failure("unknown control command '\(TerminalText.escaped(String(request.command.prefix(40))))'")
         }
+    }
+
+    /// The control channel's `edit`: a held request or response goes on as the message says.
+    private func edit(_ request: ControlRequest) -> ControlReply {
+        guard let id = request.ids?.first.flatMap({ Int(exactly: $0) }) else {
+            return .failure("edit needs the held exchange's id")
+        }
+        if let composed = request.request, let body = composed.bodyBytes {
+            let edited = Breakpoints.HeldRequest(method: composed.method, url: composed.url,
+                                                 headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
+            if let problem = Breakpoints.problem(in: edited) { return .failure("the edited request cannot be sent: \(problem)") }
+            guard breakpoints.decide(id, .edit(edited)) else {
+                return .failure("#\(id) is not a held request, or the edit changes where it goes (the host cannot change at a breakpoint)")
+            }
+        } else if let composed = request.response, let body = composed.bodyBytes {
+            let edited = Breakpoints.HeldResponse(status: composed.status, reason: composed.reason,
+                                                  headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
+            if let problem = Breakpoints.problem(in: edited) { return .failure("the edited response cannot be sent: \(problem)") }
+            guard breakpoints.decide(id, .editResponse(edited)) else {
+                return .failure("#\(id) is not a held response (it was decided, or it is a request)")
+            }
+        } else {
+            return .failure("edit needs the request or the response to send, its body in base64")
+        }
+        return ControlReply(ok: true, lines: ["edited 1"])
     }
 
     /// The TUI's view of these breakpoints, in this process.
@@ -93,6 +115,15 @@ struct BreakpointControl: Sendable {
             edit: { id, request in
                 control.breakpoints.decide(id, .edit(Breakpoints.HeldRequest(method: request.method, url: request.url,
                                                                              headers: request.headers, body: request.body)))
+            },
+            heldResponse: { id in
+                control.breakpoints.heldResponse(id).map {
+                    ComposedResponse(status: $0.status, reason: $0.reason, headers: $0.headers, body: $0.body)
+                }
+            },
+            editResponse: { id, response in
+                control.breakpoints.decide(id, .editResponse(Breakpoints.HeldResponse(status: response.status, reason: response.reason,
+                                                                                      headers: response.headers, body: response.body)))
             })
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import ProxyAppUI
 import ProxyModel
+import RequestComposer
 import TerminalUI
 
 /// `proxyapp tui`: the terminal UI alone, on a capture another process may be writing (a
@@ -106,6 +107,18 @@ extension TUICommand {
                 let message = ControlHTTPRequest(method: request.method, url: request.url,
                                                  headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
                 return ask(ControlRequest(command: "edit", ids: [Int64(id)], request: message))?.ok == true
+            },
+            heldResponse: { id in
+                guard let held = ask(ControlRequest(command: "held", ids: [Int64(id)]))?.heldResponse, let body = held.bodyBytes else {
+                    return nil
+                }
+                return ComposedResponse(status: held.status, reason: held.reason,
+                                        headers: held.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
+            },
+            editResponse: { id, response in
+                let message = ControlHTTPResponse(status: response.status, reason: response.reason,
+                                                  headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+                return ask(ControlRequest(command: "edit", ids: [Int64(id)], response: message))?.ok == true
             })
         let release: @Sendable () -> Void = {
             if filterSet.withLockedValue({ $0 }) { _ = ask(ControlRequest(command: "intercept", filter: "")) }
