@@ -107,6 +107,7 @@ struct FlowInsertStatement {
         } else {
             sqlite3_bind_null(handle, next())
         }
+        sqlite3_bind_double(handle, next(), flow.timings.hold)
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 

@@ -75,6 +75,7 @@ extension FlowRecord {
         static let messageCount = Column("message_count")
         // v10-replay-of
         static let replayOf = Column("replay_of")
+        static let holdMs = Column("hold_ms")
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -112,7 +113,8 @@ extension FlowRecord: FetchableRecord {
             tls: try row.decode(forColumn: Columns.tlsMs),
             send: try row.decode(forColumn: Columns.sendMs),
             wait: try row.decode(forColumn: Columns.waitMs),
-            receive: try row.decode(forColumn: Columns.receiveMs))
+            receive: try row.decode(forColumn: Columns.receiveMs),
+            hold: try row.decode(forColumn: Columns.holdMs))
         let requestBody = CapturedBody(
             bytes: try row.decode(Data?.self, forColumn: Columns.requestBody) ?? Data(),
             size: try row.decode(forColumn: Columns.requestBodySize),
@@ -225,7 +227,7 @@ extension FlowRecord: TableRecord {
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
         Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.forwardedRequest,
         Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.messageCount,
-        Columns.replayOf, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
+        Columns.replayOf, Columns.holdMs, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
         Columns.originResponseBody,
     ]
 }

@@ -19,6 +19,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v8-http2-details", migrate: addHTTP2Details)
         migrator.registerMigration("v9-websocket-messages", migrate: addWebSocketMessages)
         migrator.registerMigration("v10-replay-of", migrate: addReplayOf)
+        migrator.registerMigration("v11-hold-time", migrate: addHoldTime)
         return migrator
     }()
 
@@ -199,6 +200,14 @@ enum TrafficMigrations {
     private static func addReplayOf(_ db: Database) throws {
         try db.alter(table: "flows") { t in
             t.add(column: "replay_of", .integer)
+        }
+    }
+
+    /// v11: how long the exchange waited at a breakpoint, in milliseconds (-1: never held), a
+    /// timing phase beside the others.
+    private static func addHoldTime(_ db: Database) throws {
+        try db.alter(table: "flows") { t in
+            t.add(column: "hold_ms", .double).notNull().defaults(to: -1)
         }
     }
 }

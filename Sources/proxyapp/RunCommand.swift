@@ -277,7 +277,11 @@ struct RunCommand: AsyncParsableCommand {
                     return current
                 },
                 proxyRunning: true, pinTTL: TimeInterval(self.https.pinTTL.seconds), version: ProxyAppCommand.version,
-                throttle: { [throttle] in throttle.map { $0.preset ?? $0.description } ?? "" },
+                throttle: { [throttle] in
+                    // The flag's profile for everything, and the rules that slow some of it.
+                    [throttle.map { $0.preset ?? $0.description }, liveRules.current.throttleSummary]
+                        .compactMap { $0 }.joined(separator: " + ")
+                },
                 replay: { ids in
                     let reply = FlowReplayService.blocking { await replayService.replay(ids: ids, options: .init()) }
                     return TUIActionResult(reply)

@@ -69,6 +69,31 @@ final class BreakpointTests: XCTestCase {
         }
     }
 
+    /// Both sides held: the flow's timings show the holds as one phase, and the network phases
+    /// leave them out (so all phases still add up to the exchange's duration, not more).
+    func testTheHoldIsATimingPhaseOfItsOwn() async throws {
+        try await withBreakpoints(filter: "~u /echo") { proxy, origin in
+            let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo"), ["--data-binary", "timed"]) }
+            var holds = try await waitForHolds(proxy, count: 1)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            XCTAssertTrue(proxy.breakpoints.decide(holds[0].id, .accept))
+            for _ in 0..<500 where proxy.breakpoints.held().first?.side != .response { try await Task.sleep(nanoseconds: 10_000_000) }
+            holds = try await waitForHolds(proxy, count: 1)
+            XCTAssertEqual(holds.first?.side, .response)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            XCTAssertTrue(proxy.breakpoints.decide(holds[0].id, .accept))
+            _ = try await client.value
+            let flows = try await proxy.waitForFlows(count: 1)
+            let flow = try XCTUnwrap(flows.first)
+            let timings = flow.timings
+            XCTAssertGreaterThanOrEqual(timings.hold, 600)
+            let network = [timings.dns, timings.connect, timings.tls, timings.send, timings.wait, timings.receive].map { max($0, 0) }
+            let duration = try XCTUnwrap(flow.durationMilliseconds)
+            XCTAssertLessThanOrEqual(network.reduce(0, +) + timings.hold, duration + 50,
+                                     "phases \(timings) add up to more than the duration \(duration) ms: the hold is counted twice")
+        }
+    }
+
     func testAKilledRequestIsAnswered502AndNeverSent() async throws {
         try await withBreakpoints(filter: "~q") { proxy, origin in
             let client = Task { try await Curl.fetch(viaProxy: proxy.port, origin.url("/echo")) }

@@ -255,6 +255,22 @@ final class RulesFileActionTests: XCTestCase {
         XCTAssertEqual(off.rules.first?.actionDescription, "throttle off")
     }
 
+    /// The TUI header's word on throttle rules: the one that slows something by name, several
+    /// counted, exemptions (`throttle: off`) and disabled rules not at all.
+    func testThrottleSummaryForTheHeader() throws {
+        XCTAssertNil(try RulesTestSupport.parse(rule("throttle: off")).throttleSummary)
+        XCTAssertNil(try RulesTestSupport.parse(rule("throttle: 3g", enabled: false)).throttleSummary)
+        XCTAssertEqual(try RulesTestSupport.parse(rule("throttle: 3g")).throttleSummary, "rule r")
+        let two = """
+            rules:
+              - { name: slow api, match: { host: api.test }, throttle: edge }
+              - { name: exempt, match: { host: cdn.test }, throttle: off }
+              - { name: slow img, match: { host: img.test }, throttle: { down: 1mbit } }
+              - { name: block, match: { host: ads.test }, block: {} }
+            """
+        XCTAssertEqual(try RulesTestSupport.parse(two).throttleSummary, "2 rules")
+    }
+
     func testThrottleProblems() {
         assertActionIssue("throttle: 5g", 15,
                           "throttle: '5g' is not a preset (edge, 3g, lte, dsl, wifi-lossy), e.g. throttle: 3g or "

@@ -52,6 +52,9 @@ struct HAREntryWriter {
         json.key("wait"); json.milliseconds(microseconds: timings.wait)
         json.key("receive"); json.milliseconds(microseconds: timings.receive)
         json.key("ssl"); json.milliseconds(microseconds: Self.written(timings.ssl))
+        if timings.blocked >= 0 {
+            json.key("_hold"); json.milliseconds(microseconds: timings.blocked)
+        }
         json.endObject()
     }
 
@@ -74,6 +77,9 @@ struct HAREntryWriter {
         }
         if let note = flow.note {
             json.key("_note"); json.string(note)
+        }
+        if let original = flow.replayOf {
+            json.key("_replayOf"); json.integer(original)
         }
         if !flow.appliedRules.isEmpty {
             json.key("_rules")

@@ -5,8 +5,10 @@ import ProxyModel
 ///
 /// Our `FlowTimings.connect` is the TCP connect alone and `tls` the handshake after it; HAR's
 /// `connect` includes `ssl`, so it is their sum here. `send`, `wait` and `receive` are required
-/// and non-negative in HAR: a phase that did not happen is 0 there. `blocked` is never measured
-/// (-1). When no phase was measured at all but the flow has a duration, the duration is `wait`;
+/// and non-negative in HAR: a phase that did not happen is 0 there. `blocked` is the time held at
+/// a breakpoint (HAR: waiting before the request could go on), -1 when it was not held; the
+/// writer repeats it as `_hold`, which the import reads (another tool's `blocked` is queueing,
+/// not a hold). When no phase was measured at all but the flow has a duration, the duration is `wait`;
 /// for tunnels the lifetime after connecting is `receive` (the time bytes were relayed).
 struct HARTimings {
     static let notApplicable: Int64 = -1
@@ -29,7 +31,7 @@ struct HARTimings {
         let dns = Self.microseconds(timings.dns)
         let tcp = Self.microseconds(timings.connect)
         let ssl = Self.microseconds(timings.tls)
-        blocked = Self.notApplicable
+        blocked = Self.microseconds(timings.hold)
         self.dns = dns
         self.ssl = ssl
         switch (tcp >= 0, ssl >= 0) {

@@ -14,6 +14,9 @@ struct ExchangeRecorder {
     private var connected: NIODeadline?
     private var requestSent: NIODeadline?
     private var responseStarted: NIODeadline?
+    /// When the exchange waited at breakpoints (a person deciding): not network time, so left
+    /// out of `send` and `wait` and recorded as `hold`.
+    private var holds: [Range<NIODeadline>] = []
 
     /// - Parameter clientTLS: the client side's TLS, for a decrypted exchange (the origin's side
     ///   comes with the connection).
@@ -115,7 +118,7 @@ struct ExchangeRecorder {
         let now = NIODeadline.now()
         requestSent = now
         if let connected {
-            flow.timings.send = UpstreamConnector.milliseconds(from: connected, to: now)
+            flow.timings.send = networkMilliseconds(from: connected, to: now)
         }
     }
 
@@ -127,10 +130,27 @@ struct ExchangeRecorder {
         flow.responseHeaders = Self.fields(head.headers)
         Self.reserve(&flow.responseBody, for: head.headers, cap: cap)
         if let requestSent {
-            flow.timings.wait = UpstreamConnector.milliseconds(from: requestSent, to: now)
+            flow.timings.wait = networkMilliseconds(from: requestSent, to: now)
         } else if connected != nil {
             flow.timings.wait = 0  // the origin answered before the request body was complete
         }
+    }
+
+    /// The exchange waited at a breakpoint from `start` to `end`.
+    mutating func held(from start: NIODeadline, to end: NIODeadline) {
+        guard start < end else { return }
+        holds.append(start..<end)
+        flow.timings.hold = max(flow.timings.hold, 0) + UpstreamConnector.milliseconds(from: start, to: end)
+    }
+
+    /// The milliseconds from `start` to `end` that were not spent held at a breakpoint.
+    private func networkMilliseconds(from start: NIODeadline, to end: NIODeadline) -> Double {
+        var elapsed = end - start
+        for hold in holds {
+            let overlap = min(end, hold.upperBound) - max(start, hold.lowerBound)
+            if overlap > .zero { elapsed = elapsed - overlap }
+        }
+        return Double(max(elapsed, .zero).nanoseconds) / 1_000_000
     }
 
     mutating func responseBody(_ buffer: ByteBuffer) {

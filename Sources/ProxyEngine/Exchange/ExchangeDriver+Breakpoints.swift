@@ -56,13 +56,16 @@ extension ExchangeDriver {
             loop.execute { driver.value.breakpointDecided(decision, side: side, since: since) }
         }
         rareState.holdID = id
+        rareState.holdSince = since
         loop.assumeIsolated().scheduleTask(in: breakpoints.timeout) { breakpoints.decide(id, .timedOut) }
     }
 
     private func breakpointDecided(_ decision: Breakpoints.Decision, side: Breakpoints.Side, since: NIODeadline) {
         rare?.holdID = nil
         guard machine.phase == .forwarding else { return }
-        let seconds = String(format: "%.1f", Double((client.eventLoop.now - since).nanoseconds) / 1e9)
+        let now = client.eventLoop.now
+        recorder.held(from: since, to: now)
+        let seconds = String(format: "%.1f", Double((now - since).nanoseconds) / 1e9)
         switch decision {
         case .accept:
             recorder.applied(rule: nil, note: "breakpoint: \(side.rawValue) held \(seconds) s, accepted")

@@ -272,6 +272,9 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
                 rare?.workCancellation?.cancel()
                 rare?.heldResponse = nil
             case .record(let error):
+                if rare?.holdID != nil, let since = rare?.holdSince {  // ended while held: the hold still counts
+                    recorder.held(from: since, to: client.eventLoop.now)
+                }
                 let flow = recorder.finish(error: error)
                 if error == nil, machine.responsePlan?.switchingProtocols == true,
                    upstreamHead.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
@@ -329,6 +332,7 @@ final class RareExchangeState {
     /// The request / the response stops at a breakpoint once whole (`ExchangeDriver+Breakpoints`).
     var breakpointOnRequest = false
     var breakpointOnResponse = false
-    /// While held at a breakpoint: the hold's id in `Breakpoints`.
+    /// While held at a breakpoint: the hold's id in `Breakpoints`, and since when.
     var holdID: Int?
+    var holdSince: NIODeadline?
 }

@@ -103,6 +103,20 @@ public final class RuleSet: Sendable {
 
     public var enabledCount: Int { rules.lazy.filter(\.enabled).count }
 
+    /// What the TUI header says of the enabled `throttle` rules that slow something (`throttle:
+    /// off` exemptions do not): nil for none, `rule NAME` for one, `N rules` for more.
+    public var throttleSummary: String? {
+        let slowing = rules.filter { rule in
+            guard rule.enabled, case .throttle(let profile) = rule.action else { return false }
+            return !profile.isNone
+        }
+        switch slowing.count {
+        case 0: return nil
+        case 1: return "rule \(slowing[0].name)"
+        default: return "\(slowing.count) rules"
+        }
+    }
+
     /// The plan for an HTTP request (plain, or decrypted inside a tunnel).
     public func plan(for request: RequestFacts) -> RequestPlan {
         var plan = RequestPlan()

@@ -31,7 +31,10 @@ enum TimingPage {
     }
 
     private static func phases(_ timings: FlowTimings) -> [DetailLine] {
-        let phases: [(String, Double, TerminalColor)] = [
+        // A hold at a breakpoint (a person deciding) comes first, as HAR's `blocked` does, and
+        // only when there was one.
+        let held: [(String, Double, TerminalColor)] = timings.hold >= 0 ? [("Held", timings.hold, .red)] : []
+        let phases: [(String, Double, TerminalColor)] = held + [
             ("DNS", timings.dns, .cyan), ("Connect", timings.connect, .yellow), ("TLS", timings.tls, .magenta),
             ("Send", timings.send, .green), ("Wait", timings.wait, .blue), ("Receive", timings.receive, .green),
         ]

@@ -78,6 +78,24 @@ final class HARWriterTests: XCTestCase {
         XCTAssertEqual(entry["time"] as? Double, 11.975)
     }
 
+    /// A hold at a breakpoint is HAR's `blocked` (counted in `time`, so the entry stays valid),
+    /// repeated as `_hold` for our import; a replay names its original in `_replayOf`.
+    func testHoldIsBlockedAndReplayIsNamed() throws {
+        var flow = SampleFlows.plain
+        flow.timings.hold = 2_500.25
+        flow.replayOf = 7
+        let entry = try entry(flow)
+        let timings = try XCTUnwrap(entry["timings"] as? [String: Double])
+        XCTAssertEqual(timings["blocked"], 2_500.25)
+        XCTAssertEqual(timings["_hold"], 2_500.25)
+        XCTAssertEqual(entry["_replayOf"] as? Int, 7)
+        let unheld = try self.entry(SampleFlows.plain)
+        XCTAssertNil((unheld["timings"] as? [String: Double])?["_hold"])
+        XCTAssertNil(unheld["_replayOf"])
+        let imported = try HARReader.flows(from: try exportHAR([flow, SampleFlows.plain]))
+        XCTAssertEqual(imported.map(\.timings.hold), [2_500.25, -1], "our _hold comes back; another tool's blocked does not")
+    }
+
     func testHTTPSWithTLSDetails() throws {
         let entry = try entry(SampleFlows.httpsWithTLS)
         XCTAssertEqual((entry["request"] as? [String: Any])?["url"] as? String,

@@ -33,6 +33,7 @@ final class HARReaderToolTests: XCTestCase {
         XCTAssertEqual(page.timings.connect, 35.6, accuracy: 0.0001, "HAR connect includes ssl")
         XCTAssertEqual(page.timings.send, 0.3)
         XCTAssertEqual(page.timings.wait, 98.6)
+        XCTAssertEqual(page.timings.hold, -1, "Chrome's blocked is queueing, not a hold at a breakpoint")
         XCTAssertEqual(page.timings.receive, 17.3)
         XCTAssertNil(page.note)
 

@@ -41,4 +41,28 @@ final class ExchangeRecorderTests: XCTestCase {
         XCTAssertEqual(flow.timings.tls, -1)
         XCTAssertEqual(flow.timings.wait, -1)
     }
+
+    /// Time held at a breakpoint is its own phase: summed over holds, and left out of `send` and
+    /// `wait` where it overlaps them (a hold that spans both leaves them at zero).
+    func testHoldsAreAPhaseOfTheirOwnAndNotNetworkTime() {
+        var recorder = recorder(cap: 4)
+        let start = NIODeadline.now()
+        recorder.held(from: start - .seconds(20), to: start - .seconds(15))
+        recorder.upstreamConnected(.reused)
+        recorder.held(from: start - .seconds(10), to: start + .seconds(60))
+        recorder.requestFullySent()
+        recorder.responseHead(HTTPResponseHead(version: .http1_1, status: .ok))
+        recorder.held(from: start, to: start)  // an empty hold counts for nothing
+        let flow = recorder.finish(error: nil)
+        XCTAssertEqual(flow.timings.hold, 75_000, accuracy: 0.001)
+        XCTAssertEqual(flow.timings.send, 0, "the request was held all the while it was being sent")
+        XCTAssertEqual(flow.timings.wait, 0)
+    }
+
+    func testAnExchangeNeverHeldHasNoHoldPhase() {
+        var recorder = recorder(cap: 4)
+        recorder.upstreamConnected(.reused)
+        recorder.requestFullySent()
+        XCTAssertEqual(recorder.finish(error: nil).timings.hold, -1)
+    }
 }

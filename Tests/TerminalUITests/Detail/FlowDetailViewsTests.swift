@@ -217,6 +217,22 @@ final class FlowDetailViewsTests: XCTestCase {
         XCTAssertTrue(lines.last?.hasPrefix("line 1 of 19") ?? false, lines.joined(separator: "\n"))
     }
 
+    /// A flow held at a breakpoint shows the hold as the first phase, its bar before the
+    /// network's; a flow never held has no such line.
+    func testTimingPageShowsTheHoldFirst() {
+        var flow = DetailFixtures.failed
+        flow.timings = FlowTimings(connect: 1, send: 1, wait: 1, receive: 1, hold: 4)
+        let lines = render(flow, .timing).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let phases = lines.filter { $0.hasPrefix("  ") && $0.contains(" ms  ") }
+        let bar = String(repeating: "█", count: 20)  // half of the 40 columns: 4 of the 8 ms
+        XCTAssertEqual(phases.first?.hasPrefix("  Held             4.0 ms  " + bar), true, phases.joined(separator: "\n"))
+        XCTAssertEqual(phases.first?.contains(bar + "█"), false)
+        XCTAssertEqual(phases.dropFirst().first?.hasPrefix("  Connect          1.0 ms  " + String(repeating: "·", count: 20) + "█"), true,
+                       "the network's phases follow the hold")
+        flow.timings.hold = -1
+        XCTAssertFalse(render(flow, .timing).contains("Held"))
+    }
+
     /// Bodies still loading, on a short screen, with an error in the status line.
     func testLoadingBodyAndMessage() {
         let loading = FlowDetailContent(flow: DetailFixtures.login, requestBody: nil, responseBody: nil)

@@ -194,7 +194,7 @@ struct HAREntryReader {
 
     private func timings(_ token: JSONTokenizer.Token) throws -> HARInput.Timings? {
         var timings = HARInput.Timings()
-        let isObject = try values.object(token, fields: ["dns", "connect", "ssl", "send", "wait", "receive"]) { name in
+        let isObject = try values.object(token, fields: ["dns", "connect", "ssl", "send", "wait", "receive", "_hold"]) { name in
             let value = try values.number(try values.next())
             switch name {
             case "dns": timings.dns = value
@@ -202,6 +202,7 @@ struct HAREntryReader {
             case "ssl": timings.ssl = value
             case "send": timings.send = value
             case "wait": timings.wait = value
+            case "_hold": timings.hold = value
             default: timings.receive = value
             }
         }

@@ -162,7 +162,7 @@ struct HARFlowMapper {
     private func checkTimings() throws(HARImportError) {
         guard let timings = entry.timings else { return }
         let phases = [("dns", timings.dns), ("connect", timings.connect), ("ssl", timings.ssl),
-                      ("send", timings.send), ("wait", timings.wait), ("receive", timings.receive)]
+                      ("send", timings.send), ("wait", timings.wait), ("receive", timings.receive), ("_hold", timings.hold)]
         for (name, value) in phases { _ = try duration(value, field: "timings.\(name)") }
     }
 

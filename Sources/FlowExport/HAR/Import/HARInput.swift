@@ -100,6 +100,8 @@ enum HARInput {
         var send: Double?
         var wait: Double?
         var receive: Double?
+        /// Our export's `_hold`: the time held at a breakpoint.
+        var hold: Double?
     }
 
     /// Our export's `_tls`: both legs of an intercepted exchange.
