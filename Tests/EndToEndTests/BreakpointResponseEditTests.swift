@@ -1,3 +1,4 @@
+import FlowFilter
 import Foundation
 import NIOCore
 import ProxyEngine
@@ -110,6 +111,38 @@ final class BreakpointResponseEditTests: XCTestCase {
             let third = try client.readResponse()
             XCTAssertEqual(third.status, 200, "the same connection still carries requests")
             XCTAssertEqual(origin.log.requests.count, 3)
+        }
+    }
+
+    /// A decrypted HTTP/2 client (curl over h2) gets the edited response on its stream: the
+    /// length written again, fields a person wrote that HTTP/2 forbids (`Connection`,
+    /// `Transfer-Encoding`, `Keep-Alive`) left out, so the stream is not reset.
+    func testAnHTTP2ClientGetsTheEditedResponse() async throws {
+        let breakpoints = Breakpoints()
+        let filter = try FlowFilter(parsing: "~s")
+        breakpoints.setFilter("~s") { filter.matches($0) }
+        try await InterceptingFixture.run(breakpoints: breakpoints) { fixture in
+            let proxy = fixture.proxy
+            let client = Task {
+                try await Curl.viaProxy(proxy.port, ["--http2", "--cacert", fixture.tls.proxyCAFile.path, "-s", "-i",
+                                                     "--suppress-connect-headers", fixture.tlsURL("/bytes/50")])
+            }
+            let holds = try await waitForHolds(proxy, count: 1)
+            var edited = try XCTUnwrap(breakpoints.heldResponse(holds[0].id))
+            edited.status = 202
+            edited.headers += [HeaderField(name: "Connection", value: "keep-alive, X-Gone"),
+                               HeaderField(name: "Keep-Alive", value: "timeout=5"), HeaderField(name: "X-Gone", value: "1"),
+                               HeaderField(name: "X-Edited", value: "over h2")]
+            edited.body = Array("edited on a stream".utf8)
+            XCTAssertTrue(breakpoints.decide(holds[0].id, .editResponse(edited)))
+            let result = try await client.value
+            XCTAssertEqual(result.exitCode, 0, result.summary)
+            let text = result.stdoutText.lowercased()
+            XCTAssertTrue(text.hasPrefix("http/2 202"), text)
+            XCTAssertTrue(text.contains("x-edited: over h2"), text)
+            XCTAssertTrue(text.contains("content-length: 18"), text)
+            XCTAssertFalse(text.contains("keep-alive") || text.contains("x-gone"), text)
+            XCTAssertTrue(text.hasSuffix("\r\n\r\nedited on a stream"), text)
         }
     }
 }

@@ -169,6 +169,7 @@ final class BreakpointTests: XCTestCase {
             XCTAssertEqual(origin.log.requests.count, 0)
             let flows = try await proxy.waitForFlows(count: 1)
             XCTAssertEqual(flows.first?.error, "the client closed its connection while the exchange was held at a breakpoint")
+            XCTAssertGreaterThanOrEqual(flows.first?.timings.hold ?? -1, 0, "the hold the client ended still shows")
         }
     }
 

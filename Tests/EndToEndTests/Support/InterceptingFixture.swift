@@ -47,7 +47,7 @@ struct InterceptingFixture {
     /// - Parameter configureWithOrigins: the same, knowing the ports of `origin` and `tlsOrigin`.
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
                     servesCA: Bool = false, offersHTTP2: Bool = true, maxConnections: Int? = nil,
-                    originSpeaksHTTP2: Bool = false, threads: Int = 2,
+                    originSpeaksHTTP2: Bool = false, threads: Int = 2, breakpoints: Breakpoints = Breakpoints(),
                     configure: (inout ProxyConfiguration) -> Void = { _ in },
                     configureWithOrigins: (inout ProxyConfiguration, _ origin: Int, _ tlsOrigin: Int) -> Void = { _, _, _ in },
                     _ body: (InterceptingFixture) async throws -> Void) async throws {
@@ -74,7 +74,7 @@ struct InterceptingFixture {
                     pins = try PersistentPinRegistry(repository: repository, ttl: 3600, limits: pinLimits, logger: logger)
                 }
                 return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout, offersHTTP2: offersHTTP2)
-            }, rules: rules, threads: threads) { configuration in
+            }, rules: rules, threads: threads, breakpoints: breakpoints) { configuration in
                 configuration.maxConnections = maxConnections
                 configure(&configuration)
                 configureWithOrigins(&configuration, origin.port, tlsOrigin.port)
