@@ -4,7 +4,7 @@ import XCTest
 /// Acting from a `proxyapp tui` attached to a running proxy, in a real terminal (tmux): `R` lends
 /// the terminal to a scripted `$VISUAL`, takes it back and sends what the script saved through
 /// the proxy's control channel; `b` sets a breakpoint, the held request shows above the flows
-/// while curl waits, and `a` lets it go.
+/// while curl waits, and `a` lets it go; `R` on a held response edits what the client gets.
 final class TUIActEndToEndTests: XCTestCase {
     func testEditAndResendThroughAScriptedEditor() async throws {
         let scripts = try makeTemporaryDirectory("tui-act-editor").url
@@ -46,6 +46,32 @@ final class TUIActEndToEndTests: XCTestCase {
             try await run.terminal.waitForScreen("the held list emptied") { !$0.contains("HELD") }
             try await run.terminal.press("q")
             try await run.terminal.waitForText("TUI-EXITED 0")
+        }
+    }
+
+    /// `R` on a held response in an attached TUI: the scripted editor changes its status line and
+    /// body, and curl, waiting all the while, gets the edited response.
+    func testAHeldResponseEditedInTheTUIReachesTheWaitingClient() async throws {
+        let scripts = try makeTemporaryDirectory("tui-act-response").url
+        let editor = scripts.appendingPathComponent("editor.sh").path
+        try "#!/bin/sh\nsed -i -e 's/^HTTP\\/1.1 200 OK$/HTTP\\/1.1 418 Teapot/' -e '$ s/.*/short and stout/' \"$1\"\n"
+            .write(toFile: editor, atomically: true, encoding: .utf8)
+        chmod(editor, 0o755)
+        try await TUITerminalRun.with(width: 100, height: 24, environment: "VISUAL='\(editor)'") { run in
+            try await run.terminal.waitForText("METHOD")
+            try await run.terminal.press("b")
+            try await run.terminal.type("~s & ~u /echo")
+            try await run.terminal.press("Enter")
+            try await run.terminal.waitForScreen("the filter in the header") { $0.contains("intercept: ~s & ~u /echo") }
+            let port = run.proxy.port, url = run.origin.url("/echo")
+            let waiting = Task { try await Curl.fetch(viaProxy: port, url, ["--data-binary", "from the origin"]) }
+            let screen = try await run.terminal.waitForScreen("the held response above the flows") { $0.contains("HELD: 1") }
+            XCTAssertTrue(screen.contains("⏸ #1 response 200"), screen)
+            try await run.terminal.press("R")
+            let fetched = try await waiting.value
+            XCTAssertEqual(fetched.status, 418)
+            XCTAssertEqual(fetched.bodyText, "short and stout")
+            try await run.terminal.waitForScreen("the edit confirmed") { $0.contains("edited #1: the client gets it as saved") }
         }
     }
 }
