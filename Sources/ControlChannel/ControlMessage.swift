@@ -67,6 +67,9 @@ public struct ControlHTTPRequest: Codable, Sendable, Hashable {
         headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
     }
 
+    /// Some header is not a `[name, value]` pair: the message is refused, not sent without it.
+    public var hasMalformedHeaders: Bool { headers.contains { $0.count != 2 } }
+
     public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
 }
 
@@ -89,6 +92,9 @@ public struct ControlHTTPResponse: Codable, Sendable, Hashable {
     public var headerPairs: [(String, String)] {
         headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
     }
+
+    /// Some header is not a `[name, value]` pair: the message is refused, not sent without it.
+    public var hasMalformedHeaders: Bool { headers.contains { $0.count != 2 } }
 
     public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
 }

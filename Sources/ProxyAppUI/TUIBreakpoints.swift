@@ -29,19 +29,20 @@ public struct TUIBreakpoints: Sendable {
     public var acceptAll: @Sendable () -> Int
     /// A held request as it will be forwarded (nil: not held, or a response), for `R`.
     public var heldRequest: @Sendable (Int) -> TUIComposedRequest?
-    /// Lets a held request go on as edited; false when it is no longer held or its origin changed.
-    public var edit: @Sendable (Int, TUIComposedRequest) -> Bool
+    /// Lets a held request go on as edited: nil when it did, else why not in words (no longer
+    /// held, its host changed, the proxy refused it).
+    public var edit: @Sendable (Int, TUIComposedRequest) -> String?
     /// A held response as the client will get it (nil: not held, or a request), for `R`.
     public var heldResponse: @Sendable (Int) -> ComposedResponse?
-    /// Sends the edited response to the client of a held one; false when it is no longer held.
-    public var editResponse: @Sendable (Int, ComposedResponse) -> Bool
+    /// Sends the edited response to the client of a held one: nil when it did, else why not.
+    public var editResponse: @Sendable (Int, ComposedResponse) -> String?
 
     public init(state: @escaping @Sendable () -> State?, setFilter: @escaping @Sendable (String?) -> String?,
                 decide: @escaping @Sendable (Int, Bool) -> Bool, acceptAll: @escaping @Sendable () -> Int,
                 heldRequest: @escaping @Sendable (Int) -> TUIComposedRequest? = { _ in nil },
-                edit: @escaping @Sendable (Int, TUIComposedRequest) -> Bool = { _, _ in false },
+                edit: @escaping @Sendable (Int, TUIComposedRequest) -> String? = { _, _ in "editing is not available here" },
                 heldResponse: @escaping @Sendable (Int) -> ComposedResponse? = { _ in nil },
-                editResponse: @escaping @Sendable (Int, ComposedResponse) -> Bool = { _, _ in false }) {
+                editResponse: @escaping @Sendable (Int, ComposedResponse) -> String? = { _, _ in "editing is not available here" }) {
         self.heldResponse = heldResponse
         self.editResponse = editResponse
         self.state = state

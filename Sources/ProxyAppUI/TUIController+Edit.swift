@@ -163,10 +163,10 @@ extension TUIController {
                                           replayOf: session.flowID)
         if let holdID = session.holdID, let breakpoints = context.breakpoints {
             worker.perform("the edited request did not go on") {
-                let done = breakpoints.edit(holdID, composed)
-                let text = done ? "edited #\(holdID): it goes on as saved"
-                    : "#\(holdID) is no longer held, or the edit changed its host: nothing was changed"
-                return [.message(StatusMessage(done ? .info : .error, text)), .breakpoints(breakpoints.state())]
+                let refusal = breakpoints.edit(holdID, composed)
+                let text = refusal.map { "#\(holdID) did not go on as edited: \($0)" } ?? "edited #\(holdID): it goes on as saved"
+                return [.message(StatusMessage(refusal == nil ? .info : .error, TerminalText.escaped(text))),
+                        .breakpoints(breakpoints.state())]
             }
             return
         }
@@ -193,9 +193,10 @@ extension TUIController {
         }
         guard let breakpoints = context.breakpoints else { return }
         worker.perform("the edited response did not go on") {
-            let done = breakpoints.editResponse(holdID, response)
-            let text = done ? "edited #\(holdID): the client gets it as saved" : "#\(holdID) is no longer held: nothing was changed"
-            return [.message(StatusMessage(done ? .info : .error, text)), .breakpoints(breakpoints.state())]
+            let refusal = breakpoints.editResponse(holdID, response)
+            let text = refusal.map { "#\(holdID) was not changed: \($0)" } ?? "edited #\(holdID): the client gets it as saved"
+            return [.message(StatusMessage(refusal == nil ? .info : .error, TerminalText.escaped(text))),
+                    .breakpoints(breakpoints.state())]
         }
     }
 

@@ -16,8 +16,9 @@ enum MessageText {
     }
 
     /// The header lines (pseudo-fields and framing left out), the blank line, the decoded body
-    /// and its final line end; `what` (`request`, `response`) names the message in refusals.
-    static func headersAndBody(headers: [HeaderField], body: [UInt8], what: String) throws(ComposeError) -> String {
+    /// and its final line end; `what` (`request`, `response`) names the message in refusals and
+    /// `otherwise` says what to do instead when its body cannot be shown.
+    static func headersAndBody(headers: [HeaderField], body: [UInt8], what: String, otherwise: String) throws(ComposeError) -> String {
         var text = ""
         for header in headers where !header.name.hasPrefix(":") && !HTTPSyntax.isFraming(header.name) {
             guard HTTPSyntax.isToken(header.name), HTTPSyntax.isFieldValue(header.value) else {
@@ -26,23 +27,25 @@ enum MessageText {
             text += header.name + ": " + header.value + "\n"
         }
         text += "\n"
-        let decoded = try decodedBody(body, headers: headers, what: what)
+        let decoded = try decodedBody(body, headers: headers, what: what, otherwise: otherwise)
         if !decoded.isEmpty { text += decoded + "\n" }
         return text
     }
 
-    private static func decodedBody(_ body: [UInt8], headers: [HeaderField], what: String) throws(ComposeError) -> String {
+    private static func decodedBody(_ body: [UInt8], headers: [HeaderField], what: String, otherwise: String) throws(ComposeError) -> String {
         let codings = headers.filter { $0.name.equalsIgnoringASCIICase("Content-Encoding") }.map(\.value)
         let contentEncoding = codings.isEmpty ? nil : codings.joined(separator: ", ")
         let bytes: [UInt8]
         switch BodyDecoder.decode(body, contentEncoding: contentEncoding) {
         case .decoded(let decoded): bytes = decoded
-        case .raw:
-            throw ComposeError(message: "the body does not decode as its Content-Encoding '\(HTTPSyntax.shown(contentEncoding ?? ""))' says, so the \(what) cannot be edited as text: send it unchanged")
+        case .raw(_, let note):
+            let why = note.hasSuffix(": shown as captured") ? String(note.dropLast(": shown as captured".count)) : note
+            throw ComposeError(message: "the body does not decode as its Content-Encoding '\(HTTPSyntax.shown(contentEncoding ?? ""))' says "
+                               + "(\(HTTPSyntax.shown(why, limit: 120))), so the \(what) cannot be edited as text: \(otherwise)")
         }
         let isText = bytes.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C }
         guard isText, let text = String(validating: bytes, as: UTF8.self) else {
-            throw ComposeError(message: "the body is binary (\(bytes.count) bytes that are not UTF-8 text), so the \(what) cannot be edited as text: send it unchanged")
+            throw ComposeError(message: "the body is binary (\(bytes.count) bytes that are not UTF-8 text), so the \(what) cannot be edited as text: \(otherwise)")
         }
         return text
     }

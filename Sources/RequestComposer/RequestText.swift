@@ -43,7 +43,8 @@ public enum RequestText {
             throw ComposeError(message: "the URL '\(HTTPSyntax.shown(url))' holds spaces or control characters, so the request cannot be edited as text")
         }
         text += method + " " + url + " " + renderedVersion(httpVersion) + "\n"
-        text += try MessageText.headersAndBody(headers: headers, body: body, what: "request")
+        text += try MessageText.headersAndBody(headers: headers, body: body, what: "request",
+                                               otherwise: "send it unchanged, or import it with curl --data-binary @file")
         return text
     }
 

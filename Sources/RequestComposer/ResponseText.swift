@@ -25,7 +25,8 @@ public enum ResponseText {
         }
         var text = MessageText.comments(comments)
         text += "HTTP/1.1 \(status)" + (reason.isEmpty ? "" : " " + reason) + "\n"
-        text += try MessageText.headersAndBody(headers: headers, body: body, what: "response")
+        text += try MessageText.headersAndBody(headers: headers, body: body, what: "response",
+                                               otherwise: "let it go on unchanged (a)")
         return text
     }
 

@@ -75,6 +75,10 @@ final class BreakpointControlEndToEndTests: XCTestCase {
         let interim = ControlHTTPResponse(status: 101, reason: "Switching", headers: [], body: [])
         let refusedEdit = try ask(ControlRequest(command: "edit", ids: [responseID], response: interim), data: data)
         XCTAssertEqual(refusedEdit.error, "the edited response cannot be sent: the status 101 is not a final one: use 200 to 599")
+        var malformed = ControlHTTPResponse(status: 200, reason: "OK", headers: [("X-A", "1")], body: [])
+        malformed.headers.append(["only a name"])
+        XCTAssertEqual(try ask(ControlRequest(command: "edit", ids: [responseID], response: malformed), data: data).error,
+                       "edit needs the request or the response to send: headers as [name, value] pairs, the body in base64")
         let asRequest = ControlHTTPRequest(method: "GET", url: bytes, headers: [], body: [])
         XCTAssertFalse(try ask(ControlRequest(command: "edit", ids: [responseID], request: asRequest), data: data).ok)
         let newResponse = ControlHTTPResponse(status: 503, reason: "Edited Away", headers: [("Retry-After", "5")], body: Array("later".utf8))

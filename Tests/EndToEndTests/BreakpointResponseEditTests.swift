@@ -35,6 +35,7 @@ final class BreakpointResponseEditTests: XCTestCase {
             let flows = try await proxy.waitForFlows(count: 1)
             let flow = try XCTUnwrap(flows.first)
             XCTAssertEqual(flow.status, 201, "the flow keeps the response as the client got it")
+            XCTAssertEqual(flow.reason, "Made Here", "the reason as written, not NIO's phrase for 201")
             XCTAssertEqual(flow.responseBody.bytes, Data("an edited body".utf8))
             XCTAssertEqual(flow.originResponse?.status, 200, "and the origin's as it came")
             XCTAssertEqual(flow.originResponse?.body?.bytes, PatternBytes.data(count: 100))

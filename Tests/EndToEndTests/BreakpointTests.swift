@@ -46,6 +46,11 @@ final class BreakpointTests: XCTestCase {
             var elsewhere = request
             elsewhere.url = "http://127.0.0.2:\(origin.port)/echo"
             XCTAssertFalse(proxy.breakpoints.decide(holds[0].id, .edit(elsewhere)), "the host cannot change")
+            for target in ["?x=1", "#f", "/a#f", "@evil.test/"] {
+                var odd = request
+                odd.url = "http://127.0.0.1:\(origin.port)" + target
+                XCTAssertFalse(proxy.breakpoints.decide(holds[0].id, .edit(odd)), "a request target \(target) is not a path")
+            }
             XCTAssertEqual(proxy.breakpoints.held().count, 1, "still held")
 
             var edited = request

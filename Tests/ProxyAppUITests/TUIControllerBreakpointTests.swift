@@ -53,7 +53,7 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
                 },
                 edit: { id, request in
                     self.edits.withLockedValue { $0.append(request) }
-                    return self.release(id)
+                    return self.release(id) ? nil : "no longer held"
                 },
                 heldResponse: { id in
                     guard let held = self.state.withLockedValue({ $0.held.first { $0.id == id } }), held.side == "response" else { return nil }
@@ -62,7 +62,7 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
                 },
                 editResponse: { id, response in
                     self.responseEdits.withLockedValue { $0.append(response) }
-                    return self.release(id)
+                    return response.status == 599 ? "the proxy refused it" : self.release(id) ? nil : "no longer held"
                 })
         }
 
@@ -162,11 +162,17 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         XCTAssertTrue(again.hasPrefix("# error: line 2: the status 101 is not a final one"), again)
         XCTAssertTrue(fake.responseEdits.withLockedValue { $0.isEmpty }, "nothing went on")
 
-        let saved = again.replacingOccurrences(of: "HTTP/1.1 101 Switching", with: "HTTP/1.1 418 Teapot")
+        controller.editorFinished(.success(again.replacingOccurrences(of: "HTTP/1.1 101 Switching", with: "HTTP/1.1 599 Refused")))
+        settle(controller) { _, screen in screen.contains("#8 was not changed: the proxy refused it") }
+
+        controller.handle(.character("R"))  // refused by the proxy, still held: R opens it again
+        let reopened = try XCTUnwrap(pendingEdit(controller))
+        XCTAssertFalse(reopened.contains("# error:"), reopened)
+        let saved = reopened.replacingOccurrences(of: "HTTP/1.1 200 OK", with: "HTTP/1.1 418 Teapot")
             .replacingOccurrences(of: "from the origin", with: "short and stout")
         controller.editorFinished(.success(saved))
         settle(controller) { _, screen in screen.contains("edited #8: the client gets it as saved") }
-        let edit = try XCTUnwrap(fake.responseEdits.withLockedValue { $0.first })
+        let edit = try XCTUnwrap(fake.responseEdits.withLockedValue { $0.last })
         XCTAssertEqual(edit.status, 418)
         XCTAssertEqual(edit.reason, "Teapot")
         XCTAssertEqual(edit.body, Array("short and stout".utf8))

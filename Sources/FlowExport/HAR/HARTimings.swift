@@ -8,7 +8,8 @@ import ProxyModel
 /// and non-negative in HAR: a phase that did not happen is 0 there. `blocked` is the time held at
 /// a breakpoint (HAR: waiting before the request could go on), -1 when it was not held; the
 /// writer repeats it as `_hold`, which the import reads (another tool's `blocked` is queueing,
-/// not a hold). When no phase was measured at all but the flow has a duration, the duration is `wait`;
+/// not a hold). When no network phase was measured but the flow has a duration, the duration
+/// (less any hold) is `wait`;
 /// for tunnels the lifetime after connecting is `receive` (the time bytes were relayed).
 struct HARTimings {
     static let notApplicable: Int64 = -1
@@ -31,7 +32,8 @@ struct HARTimings {
         let dns = Self.microseconds(timings.dns)
         let tcp = Self.microseconds(timings.connect)
         let ssl = Self.microseconds(timings.tls)
-        blocked = Self.microseconds(timings.hold)
+        let held = Self.microseconds(timings.hold)
+        blocked = held
         self.dns = dns
         self.ssl = ssl
         switch (tcp >= 0, ssl >= 0) {
@@ -49,7 +51,7 @@ struct HARTimings {
         if flow.kind == .tunnel, duration >= 0 {
             receive = max(duration - max(dns, 0) - max(connect, 0) - send - wait, 0)
         } else if !measured, duration >= 0 {
-            wait = duration
+            wait = max(duration - max(held, 0), 0)  // the hold is `blocked` already
         }
         (self.send, self.wait, self.receive) = (send, wait, receive)
     }

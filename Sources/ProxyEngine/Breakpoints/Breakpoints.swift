@@ -85,10 +85,10 @@ public final class Breakpoints: Sendable {
     private struct Entry {
         var held: Held
         var decide: @Sendable (Decision) -> Void
-        /// A held request's content, for an editor.
-        var request: HeldRequest?
-        /// A held response's content, for an editor.
-        var response: HeldResponse?
+        /// A held request's content, made when an editor asks (the body is not copied per hold).
+        var request: HeldContent<HeldRequest>?
+        /// A held response's content, made when an editor asks.
+        var response: HeldContent<HeldResponse>?
     }
 
     private struct State {
@@ -135,8 +135,8 @@ public final class Breakpoints: Sendable {
 
     /// Registers a held exchange; `decide` runs once, with the first decision (a person's or the
     /// timeout's), on whatever thread decided: the caller hops to its loop.
-    func hold(side: Side, method: String, url: String, status: Int?, request: HeldRequest? = nil,
-              response: HeldResponse? = nil, decide: @escaping @Sendable (Decision) -> Void) -> Int {
+    func hold(side: Side, method: String, url: String, status: Int?, request: HeldContent<HeldRequest>? = nil,
+              response: HeldContent<HeldResponse>? = nil, decide: @escaping @Sendable (Decision) -> Void) -> Int {
         let id = state.withLockedValue { state -> Int in
             let id = state.nextID
             state.nextID += 1
@@ -155,12 +155,12 @@ public final class Breakpoints: Sendable {
 
     /// The request held as `id`, as it will be forwarded (nil: not held, or a response).
     public func heldRequest(_ id: Int) -> HeldRequest? {
-        state.withLockedValue { $0.entries[id]?.request }
+        state.withLockedValue { $0.entries[id]?.request }?.make()
     }
 
     /// The response held as `id`, as the client will get it (nil: not held, or a request).
     public func heldResponse(_ id: Int) -> HeldResponse? {
-        state.withLockedValue { $0.entries[id]?.response }
+        state.withLockedValue { $0.entries[id]?.response }?.make()
     }
 
     /// Decides for one held exchange; false when it is no longer held, or an edit does not fit
@@ -176,7 +176,7 @@ public final class Breakpoints: Sendable {
             guard let entry = state.entries[id] else { return nil }
             switch decision {
             case .edit(let edited):
-                guard let held = entry.request, URLOrigin.of(edited.url).lowercased() == URLOrigin.of(held.url).lowercased() else {
+                guard let held = entry.request, URLOrigin.of(edited.url).lowercased() == held.origin.lowercased() else {
                     return nil
                 }
             case .editResponse:
@@ -221,6 +221,10 @@ public final class Breakpoints: Sendable {
               request.url.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             return "the URL must be absolute (http:// or https://) with no spaces or control characters"
         }
+        let target = request.url.dropFirst(URLOrigin.of(request.url).count)
+        guard target.isEmpty || target.hasPrefix("/"), !target.contains("#") else {
+            return "the URL's path must start with / after the host, with no #fragment"
+        }
         return problem(in: request.headers)
     }
 
@@ -242,4 +246,12 @@ public final class Breakpoints: Sendable {
         }
         return nil
     }
+}
+
+/// What an editor is shown of a held exchange, made only when asked: the held body stays in the
+/// exchange's buffers until then. `origin` (a request's `scheme://host:port`) is what an edit may
+/// not change.
+struct HeldContent<Content: Sendable>: Sendable {
+    var origin: String
+    var make: @Sendable () -> Content
 }

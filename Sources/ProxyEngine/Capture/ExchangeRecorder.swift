@@ -136,6 +136,11 @@ struct ExchangeRecorder {
         }
     }
 
+    /// The response's trailers were not relayed after all (an edited response framed by length).
+    mutating func droppedResponseTrailers() {
+        flow.responseTrailers = []
+    }
+
     /// The exchange waited at a breakpoint from `start` to `end`.
     mutating func held(from start: NIODeadline, to end: NIODeadline) {
         guard start < end else { return }

@@ -87,15 +87,18 @@ extension ExchangeDriver {
     }
 
     /// The held request as it will be forwarded: method, absolute URL, headers, body.
-    private func heldRequestForEditing() -> Breakpoints.HeldRequest {
+    private func heldRequestForEditing() -> HeldContent<Breakpoints.HeldRequest> {
         let scheme = upstreamTLS == nil ? "http" : "https"
         let defaultPort = scheme == "https" ? 443 : 80
         let host = key.host.contains(":") ? "[\(key.host)]" : key.host
-        let url = "\(scheme)://\(host)" + (key.port == defaultPort ? "" : ":\(key.port)") + upstreamHead.uri
-        var body: [UInt8] = []
-        for part in rare?.releasedRequestBody ?? [] { body += part.readableBytesView }
-        return Breakpoints.HeldRequest(method: upstreamHead.method.rawValue, url: url,
-                                       headers: ExchangeRecorder.fields(upstreamHead.headers), body: body)
+        let origin = "\(scheme)://\(host)" + (key.port == defaultPort ? "" : ":\(key.port)")
+        let (method, uri, headers) = (upstreamHead.method.rawValue, upstreamHead.uri, upstreamHead.headers)
+        let parts = rare?.releasedRequestBody ?? []
+        return HeldContent(origin: origin) {
+            var body: [UInt8] = []
+            for part in parts { body += part.readableBytesView }
+            return Breakpoints.HeldRequest(method: method, url: origin + uri, headers: ExchangeRecorder.fields(headers), body: body)
+        }
     }
 
     /// A person's edit of the held request: its method, path and query, headers and body go as
@@ -121,21 +124,27 @@ extension ExchangeDriver {
     }
 
     /// The held response as the client will get it: status, headers, body (still encoded).
-    private func heldResponseForEditing() -> Breakpoints.HeldResponse? {
+    private func heldResponseForEditing() -> HeldContent<Breakpoints.HeldResponse>? {
         guard let (head, body) = rare?.releasedResponse else { return nil }
-        return Breakpoints.HeldResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
-                                        headers: ExchangeRecorder.fields(head.headers), body: Array(body.readableBytesView))
+        return HeldContent(origin: "") {
+            Breakpoints.HeldResponse(status: Int(head.status.code), reason: head.status.reasonPhrase,
+                                     headers: ExchangeRecorder.fields(head.headers), body: Array(body.readableBytesView))
+        }
     }
 
-    /// A person's edit of the held response: status, headers and body go to the client as written,
-    /// framing decided again (a response to HEAD, a 204 or 304 has no body); whether the client's
-    /// connection stays open is still the exchange's decision, so hop-by-hop fields come from the
-    /// response as held. The flow keeps the response as it came as the origin's.
+    /// A person's edit of the held response: status, reason, headers and body go to the client as
+    /// written, framing decided again (a response to HEAD, a 204 or 304 has no body); whether the
+    /// client's connection stays open is still the exchange's decision, so hop-by-hop fields come
+    /// from the response as held. The flow keeps the response as it came as the origin's (unless
+    /// a rewrite rule recorded the origin's already). Trailers go on only to an HTTP/2 client:
+    /// HTTP/1.1 cannot carry them after a body framed by length.
     private func applyResponseEdit(_ edited: Breakpoints.HeldResponse) {
         guard let rare, let (held, heldBody) = rare.releasedResponse else { return }
-        var original = HeldBody(limit: .max)
-        _ = original.append(heldBody)
-        recorder.originResponse(held, body: original)
+        if recorder.flow.originResponse == nil {
+            var original = HeldBody(limit: .max)
+            _ = original.append(heldBody)
+            recorder.originResponse(held, body: original)
+        }
         var written = HTTPHeaders()
         for field in edited.headers { written.add(name: field.name, value: field.value) }
         let hop = HopByHopHeaders(connectionValues: written[canonicalForm: "connection"].map(String.init), forwardUpgrade: false)
@@ -148,8 +157,19 @@ extension ExchangeDriver {
             headers.add(name: "Content-Length", value: String(edited.body.count))
             body.writeBytes(edited.body)
         }
-        let status = HTTPResponseStatus(statusCode: edited.status, reasonPhrase: edited.reason)
-        rare.releasedResponse = (HTTPResponseHead(version: held.version, status: status, headers: headers), body)
-        responseTrailers = nil  // the body now has a length: there is no chunked end to carry them
+        rare.releasedResponse = (HTTPResponseHead(version: held.version, status: Self.status(edited.status, edited.reason),
+                                                  headers: headers), body)
+        if clientVersion.major < 2 {
+            responseTrailers = nil
+            recorder.droppedResponseTrailers()
+        }
+    }
+
+    /// `code` with `reason` as written: NIO's `init(statusCode:reasonPhrase:)` keeps its own
+    /// phrase for the codes it knows.
+    static func status(_ code: Int, _ reason: String) -> HTTPResponseStatus {
+        let standard = HTTPResponseStatus(statusCode: code)
+        guard !reason.isEmpty, reason != standard.reasonPhrase, let unsigned = UInt(exactly: code) else { return standard }
+        return .custom(code: unsigned, reasonPhrase: reason)
     }
 }

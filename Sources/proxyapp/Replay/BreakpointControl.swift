@@ -76,24 +76,35 @@ struct BreakpointControl: Sendable {
         guard let id = request.ids?.first.flatMap({ Int(exactly: $0) }) else {
             return .failure("edit needs the held exchange's id")
         }
-        if let composed = request.request, let body = composed.bodyBytes {
-            let edited = Breakpoints.HeldRequest(method: composed.method, url: composed.url,
-                                                 headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
-            if let problem = Breakpoints.problem(in: edited) { return .failure("the edited request cannot be sent: \(problem)") }
-            guard breakpoints.decide(id, .edit(edited)) else {
-                return .failure("#\(id) is not a held request, or the edit changes where it goes (the host cannot change at a breakpoint)")
-            }
-        } else if let composed = request.response, let body = composed.bodyBytes {
-            let edited = Breakpoints.HeldResponse(status: composed.status, reason: composed.reason,
-                                                  headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body)
-            if let problem = Breakpoints.problem(in: edited) { return .failure("the edited response cannot be sent: \(problem)") }
-            guard breakpoints.decide(id, .editResponse(edited)) else {
-                return .failure("#\(id) is not a held response (it was decided, or it is a request)")
-            }
+        let refusal: String?
+        if let composed = request.request, let body = composed.bodyBytes, !composed.hasMalformedHeaders {
+            refusal = edit(id, Breakpoints.HeldRequest(method: composed.method, url: composed.url,
+                                                       headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body))
+        } else if let composed = request.response, let body = composed.bodyBytes, !composed.hasMalformedHeaders {
+            refusal = edit(id, Breakpoints.HeldResponse(status: composed.status, reason: composed.reason,
+                                                        headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) }, body: body))
         } else {
-            return .failure("edit needs the request or the response to send, its body in base64")
+            refusal = "edit needs the request or the response to send: headers as [name, value] pairs, the body in base64"
         }
-        return ControlReply(ok: true, lines: ["edited 1"])
+        return refusal.map(ControlReply.failure) ?? ControlReply(ok: true, lines: ["edited 1"])
+    }
+
+    /// Lets the request held as `id` go on as `edited`; why not, in words.
+    func edit(_ id: Int, _ edited: Breakpoints.HeldRequest) -> String? {
+        if let problem = Breakpoints.problem(in: edited) { return "the edited request cannot be sent: \(problem)" }
+        guard breakpoints.decide(id, .edit(edited)) else {
+            return "#\(id) is not a held request, or the edit changes where it goes (the host cannot change at a breakpoint)"
+        }
+        return nil
+    }
+
+    /// Sends `edited` to the client of the response held as `id`; why not, in words.
+    func edit(_ id: Int, _ edited: Breakpoints.HeldResponse) -> String? {
+        if let problem = Breakpoints.problem(in: edited) { return "the edited response cannot be sent: \(problem)" }
+        guard breakpoints.decide(id, .editResponse(edited)) else {
+            return "#\(id) is not a held response (it was decided, or it is a request)"
+        }
+        return nil
     }
 
     /// The TUI's view of these breakpoints, in this process.
@@ -113,8 +124,8 @@ struct BreakpointControl: Sendable {
                 }
             },
             edit: { id, request in
-                control.breakpoints.decide(id, .edit(Breakpoints.HeldRequest(method: request.method, url: request.url,
-                                                                             headers: request.headers, body: request.body)))
+                control.edit(id, Breakpoints.HeldRequest(method: request.method, url: request.url, headers: request.headers,
+                                                         body: request.body))
             },
             heldResponse: { id in
                 control.breakpoints.heldResponse(id).map {
@@ -122,8 +133,8 @@ struct BreakpointControl: Sendable {
                 }
             },
             editResponse: { id, response in
-                control.breakpoints.decide(id, .editResponse(Breakpoints.HeldResponse(status: response.status, reason: response.reason,
-                                                                                      headers: response.headers, body: response.body)))
+                control.edit(id, Breakpoints.HeldResponse(status: response.status, reason: response.reason, headers: response.headers,
+                                                          body: response.body))
             })
     }
 }

@@ -23,8 +23,8 @@ struct ControlCommands: Sendable {
                 await service.replay(ids: ids, options: options, isCancelled: { cancellation.isCancelled })
             }
         case "send":
-            guard let composed = request.request, let body = composed.bodyBytes else {
-                return .failure("send needs a request with a method, a URL, headers and a base64 body")
+            guard let composed = request.request, let body = composed.bodyBytes, !composed.hasMalformedHeaders else {
+                return .failure("send needs a request with a method, a URL, headers as [name, value] pairs and a base64 body")
             }
             let replay = ReplayRequest(method: composed.method, url: composed.url,
                                        headers: composed.headerPairs.map { HeaderField(name: $0.0, value: $0.1) },

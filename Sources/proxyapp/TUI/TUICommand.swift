@@ -78,6 +78,11 @@ extension TUICommand {
             guard ControlClient.isAnswering(path: controlPath) else { return nil }
             return try? ControlClient.send(request, path: controlPath, timeoutSeconds: 10)
         }
+        /// nil when the proxy took the edit, else its reason (or that no proxy answered).
+        @Sendable func refusal(_ reply: ControlReply?) -> String? {
+            guard let reply else { return "no proxy runs on this data directory any more" }
+            return reply.ok ? nil : reply.error ?? "the proxy refused the edit"
+        }
         let breakpoints = TUIBreakpoints(
             state: {
                 guard let reply = ask(ControlRequest(command: "holds")), reply.ok else { return nil }
@@ -106,7 +111,7 @@ extension TUICommand {
             edit: { id, request in
                 let message = ControlHTTPRequest(method: request.method, url: request.url,
                                                  headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
-                return ask(ControlRequest(command: "edit", ids: [Int64(id)], request: message))?.ok == true
+                return refusal(ask(ControlRequest(command: "edit", ids: [Int64(id)], request: message)))
             },
             heldResponse: { id in
                 guard let held = ask(ControlRequest(command: "held", ids: [Int64(id)]))?.heldResponse, let body = held.bodyBytes else {
@@ -118,7 +123,7 @@ extension TUICommand {
             editResponse: { id, response in
                 let message = ControlHTTPResponse(status: response.status, reason: response.reason,
                                                   headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
-                return ask(ControlRequest(command: "edit", ids: [Int64(id)], response: message))?.ok == true
+                return refusal(ask(ControlRequest(command: "edit", ids: [Int64(id)], response: message)))
             })
         let release: @Sendable () -> Void = {
             if filterSet.withLockedValue({ $0 }) { _ = ask(ControlRequest(command: "intercept", filter: "")) }

@@ -40,4 +40,16 @@ final class HARTimingsTests: XCTestCase {
         XCTAssertEqual(HARTimings(measured).total, 10_000, "time is the sum, not the duration")
         XCTAssertEqual(HARTimings(Flow(startedAt: start)).total, 0, "unfinished: nothing to show")
     }
+
+    /// A request held and then killed measured no network phase: its duration less the hold is
+    /// `wait`, the hold `blocked`, so `time` is the duration, not the hold counted twice.
+    func testAHeldFlowWithoutNetworkPhasesCountsItsHoldOnce() {
+        let start = Date(timeIntervalSince1970: 1000)
+        var flow = Flow(startedAt: start, finishedAt: start.addingTimeInterval(30.5))
+        flow.timings.hold = 30_000
+        let timings = HARTimings(flow)
+        XCTAssertEqual(timings.blocked, 30_000_000)
+        XCTAssertEqual(timings.wait, 500_000)
+        XCTAssertEqual(timings.total, 30_500_000)
+    }
 }
