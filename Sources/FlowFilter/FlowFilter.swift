@@ -25,5 +25,11 @@ public struct FlowFilter: Sendable, CustomStringConvertible {
         expression.matches(flow)
     }
 
+    /// What `matches` will say once the response has come, when the request alone decides it
+    /// (`FilterExpression.verdictBeforeResponse`); nil when the response might change it.
+    public func verdictBeforeResponse(_ flow: Flow) -> Bool? {
+        expression.verdictBeforeResponse(flow)
+    }
+
     public var description: String { text }
 }

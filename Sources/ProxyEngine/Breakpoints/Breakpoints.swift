@@ -17,6 +17,18 @@ public final class Breakpoints: Sendable {
     /// Which flows stop: true for a flow as it is when asked (request only, or with its
     /// response head). Given by whoever reads the filter language (`proxyapp`'s FlowFilter).
     public typealias Matcher = @Sendable (Flow) -> Bool
+    /// What the filter will say of a flow once its response has come, from its request alone;
+    /// nil when the response might change it (`FlowFilter.verdictBeforeResponse`).
+    public typealias ResponseForecast = @Sendable (Flow) -> Bool?
+
+    /// What the filter decided for an exchange whose request just arrived.
+    struct RequestVerdict {
+        /// The request stops before it is sent.
+        var holdsRequest: Bool
+        /// Its response: true holds it, false never (the exchange need not prepare for a hold),
+        /// nil asks the filter again when the response head has come.
+        var holdsResponse: Bool?
+    }
 
     /// The side of an exchange held.
     public enum Side: String, Sendable, Hashable {
@@ -92,7 +104,7 @@ public final class Breakpoints: Sendable {
     }
 
     private struct State {
-        var filter: (text: String, matches: Matcher)?
+        var filter: (text: String, matches: Matcher, forecast: ResponseForecast?)?
         var entries: [Int: Entry] = [:]
         var nextID = 1
     }
@@ -109,10 +121,10 @@ public final class Breakpoints: Sendable {
     }
 
     /// Sets the filter (its text, for lists and the header) or clears it (nil). Exchanges held
-    /// already stay held.
-    public func setFilter(_ text: String?, matches: Matcher?) {
+    /// already stay held; an exchange whose response `forecast` decided keeps that decision.
+    public func setFilter(_ text: String?, matches: Matcher?, forecast: ResponseForecast? = nil) {
         state.withLockedValue { state in
-            if let text, let matches { state.filter = (text, matches) } else { state.filter = nil }
+            if let text, let matches { state.filter = (text, matches, forecast) } else { state.filter = nil }
         }
         active.store(text != nil && matches != nil, ordering: .releasing)
         changes.wrappingIncrement(ordering: .relaxed)
@@ -132,6 +144,15 @@ public final class Breakpoints: Sendable {
 
     /// Whether any filter is set (an exchange then may hold its response).
     var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// Whether the request of `flow` stops, and what is known already of its response; nil when
+    /// no filter is set.
+    func verdict(onRequest flow: Flow) -> RequestVerdict? {
+        guard active.load(ordering: .acquiring) else { return nil }
+        guard let filter = state.withLockedValue({ $0.filter }) else { return nil }
+        let holdsRequest = filter.matches(flow)
+        return RequestVerdict(holdsRequest: holdsRequest, holdsResponse: filter.forecast?(flow))
+    }
 
     /// Registers a held exchange; `decide` runs once, with the first decision (a person's or the
     /// timeout's), on whatever thread decided: the caller hops to its loop.

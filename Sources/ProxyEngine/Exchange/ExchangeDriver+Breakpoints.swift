@@ -13,8 +13,10 @@ extension ExchangeDriver {
     /// unheld, noted.
     var heldBodyLimit: Int { max(services.configuration.maxCapturedBodyBytes, 1 << 20) }
 
-    /// Whether the response just prepared stops at a breakpoint (the filter sees its head).
+    /// Whether the response just prepared stops at a breakpoint (the filter sees its head, unless
+    /// the request already decided it).
     func stopsResponseAtBreakpoint() -> Bool {
+        if rare?.breakpointResponseForecast == true { return true }
         let breakpoints = services.breakpoints
         guard breakpoints.isActive, let head = preparedHead else { return false }
         var flow = recorder.flow

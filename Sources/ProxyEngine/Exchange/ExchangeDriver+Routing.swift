@@ -106,13 +106,15 @@ extension ExchangeDriver {
             rewriter.editRequestHeaders(&headers)
             headersEdited = ExchangeRecorder.fields(headers) != before
         }
-        let breakpoints = services.breakpoints
-        let stopsRequest = breakpoints.isActive && !upgrade && breakpoints.matches(recorder.flow)
+        // A breakpoint filter that rules the response out already spares it the hold's path.
+        let verdict = upgrade ? nil : services.breakpoints.verdict(onRequest: recorder.flow)
+        let stopsRequest = verdict?.holdsRequest ?? false
         if stopsRequest { rareState.breakpointOnRequest = true }
+        if verdict?.holdsResponse == true { rareState.breakpointResponseForecast = true }
         let actions = machine.routeDecided(.forward(.init(
             host: key.host, port: key.port, forwardsUpgrade: upgrade,
             holdsRequest: (rewriter?.holdsRequestBody ?? false) || stopsRequest,
-            mayHoldResponse: !(rewriter?.action.responseBody.isEmpty ?? true) || (breakpoints.isActive && !upgrade))))
+            mayHoldResponse: !(rewriter?.action.responseBody.isEmpty ?? true) || (verdict != nil && verdict?.holdsResponse != false))))
         if machine.holdsRequest {
             rareState.heldRequest = HeldBody(limit: rewriter?.limit ?? heldBodyLimit)
             // The body is sent only once it is whole: nothing for the origin to continue.

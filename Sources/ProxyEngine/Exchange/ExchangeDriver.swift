@@ -332,6 +332,8 @@ final class RareExchangeState {
     /// The request / the response stops at a breakpoint once whole (`ExchangeDriver+Breakpoints`).
     var breakpointOnRequest = false
     var breakpointOnResponse = false
+    /// The filter decided at the request that the response stops (`Breakpoints.verdict`).
+    var breakpointResponseForecast = false
     /// While held at a breakpoint: the hold's id in `Breakpoints`, and since when.
     var holdID: Int?
     var holdSince: NIODeadline?

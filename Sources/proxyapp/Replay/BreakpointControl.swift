@@ -20,7 +20,7 @@ struct BreakpointControl: Sendable {
         }
         do {
             let filter = try FlowFilter(parsing: text)
-            breakpoints.setFilter(text) { filter.matches($0) }
+            breakpoints.setFilter(text, matches: { filter.matches($0) }, forecast: { filter.verdictBeforeResponse($0) })
             return nil
         } catch {
             return "bad intercept expression: \(error.description)"

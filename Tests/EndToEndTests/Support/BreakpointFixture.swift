@@ -10,7 +10,7 @@ extension XCTestCase {
                          _ body: (ProxyHarness, TestOrigin) async throws -> Void) async throws {
         let breakpoints = Breakpoints(timeout: timeout)
         let parsed = try FlowFilter(parsing: filter)
-        breakpoints.setFilter(filter) { parsed.matches($0) }
+        breakpoints.setFilter(filter, matches: { parsed.matches($0) }, forecast: { parsed.verdictBeforeResponse($0) })
         try await Fixture.run(breakpoints: breakpoints, { _ in }, body)
     }
 
