@@ -70,6 +70,7 @@ final class FilterVerdictBeforeResponseTests: XCTestCase {
             let filter = try FlowFilter(parsing: text)
             guard let verdict = filter.verdictBeforeResponse(request) else { continue }
             known += 1
+            XCTAssertEqual(filter.matches(request), verdict, "\(text): the request's own moment is one of the outcomes")
             for flow in finished {
                 XCTAssertEqual(filter.matches(flow), verdict, "\(text) on a flow ending \(flow.status.map(String.init) ?? flow.error ?? "?")")
             }

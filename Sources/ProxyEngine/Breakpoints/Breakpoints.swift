@@ -150,8 +150,10 @@ public final class Breakpoints: Sendable {
     func verdict(onRequest flow: Flow) -> RequestVerdict? {
         guard active.load(ordering: .acquiring) else { return nil }
         guard let filter = state.withLockedValue({ $0.filter }) else { return nil }
-        let holdsRequest = filter.matches(flow)
-        return RequestVerdict(holdsRequest: holdsRequest, holdsResponse: filter.forecast?(flow))
+        // A known forecast holds for every way the unknown predicates turn out, the request's own
+        // moment included: then it answers for the request too, and the filter runs once.
+        let forecast = filter.forecast?(flow)
+        return RequestVerdict(holdsRequest: forecast ?? filter.matches(flow), holdsResponse: forecast)
     }
 
     /// Registers a held exchange; `decide` runs once, with the first decision (a person's or the
