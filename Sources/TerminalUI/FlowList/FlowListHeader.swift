@@ -36,11 +36,12 @@ public struct HeaderInfo: Sendable, Hashable {
         if !listenAddress.isEmpty { parts.append("listening \(listenAddress)") }
         if !caURL.isEmpty { parts.append("CA \(caURL)") }
         parts.append("\(NumberText.grouped(flowCount)) \(flowCount == 1 ? "flow" : "flows")")
+        // Exchanges waiting for a person come first: a long filter cut at the edge never hides them.
+        if held > 0 { parts.append("HELD: \(held)") }
         if !filter.isEmpty { parts.append("filter: \(filter)") }
         if !rules.isEmpty { parts.append("rules: \(rules)") }
         if !throttle.isEmpty { parts.append("throttle: \(throttle)") }
         if !intercept.isEmpty { parts.append("intercept: \(intercept)") }
-        if held > 0 { parts.append("HELD: \(held)") }
         return parts.joined(separator: "  ")
     }
 

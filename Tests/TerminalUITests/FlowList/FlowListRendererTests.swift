@@ -188,6 +188,17 @@ final class FlowListRendererTests: XCTestCase {
     }
 
     /// Screens too small for the layout draw what fits and never trap.
+    /// At 80 columns a long intercept filter is cut at the edge, never the count of held
+    /// exchanges, which comes right after the flow count.
+    func testHeldCountSurvivesALongInterceptFilterAt80Columns() {
+        let header = HeaderInfo(listenAddress: "127.0.0.1:8080", flowCount: 12, rules: "3 active", throttle: "3g + 2 rules",
+                                intercept: "~s & ~d api.example.com & ~m POST & ~u /v1/orders", held: 2)
+        let state = FlowListState(totalRows: 0, visibleRows: FlowListRenderer.listRows(screenHeight: 6))
+        let grid = FlowListRenderer.render(state, header: header, size: ScreenSize(width: 80, height: 6))
+        let top = grid.text.split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertTrue(top.hasPrefix("ProxyApp  listening 127.0.0.1:8080  12 flows  HELD: 2  rules: 3 active"), top)
+    }
+
     func testTinyScreens() {
         let state = FlowListFixtures.state(screenHeight: 3)
         for (width, height) in [(0, 0), (1, 1), (10, 1), (10, 2), (10, 3), (30, 4), (99, 5), (100, 5)] {
