@@ -47,7 +47,7 @@ public struct ControlRequest: Codable, Sendable, Hashable {
 
 /// An HTTP request or response as the control channel carries it: header pairs in order, the
 /// body in base64 (JSON has no bytes).
-public struct ControlHTTPRequest: Codable, Sendable, Hashable {
+public struct ControlHTTPRequest: ControlHTTPMessage, Codable, Sendable, Hashable {
     public var method: String
     public var url: String
     /// `[name, value]` pairs, in order.
@@ -63,19 +63,11 @@ public struct ControlHTTPRequest: Codable, Sendable, Hashable {
         self.body = Data(body).base64EncodedString()
     }
 
-    public var headerPairs: [(String, String)] {
-        headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
-    }
-
-    /// Some header is not a `[name, value]` pair: the message is refused, not sent without it.
-    public var hasMalformedHeaders: Bool { headers.contains { $0.count != 2 } }
-
-    public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
 }
 
 /// A response as the control channel carries it (a held one, or its edit): header pairs in
 /// order, the body in base64.
-public struct ControlHTTPResponse: Codable, Sendable, Hashable {
+public struct ControlHTTPResponse: ControlHTTPMessage, Codable, Sendable, Hashable {
     public var status: Int
     public var reason: String
     /// `[name, value]` pairs, in order.
@@ -89,6 +81,17 @@ public struct ControlHTTPResponse: Codable, Sendable, Hashable {
         self.body = Data(body).base64EncodedString()
     }
 
+}
+
+/// What requests and responses on the control channel share: headers as `[name, value]`
+/// pairs (JSON has no tuples) and a body in base64 (JSON has no bytes).
+public protocol ControlHTTPMessage {
+    var headers: [[String]] { get }
+    var body: String { get }
+}
+
+extension ControlHTTPMessage {
+    /// The headers in order; entries that are not pairs are left out (`hasMalformedHeaders`).
     public var headerPairs: [(String, String)] {
         headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
     }
@@ -96,6 +99,7 @@ public struct ControlHTTPResponse: Codable, Sendable, Hashable {
     /// Some header is not a `[name, value]` pair: the message is refused, not sent without it.
     public var hasMalformedHeaders: Bool { headers.contains { $0.count != 2 } }
 
+    /// The body's bytes; nil when `body` is not base64.
     public var bodyBytes: [UInt8]? { Data(base64Encoded: body).map { [UInt8]($0) } }
 }
 
