@@ -154,7 +154,7 @@ final class BreakpointTests: XCTestCase {
             try client.send("GET \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
             _ = try await waitForHolds(proxy, count: 1)
             client.abort()
-            for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+            try await waitUntilNothingHeld(proxy)
             XCTAssertEqual(proxy.breakpoints.held(), [], "a hold whose client left is no longer listed")
             XCTAssertEqual(origin.log.requests.count, 0)
         }
@@ -168,7 +168,7 @@ final class BreakpointTests: XCTestCase {
             try client.send("POST \(origin.url("/echo")) HTTP/1.1\r\nHost: \(origin.authority)\r\nContent-Length: 2\r\n\r\nhi")
             _ = try await waitForHolds(proxy, count: 1)
             client.shutdownWrite()
-            for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+            try await waitUntilNothingHeld(proxy)
             XCTAssertEqual(proxy.breakpoints.held(), [])
             XCTAssertTrue(try client.readUntilClose(timeout: 10), "the proxy closes its side too")
             XCTAssertEqual(origin.log.requests.count, 0)

@@ -6,13 +6,31 @@ import XCTest
 /// the proxy's control channel; `b` sets a breakpoint, the held request shows above the flows
 /// while curl waits, and `a` lets it go; `R` on a held response edits what the client gets.
 final class TUIActEndToEndTests: XCTestCase {
-    func testEditAndResendThroughAScriptedEditor() async throws {
-        let scripts = try makeTemporaryDirectory("tui-act-editor").url
-        let editor = scripts.appendingPathComponent("editor.sh").path
-        // The "person": changes the body and adds a header, as someone in vi would.
-        try "#!/bin/sh\nsed -i -e 's/original body/edited body/' -e 's/^Content-Type:.*$/&\\nX-Edited: by-script/' \"$1\"\n"
-            .write(toFile: editor, atomically: true, encoding: .utf8)
+    /// An executable `$VISUAL` that runs `script` (sh) on the file it is given.
+    private func scriptedEditor(_ script: String) throws -> String {
+        let editor = try makeTemporaryDirectory("tui-act-editor").url.appendingPathComponent("editor.sh").path
+        try "#!/bin/sh\n\(script) \"$1\"\n".write(toFile: editor, atomically: true, encoding: .utf8)
         chmod(editor, 0o755)
+        return editor
+    }
+
+    /// Sets the breakpoint filter with `b` in the TUI, then sends curl with `body` to /echo and
+    /// waits until the TUI lists it held; returns the waiting curl and the screen.
+    private func holdAnEcho(_ filter: String, body: String, in run: TUITerminalRun) async throws -> (Task<Curl.Fetched, any Error>, String) {
+        try await run.terminal.waitForText("METHOD")
+        try await run.terminal.press("b")
+        try await run.terminal.type(filter)
+        try await run.terminal.press("Enter")
+        try await run.terminal.waitForScreen("the filter in the header") { $0.contains("intercept: \(filter)") }
+        let port = run.proxy.port, url = run.origin.url("/echo")
+        let waiting = Task { try await Curl.fetch(viaProxy: port, url, ["--data-binary", body]) }
+        let screen = try await run.terminal.waitForScreen("the held exchange above the flows") { $0.contains("HELD: 1") }
+        return (waiting, screen)
+    }
+
+    func testEditAndResendThroughAScriptedEditor() async throws {
+        // The "person": changes the body and adds a header, as someone in vi would.
+        let editor = try scriptedEditor("sed -i -e 's/original body/edited body/' -e 's/^Content-Type:.*$/&\\nX-Edited: by-script/'")
         try await TUITerminalRun.with(width: 100, height: 24, environment: "VISUAL='\(editor)'") { run in
             let first = try await Curl.fetch(viaProxy: run.proxy.port, run.origin.url("/echo"),
                                              ["--data-binary", "original body", "-H", "Content-Type: text/plain"])
@@ -30,14 +48,7 @@ final class TUIActEndToEndTests: XCTestCase {
 
     func testABreakpointSetInTheTUIHoldsARequestUntilAccepted() async throws {
         try await TUITerminalRun.with(width: 100, height: 24) { run in
-            try await run.terminal.waitForText("METHOD")
-            try await run.terminal.press("b")
-            try await run.terminal.type("~q & ~u /echo")
-            try await run.terminal.press("Enter")
-            try await run.terminal.waitForScreen("the filter in the header") { $0.contains("intercept: ~q & ~u /echo") }
-            let port = run.proxy.port, url = run.origin.url("/echo")
-            let waiting = Task { try await Curl.fetch(viaProxy: port, url, ["--data-binary", "held"]) }
-            let screen = try await run.terminal.waitForScreen("the held request above the flows") { $0.contains("HELD: 1") }
+            let (waiting, screen) = try await holdAnEcho("~q & ~u /echo", body: "held", in: run)
             XCTAssertTrue(screen.contains("⏸ #1 request"), screen)
             XCTAssertEqual(run.origin.log.requests.count, 0)
             try await run.terminal.press("a")
@@ -52,20 +63,9 @@ final class TUIActEndToEndTests: XCTestCase {
     /// `R` on a held response in an attached TUI: the scripted editor changes its status line and
     /// body, and curl, waiting all the while, gets the edited response.
     func testAHeldResponseEditedInTheTUIReachesTheWaitingClient() async throws {
-        let scripts = try makeTemporaryDirectory("tui-act-response").url
-        let editor = scripts.appendingPathComponent("editor.sh").path
-        try "#!/bin/sh\nsed -i -e 's/^HTTP\\/1.1 200 OK$/HTTP\\/1.1 418 Teapot/' -e '$ s/.*/short and stout/' \"$1\"\n"
-            .write(toFile: editor, atomically: true, encoding: .utf8)
-        chmod(editor, 0o755)
+        let editor = try scriptedEditor("sed -i -e 's/^HTTP\\/1.1 200 OK$/HTTP\\/1.1 418 Teapot/' -e '$ s/.*/short and stout/'")
         try await TUITerminalRun.with(width: 100, height: 24, environment: "VISUAL='\(editor)'") { run in
-            try await run.terminal.waitForText("METHOD")
-            try await run.terminal.press("b")
-            try await run.terminal.type("~s & ~u /echo")
-            try await run.terminal.press("Enter")
-            try await run.terminal.waitForScreen("the filter in the header") { $0.contains("intercept: ~s & ~u /echo") }
-            let port = run.proxy.port, url = run.origin.url("/echo")
-            let waiting = Task { try await Curl.fetch(viaProxy: port, url, ["--data-binary", "from the origin"]) }
-            let screen = try await run.terminal.waitForScreen("the held response above the flows") { $0.contains("HELD: 1") }
+            let (waiting, screen) = try await holdAnEcho("~s & ~u /echo", body: "from the origin", in: run)
             XCTAssertTrue(screen.contains("⏸ #1 response 200"), screen)
             try await run.terminal.press("R")
             let fetched = try await waiting.value

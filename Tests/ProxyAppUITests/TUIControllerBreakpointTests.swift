@@ -125,12 +125,7 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
 
     /// `R` while requests are held edits the selected one; it goes on as saved.
     func testRWhileHeldEditsTheHeldRequest() throws {
-        let fake = FakeBreakpoints()
-        let context = TUIContext(outputDirectory: directory.path, version: "test", breakpoints: fake.forTUI)
-        let (controller, _) = try makeController(context: context)
-        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
-        fake.hold(7, "request", "https://api.test/login")
-        settle(controller) { _, screen in screen.contains("HELD: 1") }
+        let (fake, controller) = try controllerHolding(7, "request", "https://api.test/login")
         controller.handle(.character("R"))
         let held = try XCTUnwrap(pendingEdit(controller))
         XCTAssertTrue(held.contains("# edit held request #7"), held)
@@ -140,18 +135,12 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         let edit = try XCTUnwrap(fake.edits.withLockedValue { $0.first })
         XCTAssertEqual(edit.method, "POST")
         XCTAssertEqual(edit.url, "https://api.test/login?x=1")
-
     }
 
     /// `R` on a held response opens it as a status line, headers and body; a status that cannot
     /// end an exchange reopens the editor with the reason; what is saved goes to the client.
     func testRWhileHeldEditsTheHeldResponse() throws {
-        let fake = FakeBreakpoints()
-        let context = TUIContext(outputDirectory: directory.path, version: "test", breakpoints: fake.forTUI)
-        let (controller, _) = try makeController(context: context)
-        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
-        fake.hold(8, "response", "https://api.test/me")
-        settle(controller) { _, screen in screen.contains("HELD: 1") }
+        let (fake, controller) = try controllerHolding(8, "response", "https://api.test/me")
         controller.handle(.character("R"))
         let held = try XCTUnwrap(pendingEdit(controller))
         XCTAssertTrue(held.contains("# edit held response #8 (GET https://api.test/me)"), held)
@@ -177,6 +166,17 @@ final class TUIControllerBreakpointTests: TUIControllerTestCase {
         XCTAssertEqual(edit.reason, "Teapot")
         XCTAssertEqual(edit.body, Array("short and stout".utf8))
         XCTAssertEqual(edit.headers, [HeaderField(name: "Content-Type", value: "text/plain")])
+    }
+
+    /// A controller over a fake proxy holding one exchange, the held list showing it.
+    private func controllerHolding(_ id: Int, _ side: String, _ url: String) throws -> (FakeBreakpoints, TUIController) {
+        let fake = FakeBreakpoints()
+        let context = TUIContext(outputDirectory: directory.path, version: "test", breakpoints: fake.forTUI)
+        let (controller, _) = try makeController(context: context)
+        settle(controller) { controller, _ in controller.isListSettled && controller.listProgress.rows == 10 }
+        fake.hold(id, side, url)
+        settle(controller) { _, screen in screen.contains("HELD: 1") }
+        return (fake, controller)
     }
 
     private func pendingEdit(_ controller: TUIController) -> String? {

@@ -86,8 +86,8 @@ phase_throttle() {
 # --intercept set to a filter no request matches, RULES_ROUNDS rounds alternating between them.
 # Median requests/s and proxy CPU µs per request of each, and their ratios (1.00: free).
 phase_intercept() {
-  local url="$ORIGIN_URL/1k" round which port out t0 t1 cpu completed ok
-  local -a pids=() ports=() rps_off=() rps_on=() cpu_off=() cpu_on=()
+  local url="$ORIGIN_URL/1k" round which port
+  local -a pids=() ports=() labels=(none filter) rps_off=() rps_on=() cpu_off=() cpu_on=()
   section "intercept: http keep-alive with --intercept '~d no-such-host.test & ~m POST' (holds nothing) vs none, $RULES_ROUNDS rounds of ${DURATION}s each, interleaved"
   for which in off on; do
     port=$(pick_free_port)
@@ -103,31 +103,12 @@ phase_intercept() {
   done
   for ((round = 1; round <= RULES_ROUNDS; round++)); do
     for which in 0 1; do
-      out=$RUN_DIR/wrk-intercept-$which-$round.txt
-      ((WARMUP > 0)) && wrk_run "$out.warmup" "$WARMUP" "http://127.0.0.1:${ports[$which]}/" "$url"
-      t0=$(proc_cpu_ticks "${pids[$which]}")
-      wrk_run "$out" "$DURATION" "http://127.0.0.1:${ports[$which]}/" "$url"
-      t1=$(proc_cpu_ticks "${pids[$which]}")
-      read -r completed _ ok _ < <(wrk_parse "$out")
-      [[ $completed =~ ^[0-9]+$ ]] || completed=0
-      cpu=$(div "$(div $((t1 - t0)) "$CLK_TCK" 1 3)" "$completed" 1e6 1)
-      if ((which == 0)); then
-        report none "round $round requests/s, CPU µs/request" "$ok" "/ $cpu"
-        rps_off+=("$ok"); cpu_off+=("$cpu")
-      else
-        report filter "round $round requests/s, CPU µs/request" "$ok" "/ $cpu"
-        rps_on+=("$ok"); cpu_on+=("$cpu")
-      fi
+      wrk_round "$RUN_DIR/wrk-intercept-$which-$round.txt" "http://127.0.0.1:${ports[$which]}/" "${pids[$which]}" "$url"
+      report "${labels[$which]}" "round $round requests/s, CPU µs/request" "$ROUND_OK" "/ $ROUND_CPU"
+      if ((which == 0)); then rps_off+=("$ROUND_OK"); cpu_off+=("$ROUND_CPU"); else rps_on+=("$ROUND_OK"); cpu_on+=("$ROUND_CPU"); fi
     done
   done
   for which in 0 1; do proxy_stop "${pids[$which]}" 60 || true; done
-  local r0 r1 c0 c1
-  r0=$(median "${rps_off[@]}"); r1=$(median "${rps_on[@]}")
-  c0=$(median "${cpu_off[@]}"); c1=$(median "${cpu_on[@]}")
-  report none "requests/s (median)" "$r0"
-  report filter "requests/s (median)" "$r1"
-  report none "proxy CPU per request (median)" "$c0" µs
-  report filter "proxy CPU per request (median)" "$c1" µs
-  report ratio "requests/s filter/none" "$(div "$r1" "$r0" 1 3)"
-  report ratio "CPU per request filter/none" "$(div "$c1" "$c0" 1 3)"
+  report_medians none filter "filter/none" "$(median "${rps_off[@]}")" "$(median "${rps_on[@]}")" \
+    "$(median "${cpu_off[@]}")" "$(median "${cpu_on[@]}")"
 }

@@ -24,4 +24,9 @@ extension XCTestCase {
         XCTFail("expected \(count) held exchanges, found \(proxy.breakpoints.held())")
         return proxy.breakpoints.held()
     }
+
+    /// Waits (bounded) until nothing is held; the caller asserts what it expects then.
+    func waitUntilNothingHeld(_ proxy: ProxyHarness) async throws {
+        for _ in 0..<500 where !proxy.breakpoints.held().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+    }
 }
