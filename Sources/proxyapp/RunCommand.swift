@@ -118,7 +118,9 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--reverse-tls presents certificates from the root CA, which --no-intercept turns off: "
                                   + "drop one of them.")
         }
-        if let intercept { _ = try FilterArgument.parse(intercept, option: "--intercept") }
+        if let intercept, let problem = BreakpointControl.problem(with: try FilterArgument.parse(intercept, option: "--intercept")) {
+            throw ValidationError("--intercept: " + problem)
+        }
         guard interceptTimeout.seconds > 0 else { throw ValidationError("--intercept-timeout must be longer than 0s.") }
         if let maxConnections, maxConnections <= 0 || maxConnections > 1 << 30 {
             throw ValidationError("--max-connections must be between 1 and \(1 << 30) (got \(maxConnections)).")

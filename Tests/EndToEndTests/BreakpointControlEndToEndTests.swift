@@ -122,5 +122,19 @@ final class BreakpointControlEndToEndTests: XCTestCase {
         XCTAssertEqual(bad.exitCode, 64)
         XCTAssertTrue(String(decoding: bad.stderr, as: UTF8.self).contains("bad --intercept expression"),
                       String(decoding: bad.stderr, as: UTF8.self))
+
+        // A body term could never match at a breakpoint (holds are decided on heads): refused in
+        // words, on the command line and through the control channel alike.
+        let onBody = try await ChildProcess.run(executable, ["run", "--intercept", "~u /api & !~bq secret", "--data-dir", data.path],
+                                                timeout: 20)
+        XCTAssertEqual(onBody.exitCode, 64)
+        XCTAssertTrue(String(decoding: onBody.stderr, as: UTF8.self).contains("--intercept: bad intercept expression: a breakpoint is "
+                                                                             + "decided before bodies arrive"),
+                      String(decoding: onBody.stderr, as: UTF8.self))
+        let refused = try ask(ControlRequest(command: "intercept", filter: "~bs error"), data: data)
+        XCTAssertFalse(refused.ok)
+        XCTAssertEqual(refused.error?.hasPrefix("bad intercept expression: a breakpoint is decided before bodies arrive, so ~b, ~bq and ~bs"),
+                       true, String(describing: refused.error))
+        XCTAssertEqual(try ask(ControlRequest(command: "holds"), data: data).filter, "~s", "the filter in force is kept")
     }
 }

@@ -18,13 +18,23 @@ struct BreakpointControl: Sendable {
             breakpoints.setFilter(nil, matches: nil)
             return nil
         }
+        let filter: FlowFilter
         do {
-            let filter = try FlowFilter(parsing: text)
-            breakpoints.setFilter(text, matches: { filter.matches($0) }, forecast: { filter.verdictBeforeResponse($0) })
-            return nil
+            filter = try FlowFilter(parsing: text)
         } catch {
             return "bad intercept expression: \(error.description)"
         }
+        if let problem = Self.problem(with: filter) { return problem }
+        breakpoints.setFilter(text, matches: { filter.matches($0) }, forecast: { filter.verdictBeforeResponse($0) })
+        return nil
+    }
+
+    /// Why `filter` cannot serve as a breakpoint filter: a hold is decided on a request's or a
+    /// response's head, before any body arrives, so `~b` would never match (and `!~b` always).
+    static func problem(with filter: FlowFilter) -> String? {
+        guard filter.expression.readsBodies else { return nil }
+        return "bad intercept expression: a breakpoint is decided before bodies arrive, so ~b, ~bq and ~bs cannot be used; "
+            + "match on the URL, method or headers instead (~u, ~m, ~h)"
     }
 
     func controlHeld() -> [HeldExchange] {

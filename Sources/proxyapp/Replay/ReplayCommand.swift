@@ -1,6 +1,7 @@
 import ArgumentParser
 import ControlChannel
 import Foundation
+import ProxyEngine
 
 /// `proxyapp replay ID…`: sends captured requests again, through the proxy running on the data
 /// directory (its control channel), or through an engine of its own with `run`'s settings when
@@ -22,7 +23,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Send each flow this many times.")
     var count = 1
 
-    @Option(help: ArgumentHelp("Requests in flight at once (at most 64).", valueName: "n"))
+    @Option(help: ArgumentHelp("Requests in flight at once (at most \(FlowReplayer.maximumConcurrency)).", valueName: "n"))
     var concurrency = 1
 
     @Flag(help: "Forward the requests as they are: no rule applies.")
@@ -36,7 +37,8 @@ struct ReplayCommand: AsyncParsableCommand {
     func validate() throws {
         guard !ids.isEmpty else { throw ValidationError("name at least one flow id (`proxyapp flows` lists them).") }
         guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count)).") }
-        guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 64 (got \(concurrency)).") }
+        let most = FlowReplayer.maximumConcurrency
+        guard (1...most).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and \(most) (got \(concurrency)).") }
         if let refusal = FlowReplayService.sizeRefusal(ids: ids.count, count: count) {
             throw ValidationError(refusal + ".")
         }
