@@ -161,7 +161,7 @@ struct CaptureQueue {
     }
 
     private static func stripBody(_ body: inout CapturedBody) {
-        guard !body.bytes.isEmpty else { return }
+        guard body.storedCount > 0 else { return }
         body.bytes = Data()
         body.truncated = true
     }

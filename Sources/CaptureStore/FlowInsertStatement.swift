@@ -111,32 +111,31 @@ struct FlowInsertStatement {
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 
-        // Bodies are bound without a copy (SQLITE_STATIC: a captured body can be 16 MiB), so the
-        // statement runs while their bytes are guaranteed to stay where they are. The origin
-        // side's are empty (NULL) unless a rule changed a body.
-        let forwardedBody = ForwardedMessageJSON.bodyBytes(flow.forwardedRequest?.body)
-        let originBody = ForwardedMessageJSON.bodyBytes(flow.originResponse?.body)
-        let result = flow.requestBody.bytes.withUnsafeBytes { requestBody in
-            flow.responseBody.bytes.withUnsafeBytes { responseBody in
-                forwardedBody.withUnsafeBytes { forwardedBody in
-                    originBody.withUnsafeBytes { originBody in
-                        let bodies = [(requestBody, "request_body"), (responseBody, "response_body"),
-                                      (forwardedBody, "forwarded_request_body"), (originBody, "origin_response_body")]
-                        for (body, index) in zip(bodies, [bodyIndexes.0, bodyIndexes.1, bodyIndexes.2, bodyIndexes.3]) {
-                            bind(blob: body.0, at: index)
-                        }
-                        var code = sqlite3_step(handle)
-                        sqlite3_reset(handle)
-                        sqlite3_clear_bindings(handle)
-                        let rowID = sqlite3_last_insert_rowid(connection)
-                        if code == SQLITE_DONE { code = SQLITE_OK }
-                        for (body, column) in bodies where code == SQLITE_OK || code == SQLITE_DONE {
-                            code = writeLargeBlob(body, column: column, rowID: rowID)
-                        }
-                        return (code, rowID)
-                    }
+        // Small bodies are bound without a copy (SQLITE_STATIC), so the statement runs while
+        // their bytes are guaranteed to stay where they are; large ones (a captured body can be
+        // 16 MiB) go in as zero blobs filled block by block afterwards. The origin side's are
+        // empty (NULL) unless a rule changed a body.
+        let bodies = [flow.requestBody, flow.responseBody, flow.forwardedRequest?.body ?? .empty,
+                      flow.originResponse?.body ?? .empty]
+        let columns = ["request_body", "response_body", "forwarded_request_body", "origin_response_body"]
+        let small = bodies.map { $0.storedCount >= Self.largeBlobThreshold ? Data() : $0.bytes }
+        let result = Self.withBytes(of: small[...]) { pointers in
+            for (offset, index) in [bodyIndexes.0, bodyIndexes.1, bodyIndexes.2, bodyIndexes.3].enumerated() {
+                if bodies[offset].storedCount >= Self.largeBlobThreshold {
+                    sqlite3_bind_zeroblob(handle, index, Int32(bodies[offset].storedCount))
+                } else {
+                    bind(blob: pointers[offset], at: index)
                 }
             }
+            var code = sqlite3_step(handle)
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            let rowID = sqlite3_last_insert_rowid(connection)
+            if code == SQLITE_DONE { code = SQLITE_OK }
+            for (body, column) in zip(bodies, columns) where code == SQLITE_OK && body.storedCount >= Self.largeBlobThreshold {
+                code = writeLargeBlob(body, column: column, rowID: rowID)
+            }
+            return (code, rowID)
         }
         guard result.0 == SQLITE_DONE || result.0 == SQLITE_OK else {
             throw Self.error(result.0, connection, sql: nil)
@@ -152,20 +151,35 @@ struct FlowInsertStatement {
     static let largeBlobThreshold = 256 << 10
     private static let blobChunk = 1 << 20
 
-    /// Fills a zero blob inserted for a large body, chunk by chunk (incremental blob I/O).
-    private func writeLargeBlob(_ bytes: UnsafeRawBufferPointer, column: String, rowID: Int64) -> Int32 {
-        guard let base = bytes.baseAddress, bytes.count >= Self.largeBlobThreshold else { return SQLITE_DONE }
+    /// Fills a zero blob inserted for a large body, block by block as it was captured, in
+    /// writes of at most `blobChunk` bytes (incremental blob I/O).
+    private func writeLargeBlob(_ body: CapturedBody, column: String, rowID: Int64) -> Int32 {
         var blob: OpaquePointer?
         var code = sqlite3_blob_open(connection, "main", "flows", column, rowID, 1, &blob)
         guard code == SQLITE_OK, let blob else { return code }
         defer { sqlite3_blob_close(blob) }
         var offset = 0
-        while offset < bytes.count && code == SQLITE_OK {
-            let length = min(Self.blobChunk, bytes.count - offset)
-            code = sqlite3_blob_write(blob, base + offset, Int32(length), Int32(offset))
-            offset += length
+        for part in body.parts where code == SQLITE_OK {
+            code = part.withUnsafeBytes { bytes -> Int32 in
+                guard let base = bytes.baseAddress else { return SQLITE_OK }
+                var written = 0, result = SQLITE_OK
+                while written < bytes.count && result == SQLITE_OK {
+                    let length = min(Self.blobChunk, bytes.count - written)
+                    result = sqlite3_blob_write(blob, base + written, Int32(length), Int32(offset + written))
+                    written += length
+                }
+                return result
+            }
+            offset += part.count
         }
         return code
+    }
+
+    /// Runs `body` with the bytes of every buffer in `buffers`, all valid at once.
+    private static func withBytes<R>(of buffers: ArraySlice<Data>, _ pointers: [UnsafeRawBufferPointer] = [],
+                                     _ body: ([UnsafeRawBufferPointer]) -> R) -> R {
+        guard let first = buffers.first else { return body(pointers) }
+        return first.withUnsafeBytes { withBytes(of: buffers.dropFirst(), pointers + [$0], body) }
     }
 
     private func bind(text: String?, at index: Int32) {
@@ -186,17 +200,13 @@ struct FlowInsertStatement {
     }
 
     /// Empty bodies are stored as NULL (as GRDB stored them before); small ones are bound
-    /// without a copy; large ones as a zero blob that `writeLargeBlob` fills after the insert.
+    /// without a copy.
     private func bind(blob bytes: UnsafeRawBufferPointer, at index: Int32) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else {
             sqlite3_bind_null(handle, index)
             return
         }
-        if bytes.count >= Self.largeBlobThreshold {
-            sqlite3_bind_zeroblob(handle, index, Int32(bytes.count))
-        } else {
-            sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil)
-        }
+        sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil)
     }
 
     /// SQLITE_TRANSIENT (a C macro Swift cannot import): SQLite copies the bytes.

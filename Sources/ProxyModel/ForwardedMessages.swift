@@ -57,8 +57,8 @@ extension Flow {
     /// Bytes held by all of the flow's bodies, the origin side's included: what queues and
     /// batches count against their memory bounds.
     public var capturedBodyBytes: Int {
-        requestBody.bytes.count + responseBody.bytes.count + (forwardedRequest?.body?.bytes.count ?? 0)
-            + (originResponse?.body?.bytes.count ?? 0)
+        requestBody.storedCount + responseBody.storedCount + (forwardedRequest?.body?.storedCount ?? 0)
+            + (originResponse?.body?.storedCount ?? 0)
     }
 
     /// The exchange as the origin saw it: the request as forwarded and the response as the

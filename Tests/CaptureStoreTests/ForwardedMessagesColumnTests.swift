@@ -76,6 +76,27 @@ final class ForwardedMessagesColumnTests: XCTestCase {
         XCTAssertEqual(read.requestBody, flow.requestBody)
     }
 
+    /// A body captured in blocks (`CapturedBody.append`) is written block by block and reads
+    /// back as the same bytes: block edges fall inside the blob writes and on a 1 MiB boundary.
+    func testABodyCapturedInBlocksRoundTrips() throws {
+        let repository = try makeRepository()
+        var flow = Samples.flow(1)
+        let count = (1 << 20) + CapturedBody.blockSize / 2 + 3
+        let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 11) }
+        var body = CapturedBody(size: Int64(count) + 9, truncated: true)
+        for start in stride(from: 0, to: count, by: 10_007) {
+            bytes[start..<min(start + 10_007, count)].withUnsafeBytes { body.append($0) }
+        }
+        XCTAssertGreaterThan(body.parts.count, 4)
+        flow.responseBody = body
+        let id = try XCTUnwrap(repository.insert([flow]).first)
+        let read = try XCTUnwrap(repository.flow(id: id))
+        XCTAssertEqual(read.responseBody.bytes, Data(bytes))
+        XCTAssertEqual(read.responseBody.size, Int64(count) + 9)
+        XCTAssertTrue(read.responseBody.truncated)
+        XCTAssertEqual(read.responseBody, body)
+    }
+
     /// Values the store did not write read as no origin side.
     func testHandWrittenValues() throws {
         let repository = try makeRepository()

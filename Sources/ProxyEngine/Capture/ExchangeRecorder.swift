@@ -17,6 +17,8 @@ struct ExchangeRecorder {
     /// When the exchange waited at breakpoints (a person deciding): not network time, so left
     /// out of `send` and `wait` and recorded as `hold`.
     private var holds: [Range<NIODeadline>] = []
+    private var expectedRequestLength: Int?
+    private var expectedResponseLength: Int?
 
     /// - Parameter clientTLS: the client side's TLS, for a decrypted exchange (the origin's side
     ///   comes with the connection).
@@ -30,14 +32,14 @@ struct ExchangeRecorder {
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
             requestHeaders: Self.requestFields(headers), tls: clientTLS, streamID: streamID, replayOf: replayOf)
-        Self.reserve(&flow.requestBody, for: headers, cap: cap)
+        expectedRequestLength = Self.expectedLength(headers, cap: cap)
     }
 
-    /// Sizes the capture buffer once from Content-Length instead of growing it step by step.
-    private static func reserve(_ body: inout CapturedBody, for headers: HTTPHeaders, cap: Int) {
-        if let text = headers.first(name: "content-length"), let length = Int(text), length > 0 {
-            body.bytes.reserveCapacity(min(length, cap))
-        }
+    /// Content-Length, when the head gives one: it sizes the first capture block
+    /// (`CapturedBody.append(_:expected:)`) instead of growing it step by step.
+    private static func expectedLength(_ headers: HTTPHeaders, cap: Int) -> Int? {
+        guard let text = headers.first(name: "content-length"), let length = Int(text), length > 0 else { return nil }
+        return min(length, cap)
     }
 
     /// A client request's fields as captured: `Proxy-Authorization` (the proxy's own
@@ -111,7 +113,7 @@ struct ExchangeRecorder {
     }
 
     mutating func requestBody(_ buffer: ByteBuffer) {
-        Self.capture(buffer, into: &flow.requestBody, cap: cap)
+        Self.capture(buffer, into: &flow.requestBody, cap: cap, expected: expectedRequestLength)
     }
 
     mutating func requestFullySent() {
@@ -128,7 +130,7 @@ struct ExchangeRecorder {
         flow.status = Int(head.status.code)
         flow.reason = head.status.reasonPhrase
         flow.responseHeaders = Self.fields(head.headers)
-        Self.reserve(&flow.responseBody, for: head.headers, cap: cap)
+        expectedResponseLength = Self.expectedLength(head.headers, cap: cap)
         if let requestSent {
             flow.timings.wait = networkMilliseconds(from: requestSent, to: now)
         } else if connected != nil {
@@ -159,7 +161,7 @@ struct ExchangeRecorder {
     }
 
     mutating func responseBody(_ buffer: ByteBuffer) {
-        Self.capture(buffer, into: &flow.responseBody, cap: cap)
+        Self.capture(buffer, into: &flow.responseBody, cap: cap, expected: expectedResponseLength)
     }
 
     /// The finished flow; `error` is set when the exchange failed.
@@ -175,15 +177,15 @@ struct ExchangeRecorder {
         return flow
     }
 
-    private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int) {
+    private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int, expected: Int?) {
         let count = buffer.readableBytes
         body.size += Int64(count)
-        let room = cap - body.bytes.count
+        let room = cap - body.storedCount
         if room >= count {
-            buffer.withUnsafeReadableBytes { body.bytes.append(contentsOf: $0) }
+            buffer.withUnsafeReadableBytes { body.append($0, expected: expected) }
         } else {
             if room > 0 {
-                buffer.withUnsafeReadableBytes { body.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0.prefix(room))) }
+                buffer.withUnsafeReadableBytes { body.append(UnsafeRawBufferPointer(rebasing: $0.prefix(room)), expected: expected) }
             }
             body.truncated = true
         }

@@ -1,3 +1,5 @@
+import Foundation
+import ProxyModel
 import NIOCore
 import NIOHTTP1
 import XCTest
@@ -64,5 +66,31 @@ final class ExchangeRecorderTests: XCTestCase {
         recorder.upstreamConnected(.reused)
         recorder.requestFullySent()
         XCTAssertEqual(recorder.finish(error: nil).timings.hold, -1)
+    }
+}
+
+/// Bodies larger than a block are kept in blocks, cut at the cap exactly.
+final class ExchangeRecorderBlockTests: XCTestCase {
+    func testALargeBodyInManyReadsIsKeptWholeUpToTheCap() {
+        let cap = CapturedBody.blockSize * 3 + 5
+        var recorder = ExchangeRecorder(clientAddress: "127.0.0.1:1", method: "GET", scheme: "http", host: "a.test",
+                                        port: 80, path: "/", version: .http1_1, headers: ["Host": "a.test"], cap: cap)
+        let total = cap + 70_000
+        recorder.responseHead(HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "\(total)"]))
+        var sent: [UInt8] = []
+        var offset = 0
+        while offset < total {
+            let count = min(16_381, total - offset)
+            let piece = (offset..<(offset + count)).map { UInt8(truncatingIfNeeded: $0 ^ ($0 >> 9)) }
+            recorder.responseBody(ByteBuffer(bytes: piece))
+            sent += piece
+            offset += count
+        }
+        let flow = recorder.finish(error: nil)
+        XCTAssertEqual(flow.responseBody.size, Int64(total))
+        XCTAssertTrue(flow.responseBody.truncated)
+        XCTAssertEqual(flow.responseBody.storedCount, cap)
+        XCTAssertEqual(flow.responseBody.bytes, Data(sent.prefix(cap)))
+        XCTAssertEqual(flow.responseBody.parts.count, 4)
     }
 }
