@@ -40,13 +40,16 @@ public final class CaptureWriter: FlowSink {
     /// - Parameter onCommitted: called on the writer thread after each committed batch, with the
     ///   flows carrying their new ids, in order. It delays the next batch while it runs: keep it
     ///   short, and never call `flush` or `close` from it.
+    /// - Parameter onIdle: called on the writer thread once the queue has stayed empty for a
+    ///   second after a batch was written (the end of a burst of traffic), at most once per
+    ///   burst: the run gives memory back to the system there (`MemoryTuning.trim`).
     public init(repository: TrafficRepository, limits: Limits = Limits(), logger: Logger,
-                onCommitted: (@Sendable ([Flow]) -> Void)? = nil) {
+                onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil) {
         precondition(limits.maxQueuedFlows > 0, "maxQueuedFlows must be positive")
         precondition(limits.maxBatchSize > 0, "maxBatchSize must be positive")
         self.limits = limits
         state = CaptureWriterState(repository: repository, limits: limits, logger: logger,
-                                   onCommitted: onCommitted)
+                                   onCommitted: onCommitted, onIdle: onIdle)
         let thread = Thread { [state] in state.run() }
         thread.name = "proxyapp.capture-writer"
         state.start(thread)

@@ -13,6 +13,13 @@ final class CaptureWriterState: @unchecked Sendable {
     private let repository: TrafficRepository
     private let logger: Logger
     private let onCommitted: (@Sendable ([Flow]) -> Void)?
+    /// Run once the queue has stayed empty for `idleDelay` after a batch was written.
+    private let onIdle: (@Sendable () -> Void)?
+    /// How long the queue stays empty after a write before `onIdle` runs.
+    static let idleDelay: TimeInterval = 1
+    /// A batch was written since `onIdle` last ran, at `lastWrittenAt`.
+    private var idlePending = false
+    private var lastWrittenAt = Date()
     private let maxBatchSize: Int
     /// Queued body bytes that make a batch due at once, whatever its age: a few large captured
     /// bodies (downloads of up to the 16 MiB cap) must not sit in memory for the batch delay
@@ -54,10 +61,11 @@ final class CaptureWriterState: @unchecked Sendable {
     private var openRows: [OpenFlowKey: Int64] = [:]
 
     init(repository: TrafficRepository, limits: CaptureWriter.Limits, logger: Logger,
-         onCommitted: (@Sendable ([Flow]) -> Void)?) {
+         onCommitted: (@Sendable ([Flow]) -> Void)?, onIdle: (@Sendable () -> Void)? = nil) {
         self.repository = repository
         self.logger = logger
         self.onCommitted = onCommitted
+        self.onIdle = onIdle
         maxBatchSize = limits.maxBatchSize
         let delay = limits.maxBatchDelay.components
         maxBatchDelay = max(0, Double(delay.seconds) + Double(delay.attoseconds) / 1e18)
@@ -199,6 +207,8 @@ final class CaptureWriterState: @unchecked Sendable {
             flowsFailed += flowCount
         }
         finishedTotal += batch.count
+        idlePending = onIdle != nil
+        lastWrittenAt = Date()
         condition.broadcast()
         condition.unlock()
         return written
@@ -212,6 +222,18 @@ final class CaptureWriterState: @unchecked Sendable {
         while true {
             if queue.isEmpty {
                 if closing { return nil }
+                if idlePending, let onIdle {
+                    let deadline = lastWrittenAt.addingTimeInterval(Self.idleDelay)
+                    if Date() >= deadline {
+                        idlePending = false
+                        condition.unlock()
+                        onIdle()
+                        condition.lock()
+                    } else {
+                        _ = condition.wait(until: deadline)
+                    }
+                    continue
+                }
                 condition.wait()
                 continue
             }

@@ -153,7 +153,8 @@ struct RunCommand: AsyncParsableCommand {
         let repository = TrafficRepository(database: database)
         let initialRules = try rulesOptions.loadForRun(data: data)
         let https = try self.https.makeSetup(data: data, repository: repository, logger: logger)
-        let writer = CaptureWriter(repository: repository, logger: logger, onCommitted: onCommitted)
+        let writer = CaptureWriter(repository: repository, logger: logger, onCommitted: onCommitted,
+                                   onIdle: { MemoryTuning.trim() })
 
         var configuration = ProxyConfiguration()
         let interfaces = LocalInterfaces.all()

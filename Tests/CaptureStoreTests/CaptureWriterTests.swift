@@ -274,4 +274,25 @@ final class CaptureWriterTests: XCTestCase {
         wait(for: [done], timeout: 10)
         XCTAssertEqual(try repository.count(), 1)
     }
+
+    /// `onIdle` runs once after a burst, a second after the last write, and not again until
+    /// something else was written.
+    func testOnIdleRunsOnceAfterABurst() throws {
+        let repository = try makeRepository()
+        let idles = Locked(0)
+        let writer = CaptureWriter(repository: repository, limits: .init(maxBatchDelay: .milliseconds(10)),
+                                   logger: CapturingLogHandler().logger, onIdle: { idles.withValue { $0 += 1 } })
+        defer { writer.close() }
+        XCTAssertEqual(idles.withValue { $0 }, 0, "nothing written yet: no idle call")
+        for index in 0..<20 { writer.record(Samples.flow(index)) }
+        flush(writer)
+        for _ in 0..<500 where idles.withValue({ $0 }) == 0 { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(idles.withValue { $0 }, 1)
+        Thread.sleep(forTimeInterval: CaptureWriterState.idleDelay * 1.5)
+        XCTAssertEqual(idles.withValue { $0 }, 1, "still idle, nothing written: not called again")
+        writer.record(Samples.flow(99))
+        flush(writer)
+        for _ in 0..<500 where idles.withValue({ $0 }) == 1 { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(idles.withValue { $0 }, 2)
+    }
 }
