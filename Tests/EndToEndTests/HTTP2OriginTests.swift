@@ -1,4 +1,5 @@
 import Foundation
+import ChildProcess
 import ProxyModel
 import TestSupport
 import XCTest
@@ -193,4 +194,22 @@ final class HTTP2OriginTests: XCTestCase {
             XCTAssertEqual(fixture.tlsOrigin.log.requests.map(\.version), ["HTTP/1.1"])
         }
     }
+
+    /// The wider flow-control windows toward an h2 origin (`UpstreamHTTP2Connection.streamWindow`)
+    /// still let a client that stops reading hold the origin back: curl writes a 1 GiB body into a
+    /// pipe nobody reads, and the origin stops after the windows and socket buffers, not the GiB.
+    func testAClientThatStopsReadingHoldsAnHTTP2OriginBack() async throws {
+        try await InterceptingFixture.run(originSpeaksHTTP2: true, threads: 1) { fixture in
+            let curl = (["-s", "-x", "http://127.0.0.1:\(fixture.proxy.port)"] + trustProxy(fixture, http2: false)
+                        + [fixture.tlsURL("/bytes/\(1 << 30)")]).joined(separator: " ")
+            // `sleep` never reads the pipe: once it is full, curl stops reading from the proxy.
+            let stalled = Task { try await ChildProcess.run("/bin/sh", ["-c", "\(Curl.executable) \(curl) | sleep 8"], timeout: 30) }
+            let held = try await BackPressureTests.settledStreamedBytes(fixture.tlsOrigin)
+            XCTAssertGreaterThan(held, 0, "the transfer never started")
+            XCTAssertLessThan(held, 128 << 20, "the proxy kept taking the origin's DATA while the client did not read")
+            XCTAssertEqual(fixture.tlsOrigin.log.requests.map(\.version), ["HTTP/2.0"])
+            _ = try await stalled.value
+        }
+    }
 }
+

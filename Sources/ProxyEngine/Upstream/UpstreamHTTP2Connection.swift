@@ -33,6 +33,14 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
     /// The largest response header list taken from an origin (decoded size; HPACK bombs stop
     /// here).
     static let maxHeaderListSize = 256 << 10
+    /// How many response body bytes one stream may have in flight from the origin, and all
+    /// streams of the connection together (flow control, RFC 9113 §5.2). HTTP/2's 64 KiB
+    /// default made a download wait for a WINDOW_UPDATE every 32 KiB: a 10 MiB body through an
+    /// h2 origin took 1.7× the CPU of the same over HTTP/1.1. Bytes are only taken (and the
+    /// window opened again) as the exchange reads them, so a slow client still holds the
+    /// origin back, and a connection buffers at most `connectionWindow`.
+    static let streamWindow = 1 << 20
+    static let connectionWindow = 4 << 20
 
     let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
@@ -79,10 +87,14 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
             HTTP2Setting(parameter: .enablePush, value: 0),
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 0),
             HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderListSize),
+            HTTP2Setting(parameter: .initialWindowSize, value: streamWindow),
         ]
+        configuration.targetWindowSize = connectionWindow
+        var streams = NIOHTTP2Handler.StreamConfiguration()
+        streams.targetWindowSize = streamWindow
         let pipeline = channel.pipeline.syncOperations
         let multiplexer = try pipeline.configureHTTP2Pipeline(
-            mode: .client, connectionConfiguration: configuration, streamConfiguration: .init()
+            mode: .client, connectionConfiguration: configuration, streamConfiguration: streams
         ) { pushed in
             // Push is disabled; a stream the origin opens anyway is refused.
             pushed.close(promise: nil)
