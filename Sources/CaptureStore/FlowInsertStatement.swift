@@ -115,27 +115,32 @@ struct FlowInsertStatement {
         // their bytes are guaranteed to stay where they are; large ones (a captured body can be
         // 16 MiB) go in as zero blobs filled block by block afterwards. The origin side's are
         // empty (NULL) unless a rule changed a body.
-        let bodies = [flow.requestBody, flow.responseBody, flow.forwardedRequest?.body ?? .empty,
-                      flow.originResponse?.body ?? .empty]
-        let columns = ["request_body", "response_body", "forwarded_request_body", "origin_response_body"]
-        let small = bodies.map { $0.storedCount >= Self.largeBlobThreshold ? Data() : $0.bytes }
-        let result = Self.withBytes(of: small[...]) { pointers in
-            for (offset, index) in [bodyIndexes.0, bodyIndexes.1, bodyIndexes.2, bodyIndexes.3].enumerated() {
-                if bodies[offset].storedCount >= Self.largeBlobThreshold {
-                    sqlite3_bind_zeroblob(handle, index, Int32(bodies[offset].storedCount))
-                } else {
-                    bind(blob: pointers[offset], at: index)
+        let request = flow.requestBody, response = flow.responseBody
+        let forwarded = flow.forwardedRequest?.body ?? .empty, origin = flow.originResponse?.body ?? .empty
+        let result = Self.boundBytes(request).withUnsafeBytes { requestBytes in
+            Self.boundBytes(response).withUnsafeBytes { responseBytes in
+                Self.boundBytes(forwarded).withUnsafeBytes { forwardedBytes in
+                    Self.boundBytes(origin).withUnsafeBytes { originBytes in
+                        bind(body: request, requestBytes, at: bodyIndexes.0)
+                        bind(body: response, responseBytes, at: bodyIndexes.1)
+                        bind(body: forwarded, forwardedBytes, at: bodyIndexes.2)
+                        bind(body: origin, originBytes, at: bodyIndexes.3)
+                        var code = sqlite3_step(handle)
+                        sqlite3_reset(handle)
+                        sqlite3_clear_bindings(handle)
+                        let rowID = sqlite3_last_insert_rowid(connection)
+                        if code == SQLITE_DONE { code = SQLITE_OK }
+                        let largest = max(request.storedCount, response.storedCount, forwarded.storedCount, origin.storedCount)
+                        guard code == SQLITE_OK, largest >= Self.largeBlobThreshold else { return (code, rowID) }
+                        for (body, column) in [(request, "request_body"), (response, "response_body"),
+                                               (forwarded, "forwarded_request_body"), (origin, "origin_response_body")]
+                        where code == SQLITE_OK && body.storedCount >= Self.largeBlobThreshold {
+                            code = writeLargeBlob(body, column: column, rowID: rowID)
+                        }
+                        return (code, rowID)
+                    }
                 }
             }
-            var code = sqlite3_step(handle)
-            sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
-            let rowID = sqlite3_last_insert_rowid(connection)
-            if code == SQLITE_DONE { code = SQLITE_OK }
-            for (body, column) in zip(bodies, columns) where code == SQLITE_OK && body.storedCount >= Self.largeBlobThreshold {
-                code = writeLargeBlob(body, column: column, rowID: rowID)
-            }
-            return (code, rowID)
         }
         guard result.0 == SQLITE_DONE || result.0 == SQLITE_OK else {
             throw Self.error(result.0, connection, sql: nil)
@@ -175,11 +180,17 @@ struct FlowInsertStatement {
         return code
     }
 
-    /// Runs `body` with the bytes of every buffer in `buffers`, all valid at once.
-    private static func withBytes<R>(of buffers: ArraySlice<Data>, _ pointers: [UnsafeRawBufferPointer] = [],
-                                     _ body: ([UnsafeRawBufferPointer]) -> R) -> R {
-        guard let first = buffers.first else { return body(pointers) }
-        return first.withUnsafeBytes { withBytes(of: buffers.dropFirst(), pointers + [$0], body) }
+    /// The bytes bound in the insert itself: none for a large body (a zero blob stands in).
+    private static func boundBytes(_ body: CapturedBody) -> Data {
+        body.storedCount >= largeBlobThreshold ? Data() : body.bytes
+    }
+
+    private func bind(body: CapturedBody, _ bytes: UnsafeRawBufferPointer, at index: Int32) {
+        if body.storedCount >= Self.largeBlobThreshold {
+            sqlite3_bind_zeroblob(handle, index, Int32(body.storedCount))
+        } else {
+            bind(blob: bytes, at: index)
+        }
     }
 
     private func bind(text: String?, at index: Int32) {

@@ -24,7 +24,11 @@ final class TUIActEndToEndTests: XCTestCase {
         try await run.terminal.waitForScreen("the filter in the header") { $0.contains("intercept: \(filter)") }
         let port = run.proxy.port, url = run.origin.url("/echo")
         let waiting = Task { try await Curl.fetch(viaProxy: port, url, ["--data-binary", body]) }
-        let screen = try await run.terminal.waitForScreen("the held exchange above the flows") { $0.contains("HELD: 1") }
+        // The header's count and the held row are drawn in one frame, but a capture can fall
+        // between the two writes: wait for both.
+        let screen = try await run.terminal.waitForScreen("the held exchange above the flows") {
+            $0.contains("HELD: 1") && $0.contains("⏸ #1 ")
+        }
         return (waiting, screen)
     }
 
