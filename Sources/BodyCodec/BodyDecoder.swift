@@ -21,7 +21,16 @@ public enum BodyDecoder {
             if case .raw(_, let note) = self { return note }
             return nil
         }
+
+        /// Why the bytes could not be decoded, without the viewer's "shown as captured": for
+        /// callers that do something else with the body (send it unchanged, refuse an edit).
+        public var reason: String? {
+            note.map { $0.hasSuffix(BodyDecoder.shownAsCaptured) ? String($0.dropLast(BodyDecoder.shownAsCaptured.count)) : $0 }
+        }
     }
+
+    /// How every note ends: the body is shown as it was captured.
+    static let shownAsCaptured = ": shown as captured"
 
     /// Decoded output larger than this is refused (default 64 MiB).
     public static let defaultLimit = 64 << 20
@@ -31,14 +40,14 @@ public enum BodyDecoder {
         guard let contentEncoding, !body.isEmpty else { return .decoded(body) }
         let (encodings, unknown) = ContentEncoding.list(from: contentEncoding)
         if let name = unknown.first {
-            return .raw(body, note: "unknown content encoding '\(name)': shown as captured")
+            return .raw(body, note: "unknown content encoding '\(name)'" + shownAsCaptured)
         }
         var bytes = body
         for encoding in encodings.reversed() {
             do {
                 bytes = try decode(bytes, as: encoding, limit: limit)
             } catch {
-                return .raw(body, note: "\(error): shown as captured")
+                return .raw(body, note: "\(error)" + shownAsCaptured)
             }
         }
         return .decoded(bytes)

@@ -62,7 +62,6 @@ public struct ControlHTTPRequest: ControlHTTPMessage, Codable, Sendable, Hashabl
         self.headers = headers.map { [$0.0, $0.1] }
         self.body = Data(body).base64EncodedString()
     }
-
 }
 
 /// A response as the control channel carries it (a held one, or its edit): header pairs in
@@ -80,7 +79,6 @@ public struct ControlHTTPResponse: ControlHTTPMessage, Codable, Sendable, Hashab
         self.headers = headers.map { [$0.0, $0.1] }
         self.body = Data(body).base64EncodedString()
     }
-
 }
 
 /// What requests and responses on the control channel share: headers as `[name, value]`

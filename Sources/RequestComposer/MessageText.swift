@@ -35,14 +35,12 @@ enum MessageText {
     private static func decodedBody(_ body: [UInt8], headers: [HeaderField], what: String, otherwise: String) throws(ComposeError) -> String {
         let codings = headers.filter { $0.name.equalsIgnoringASCIICase("Content-Encoding") }.map(\.value)
         let contentEncoding = codings.isEmpty ? nil : codings.joined(separator: ", ")
-        let bytes: [UInt8]
-        switch BodyDecoder.decode(body, contentEncoding: contentEncoding) {
-        case .decoded(let decoded): bytes = decoded
-        case .raw(_, let note):
-            let why = note.hasSuffix(": shown as captured") ? String(note.dropLast(": shown as captured".count)) : note
+        let result = BodyDecoder.decode(body, contentEncoding: contentEncoding)
+        if let why = result.reason {
             throw ComposeError(message: "the body does not decode as its Content-Encoding '\(HTTPSyntax.shown(contentEncoding ?? ""))' says "
                                + "(\(HTTPSyntax.shown(why, limit: 120))), so the \(what) cannot be edited as text: \(otherwise)")
         }
+        let bytes = result.bytes
         let isText = bytes.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C }
         guard isText, let text = String(validating: bytes, as: UTF8.self) else {
             throw ComposeError(message: "the body is binary (\(bytes.count) bytes that are not UTF-8 text), so the \(what) cannot be edited as text: \(otherwise)")

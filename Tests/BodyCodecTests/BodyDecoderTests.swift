@@ -40,6 +40,8 @@ final class BodyDecoderTests: XCTestCase {
         let result = BodyDecoder.decode(text, contentEncoding: "compress")
         XCTAssertEqual(result.bytes, text)
         XCTAssertEqual(result.note, "unknown content encoding 'compress': shown as captured")
+        XCTAssertEqual(result.reason, "unknown content encoding 'compress'", "the reason without the viewer's wording")
+        XCTAssertNil(BodyDecoder.decode(text, contentEncoding: nil).reason)
     }
 
     func testCorruptAndTruncatedBodiesAreShownRawWithANote() {

@@ -38,7 +38,8 @@ final class UpstreamHTTP2Connection: ChannelInboundHandler, RemovableChannelHand
     /// default made a download wait for a WINDOW_UPDATE every 32 KiB: a 10 MiB body through an
     /// h2 origin took 1.7× the CPU of the same over HTTP/1.1. Bytes are only taken (and the
     /// window opened again) as the exchange reads them, so a slow client still holds the
-    /// origin back, and a connection buffers at most `connectionWindow`.
+    /// origin back, and a connection buffers at most `connectionWindow` (browsers open 6 MiB and
+    /// 15 MiB). Windows of 256 KiB and 1 MiB relayed a download about 15 % slower.
     static let streamWindow = 1 << 20
     static let connectionWindow = 4 << 20
 

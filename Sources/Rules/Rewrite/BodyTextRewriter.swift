@@ -117,11 +117,8 @@ public enum BodyTextRewriter {
             }
             if shouldStop() { return .skipped("stopped") }
             let decoded = BodyDecoder.decode(body, contentEncoding: contentEncoding, limit: limit)
-            if let note = decoded.note {
-                // The decoder words its note for a viewer ("…: shown as captured"); here the body
-                // is simply sent as it came.
-                let suffix = ": shown as captured"
-                return .skipped(note.hasSuffix(suffix) ? String(note.dropLast(suffix.count)) : note)
+            if let reason = decoded.reason {
+                return .skipped(reason)  // the body is sent as it came
             }
             guard String(validating: decoded.bytes, as: UTF8.self) != nil else {
                 return .skipped("not UTF-8 text")
