@@ -77,7 +77,9 @@ let package = Package(
         .target(
             name: "CaptureStore",
             dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           // SHA-256 names the body files (BodyFileStore).
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: hotPathSettings
         ),
         // The pin registry the proxy runs with: ProxyCore's auto-pin policy behind a lock, saved in the capture.

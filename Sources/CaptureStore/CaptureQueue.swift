@@ -182,4 +182,14 @@ enum CaptureItem {
         case .end: return 0
         }
     }
+
+    /// Bytes it adds to the write-ahead log: bodies in `BodyFileStore` files do not count.
+    var loggedBytes: Int {
+        guard case .flow(let flow, _) = self else { return capturedBytes }
+        return [flow.requestBody, flow.responseBody, flow.forwardedRequest?.body, flow.originResponse?.body]
+            .reduce(0) { sum, body in
+                guard let body, !BodyFileStore.storesExternally(body) else { return sum }
+                return sum + body.storedCount
+            }
+    }
 }

@@ -250,7 +250,8 @@ final class CaptureWriterState: @unchecked Sendable {
     }
 
     /// Writes one batch; the flows with their ids, or nil when the batch was lost.
-    /// Bytes committed since the last checkpoint (bodies plus a rough per-row overhead).
+    /// Bytes committed to the log since the last checkpoint (bodies kept in the database plus a
+    /// rough per-row overhead).
     private var bytesSinceCheckpoint = 0
     /// A checkpoint is due once this much has gone into the write-ahead log (SQLite's own
     /// default is 1000 pages, about 4 MiB).
@@ -313,7 +314,7 @@ final class CaptureWriterState: @unchecked Sendable {
                 openRows = rows
             }
             for item in items {
-                bytes += item.capturedBytes + 512
+                bytes += item.loggedBytes + 512
             }
             if failing {
                 logger.notice("capture database writes work again", metadata: [

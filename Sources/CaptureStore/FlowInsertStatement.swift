@@ -13,9 +13,11 @@ import ProxyModel
 struct FlowInsertStatement {
     private let connection: OpaquePointer
     private let handle: OpaquePointer
+    /// Where large bodies go; nil keeps every body in the database.
+    private let bodyFiles: BodyFileStore?
 
     /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order.
-    init(connection: OpaquePointer, sql: String) throws {
+    init(connection: OpaquePointer, sql: String, bodyFiles: BodyFileStore?) throws {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else {
@@ -23,6 +25,7 @@ struct FlowInsertStatement {
         }
         self.connection = connection
         self.handle = statement
+        self.bodyFiles = bodyFiles
     }
 
     func finalize() {
@@ -108,36 +111,29 @@ struct FlowInsertStatement {
             sqlite3_bind_null(handle, next())
         }
         sqlite3_bind_double(handle, next(), flow.timings.hold)
-        let bodyIndexes = (next(), next(), next(), next())
-        assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
 
-        // Small bodies are bound without a copy (SQLITE_STATIC), so the statement runs while
-        // their bytes are guaranteed to stay where they are; large ones (a captured body can be
-        // 16 MiB) go in as zero blobs filled block by block afterwards. The origin side's are
-        // empty (NULL) unless a rule changed a body.
+        // Bodies of `BodyFileStore.threshold` bytes and more go to files, named in the
+        // `*_body_file` columns with the BLOB left NULL. Smaller ones are bound without a copy
+        // (SQLITE_STATIC), so the statement runs while their bytes stay where they are. The
+        // origin side's bodies are empty (NULL) unless a rule changed a body.
         let request = flow.requestBody, response = flow.responseBody
         let forwarded = flow.forwardedRequest?.body ?? .empty, origin = flow.originResponse?.body ?? .empty
-        let result = Self.boundBytes(request).withUnsafeBytes { requestBytes in
-            Self.boundBytes(response).withUnsafeBytes { responseBytes in
-                Self.boundBytes(forwarded).withUnsafeBytes { forwardedBytes in
-                    Self.boundBytes(origin).withUnsafeBytes { originBytes in
-                        bind(body: request, requestBytes, at: bodyIndexes.0)
-                        bind(body: response, responseBytes, at: bodyIndexes.1)
-                        bind(body: forwarded, forwardedBytes, at: bodyIndexes.2)
-                        bind(body: origin, originBytes, at: bodyIndexes.3)
-                        var code = sqlite3_step(handle)
+        let inFile = (bind(file: request, at: next()), bind(file: response, at: next()),
+                      bind(file: forwarded, at: next()), bind(file: origin, at: next()))
+        let bodyIndexes = (next(), next(), next(), next())
+        assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
+        let result = Self.inlineBytes(request, inFile.0).withUnsafeBytes { requestBytes in
+            Self.inlineBytes(response, inFile.1).withUnsafeBytes { responseBytes in
+                Self.inlineBytes(forwarded, inFile.2).withUnsafeBytes { forwardedBytes in
+                    Self.inlineBytes(origin, inFile.3).withUnsafeBytes { originBytes in
+                        bind(blob: requestBytes, at: bodyIndexes.0)
+                        bind(blob: responseBytes, at: bodyIndexes.1)
+                        bind(blob: forwardedBytes, at: bodyIndexes.2)
+                        bind(blob: originBytes, at: bodyIndexes.3)
+                        let code = sqlite3_step(handle)
                         sqlite3_reset(handle)
                         sqlite3_clear_bindings(handle)
-                        let rowID = sqlite3_last_insert_rowid(connection)
-                        if code == SQLITE_DONE { code = SQLITE_OK }
-                        let largest = max(request.storedCount, response.storedCount, forwarded.storedCount, origin.storedCount)
-                        guard code == SQLITE_OK, largest >= Self.largeBlobThreshold else { return (code, rowID) }
-                        for (body, column) in [(request, "request_body"), (response, "response_body"),
-                                               (forwarded, "forwarded_request_body"), (origin, "origin_response_body")]
-                        where code == SQLITE_OK && body.storedCount >= Self.largeBlobThreshold {
-                            code = writeLargeBlob(body, column: column, rowID: rowID)
-                        }
-                        return (code, rowID)
+                        return (code, sqlite3_last_insert_rowid(connection))
                     }
                 }
             }
@@ -148,50 +144,25 @@ struct FlowInsertStatement {
         return result.1
     }
 
+    /// Binds the file column of `body`: its file's name when it is large enough to be stored in
+    /// one (written now, unless the same bytes are there already), else NULL. Returns whether it
+    /// went to a file. A file that cannot be written leaves the body in its BLOB column.
+    private func bind(file body: CapturedBody, at index: Int32) -> Bool {
+        guard let bodyFiles, BodyFileStore.storesExternally(body), let name = try? bodyFiles.write(body) else {
+            sqlite3_bind_null(handle, index)
+            return false
+        }
+        bind(text: name, at: index)
+        return true
+    }
+
+    /// The bytes bound in the BLOB column: none for a body in a file.
+    private static func inlineBytes(_ body: CapturedBody, _ inFile: Bool) -> Data {
+        inFile ? Data() : body.bytes
+    }
+
     /// The `tls_*` columns, bound together from `Flow.tls`.
     private static let tlsColumnCount = 9
-
-    /// Bodies from this size on are inserted as zero-filled blobs and written in chunks
-    /// afterwards, so SQLite never builds a record as large as the body in memory.
-    static let largeBlobThreshold = 256 << 10
-    private static let blobChunk = 1 << 20
-
-    /// Fills a zero blob inserted for a large body, block by block as it was captured, in
-    /// writes of at most `blobChunk` bytes (incremental blob I/O).
-    private func writeLargeBlob(_ body: CapturedBody, column: String, rowID: Int64) -> Int32 {
-        var blob: OpaquePointer?
-        var code = sqlite3_blob_open(connection, "main", "flows", column, rowID, 1, &blob)
-        guard code == SQLITE_OK, let blob else { return code }
-        defer { sqlite3_blob_close(blob) }
-        var offset = 0
-        for part in body.parts where code == SQLITE_OK {
-            code = part.withUnsafeBytes { bytes -> Int32 in
-                guard let base = bytes.baseAddress else { return SQLITE_OK }
-                var written = 0, result = SQLITE_OK
-                while written < bytes.count && result == SQLITE_OK {
-                    let length = min(Self.blobChunk, bytes.count - written)
-                    result = sqlite3_blob_write(blob, base + written, Int32(length), Int32(offset + written))
-                    written += length
-                }
-                return result
-            }
-            offset += part.count
-        }
-        return code
-    }
-
-    /// The bytes bound in the insert itself: none for a large body (a zero blob stands in).
-    private static func boundBytes(_ body: CapturedBody) -> Data {
-        body.storedCount >= largeBlobThreshold ? Data() : body.bytes
-    }
-
-    private func bind(body: CapturedBody, _ bytes: UnsafeRawBufferPointer, at index: Int32) {
-        if body.storedCount >= Self.largeBlobThreshold {
-            sqlite3_bind_zeroblob(handle, index, Int32(body.storedCount))
-        } else {
-            bind(blob: bytes, at: index)
-        }
-    }
 
     private func bind(text: String?, at index: Int32) {
         guard var text else {

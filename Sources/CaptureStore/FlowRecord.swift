@@ -7,11 +7,26 @@ import ProxyModel
 /// The model stays free of GRDB; this wrapper owns the column names and the conversions
 /// (dates to epoch milliseconds, headers to JSON, bodies to BLOB + size + truncated flag).
 struct FlowRecord {
+    /// The flow as read; a body kept in a file is empty here until `BodyFileStore.flow(from:)`
+    /// reads it.
     var flow: Flow
+    /// The files (`BodyFileStore` names) of the bodies the row keeps outside the database.
+    var bodyFiles = BodyFileNames()
 
     init(_ flow: Flow) {
         self.flow = flow
     }
+}
+
+/// Which of a row's four bodies live in files, by file name (nil: in the BLOB column).
+struct BodyFileNames: Equatable {
+    var request: String?
+    var response: String?
+    var forwardedRequest: String?
+    var originResponse: String?
+
+    var isEmpty: Bool { self == BodyFileNames() }
+    var all: [String] { [request, response, forwardedRequest, originResponse].compactMap { $0 } }
 }
 
 extension FlowRecord {
@@ -76,6 +91,12 @@ extension FlowRecord {
         // v10-replay-of
         static let replayOf = Column("replay_of")
         static let holdMs = Column("hold_ms")
+        // v12-body-files
+        static let requestBodyFile = Column("request_body_file")
+        static let responseBodyFile = Column("response_body_file")
+        static let forwardedRequestBodyFile = Column("forwarded_request_body_file")
+        static let originResponseBodyFile = Column("origin_response_body_file")
+        static let bodyFiles = [requestBodyFile, responseBodyFile, forwardedRequestBodyFile, originResponseBodyFile]
     }
 
     /// Epoch milliseconds for a date, rounded to the nearest millisecond. Never traps: a date
@@ -160,6 +181,10 @@ extension FlowRecord: FetchableRecord {
             streamID: Self.integer(row, Columns.streamID),
             messageCount: Self.integer(row, Columns.messageCount) ?? 0,
             replayOf: Self.integer(row, Columns.replayOf).map(Int64.init))
+        bodyFiles = BodyFileNames(
+            request: Self.text(row, Columns.requestBodyFile), response: Self.text(row, Columns.responseBodyFile),
+            forwardedRequest: Self.text(row, Columns.forwardedRequestBodyFile),
+            originResponse: Self.text(row, Columns.originResponseBodyFile))
     }
 
     private static func integer(_ row: Row, _ column: Column) -> Int? {
@@ -227,7 +252,8 @@ extension FlowRecord: TableRecord {
         Columns.tlsUpstreamCipher, Columns.tlsUpstreamSubject, Columns.tlsUpstreamIssuer,
         Columns.tlsUpstreamNotAfter, Columns.serverAddress, Columns.appliedRules, Columns.forwardedRequest,
         Columns.originResponse, Columns.responseTrailers, Columns.streamID, Columns.messageCount,
-        Columns.replayOf, Columns.holdMs, Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody,
-        Columns.originResponseBody,
+        Columns.replayOf, Columns.holdMs, Columns.requestBodyFile, Columns.responseBodyFile,
+        Columns.forwardedRequestBodyFile, Columns.originResponseBodyFile,
+        Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody, Columns.originResponseBody,
     ]
 }

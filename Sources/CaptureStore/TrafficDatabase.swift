@@ -31,6 +31,8 @@ public final class TrafficDatabase: Sendable {
     public let path: String
     /// True for databases opened with `openReadOnly`.
     public let isReadOnly: Bool
+    /// The large bodies of this capture, in files beside it.
+    public let bodyFiles: BodyFileStore
 
     let pool: DatabasePool
     /// Device and inode of the file when it was opened, to notice deletion or replacement.
@@ -63,6 +65,7 @@ public final class TrafficDatabase: Sendable {
         pool.invalidateReadOnlyConnections()
         self.pool = pool
         self.path = path
+        self.bodyFiles = BodyFileStore(databasePath: path)
         self.isReadOnly = false
         self.fileIdentity = FileIdentity(path: path)
     }
@@ -70,6 +73,7 @@ public final class TrafficDatabase: Sendable {
     private init(readOnlyPool pool: DatabasePool, path: String) {
         self.pool = pool
         self.path = path
+        self.bodyFiles = BodyFileStore(databasePath: path)
         self.isReadOnly = true
         self.fileIdentity = FileIdentity(path: path)
     }

@@ -20,6 +20,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v9-websocket-messages", migrate: addWebSocketMessages)
         migrator.registerMigration("v10-replay-of", migrate: addReplayOf)
         migrator.registerMigration("v11-hold-time", migrate: addHoldTime)
+        migrator.registerMigration("v12-body-files", migrate: addBodyFiles)
         return migrator
     }()
 
@@ -208,6 +209,22 @@ enum TrafficMigrations {
     private static func addHoldTime(_ db: Database) throws {
         try db.alter(table: "flows") { t in
             t.add(column: "hold_ms", .double).notNull().defaults(to: -1)
+        }
+    }
+
+    /// v12: bodies of 256 KiB and more live in files beside the database (`BodyFileStore`): a
+    /// row names its file (the body's SHA-256 in hex) and leaves the BLOB column NULL. Partial
+    /// indexes, so a row without a file costs nothing, answer "does another row still name this
+    /// file?" when flows are deleted.
+    private static func addBodyFiles(_ db: Database) throws {
+        let columns = ["request_body_file", "response_body_file", "forwarded_request_body_file", "origin_response_body_file"]
+        try db.alter(table: "flows") { t in
+            for column in columns {
+                t.add(column: column, .text)
+            }
+        }
+        for column in columns {
+            try db.execute(sql: "CREATE INDEX flows_on_\(column) ON flows(\(column)) WHERE \(column) IS NOT NULL")
         }
     }
 }

@@ -22,7 +22,7 @@ extension TrafficRepository {
                 db, sql: "SELECT * FROM flows WHERE \(condition.sql) ORDER BY id",
                 arguments: StatementArguments(condition.arguments))
             while let record = try cursor.next() {
-                var flow = record.flow
+                var flow = database.bodyFiles.flow(from: record)
                 if let filter {
                     flow = try Self.withMessages(flow, for: filter, db)
                     if !filter.matches(flow) { continue }

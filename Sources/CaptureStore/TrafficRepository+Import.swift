@@ -26,18 +26,37 @@ extension TrafficRepository {
         }
     }
 
-    /// Deletes the flows with these ids (ids not stored are ignored) and their WebSocket
-    /// messages, in one transaction.
+    /// Deletes the flows with these ids (ids not stored are ignored), their WebSocket messages
+    /// and the body files no other flow names, in one transaction.
     public func delete(ids: [Int64]) throws {
         if ids.isEmpty { return }
         try database.pool.write { db in
+            var files: Set<String> = []
             for chunk in stride(from: 0, to: ids.count, by: 500) {
-                let part = ids[chunk..<min(chunk + 500, ids.count)]
-                _ = try FlowRecord.filter(keys: Array(part)).deleteAll(db)
+                let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
                 let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
+                for column in FlowRecord.Columns.bodyFiles {
+                    files.formUnion(try String.fetchAll(db, sql: """
+                        SELECT \(column.name) FROM flows WHERE id IN (\(placeholders)) AND \(column.name) IS NOT NULL
+                        """, arguments: StatementArguments(part)))
+                }
+                _ = try FlowRecord.filter(keys: part).deleteAll(db)
                 try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (\(placeholders))",
-                               arguments: StatementArguments(Array(part)))
+                               arguments: StatementArguments(part))
             }
+            try removeUnnamedBodyFiles(files, db)
+        }
+    }
+
+    /// Removes those of `files` no flow names any more. Inside the deleting transaction: no
+    /// other writer can name one of them again until it commits.
+    func removeUnnamedBodyFiles(_ files: Set<String>, _ db: Database) throws {
+        for file in files {
+            let named = try FlowRecord.Columns.bodyFiles.contains { column in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM flows WHERE \(column.name) = ?)",
+                                  arguments: [file]) ?? false
+            }
+            if !named { database.bodyFiles.remove(file) }
         }
     }
 }

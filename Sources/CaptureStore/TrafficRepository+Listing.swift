@@ -38,6 +38,8 @@ extension TrafficRepository {
     private static let withoutBodies = [
         FlowRecord.Columns.requestBody.name: "NULL", FlowRecord.Columns.responseBody.name: "NULL",
         FlowRecord.Columns.forwardedRequestBody.name: "NULL", FlowRecord.Columns.originResponseBody.name: "NULL",
+        FlowRecord.Columns.requestBodyFile.name: "NULL", FlowRecord.Columns.responseBodyFile.name: "NULL",
+        FlowRecord.Columns.forwardedRequestBodyFile.name: "NULL", FlowRecord.Columns.originResponseBodyFile.name: "NULL",
     ]
 
     /// The listing columns with empty header lists too: for filters that read neither.

@@ -32,7 +32,8 @@ extension TrafficRepository {
             let cursor = try FlowRecord.fetchCursor(
                 db, sql: "SELECT \(columns) FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
             while let record = try cursor.next() {
-                if let id = record.flow.id, filter.matches(try Self.withMessages(record.flow, for: filter, db)) {
+                if let id = record.flow.id,
+                   filter.matches(try Self.withMessages(database.bodyFiles.flow(from: record), for: filter, db)) {
                     matching.append(id)
                 }
             }
@@ -56,7 +57,8 @@ extension TrafficRepository {
                 if let filter {
                     let cursor = try FlowRecord.fetchCursor(db, sql: sql, arguments: arguments)
                     while let record = try cursor.next() {
-                        if let id = record.flow.id, filter.matches(try Self.withMessages(record.flow, for: filter, db)) {
+                        if let id = record.flow.id,
+                           filter.matches(try Self.withMessages(database.bodyFiles.flow(from: record), for: filter, db)) {
                             matching.insert(id)
                         }
                     }
@@ -82,12 +84,16 @@ extension TrafficRepository {
             : filter.expression.readsHeaders ? listingColumns : listingColumnsWithoutHeaders
     }
 
-    /// Deletes every flow and message (pins are kept); returns how many flows were deleted.
+    /// Deletes every flow and message, and every body file (pins are kept); returns how many
+    /// flows were deleted.
     @discardableResult
     public func deleteAllFlows() throws -> Int {
         try database.pool.write { db in
             try db.execute(sql: "DELETE FROM messages")
-            return try FlowRecord.deleteAll(db)
+            let deleted = try FlowRecord.deleteAll(db)
+            // Inside the transaction: no other writer can name a file until it commits.
+            database.bodyFiles.removeAll()
+            return deleted
         }
     }
 }

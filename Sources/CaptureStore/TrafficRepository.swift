@@ -25,7 +25,8 @@ public struct TrafficRepository: Sendable {
         if flows.isEmpty { return [] }
         return try database.pool.write { db in
             guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
-            let statement = try FlowInsertStatement(connection: connection, sql: Self.flowInsertSQL)
+            let statement = try FlowInsertStatement(connection: connection, sql: Self.flowInsertSQL,
+                                                    bodyFiles: database.bodyFiles)
             defer { statement.finalize() }
             var ids: [Int64] = []
             ids.reserveCapacity(flows.count)
@@ -88,7 +89,7 @@ public struct TrafficRepository: Sendable {
                 .order(FlowRecord.Columns.id.desc)
                 .limit(limit)
                 .fetchAll(db)
-                .map(\.flow)
+                .map(database.bodyFiles.flow(from:))
         }
     }
 
@@ -102,14 +103,14 @@ public struct TrafficRepository: Sendable {
                 .order(FlowRecord.Columns.id)
                 .limit(limit)
                 .fetchAll(db)
-                .map(\.flow)
+                .map(database.bodyFiles.flow(from:))
         }
     }
 
     /// The flow with this id, or nil when there is none.
     public func flow(id: Int64) throws -> Flow? {
         try database.pool.read { db in
-            try FlowRecord.fetchOne(db, key: id)?.flow
+            try FlowRecord.fetchOne(db, key: id).map(database.bodyFiles.flow(from:))
         }
     }
 

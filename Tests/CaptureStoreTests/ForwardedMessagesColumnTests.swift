@@ -60,11 +60,11 @@ final class ForwardedMessagesColumnTests: XCTestCase {
         XCTAssertEqual(nulls, ids.count)
     }
 
-    /// Bodies past the large-blob threshold go through incremental blob I/O like the others.
+    /// Bodies past the body-file threshold go to files like the client's own, all four of them.
     func testLargeBodiesRoundTrip() throws {
         let repository = try makeRepository()
-        let big = Data((0..<(FlowInsertStatement.largeBlobThreshold + 12_345)).map { UInt8(truncatingIfNeeded: $0 * 7) })
-        var flow = Samples.flow(1, bodyBytes: FlowInsertStatement.largeBlobThreshold * 2)
+        let big = Data((0..<(BodyFileStore.threshold + 12_345)).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        var flow = Samples.flow(1, bodyBytes: BodyFileStore.threshold * 2)
         flow.forwardedRequest = Self.forwarded
         flow.forwardedRequest?.body = CapturedBody(bytes: big, size: Int64(big.count))
         flow.originResponse = Self.origin
@@ -77,7 +77,7 @@ final class ForwardedMessagesColumnTests: XCTestCase {
     }
 
     /// A body captured in blocks (`CapturedBody.append`) is written block by block and reads
-    /// back as the same bytes: block edges fall inside the blob writes and on a 1 MiB boundary.
+    /// back as the same bytes.
     func testABodyCapturedInBlocksRoundTrips() throws {
         let repository = try makeRepository()
         var flow = Samples.flow(1)

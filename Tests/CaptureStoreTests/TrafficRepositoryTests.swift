@@ -24,16 +24,16 @@ final class TrafficRepositoryTests: XCTestCase {
         XCTAssertEqual(try repository.latestFlows(limit: 10), [expectedTunnel, expectedHTTP])
     }
 
-    /// Bodies past the incremental-blob threshold (written in chunks after the insert) come
-    /// back byte for byte, next to small ones in the same batch.
+    /// Bodies past the body-file threshold (kept in files) come back byte for byte, next to
+    /// small ones in the same batch.
     func testLargeBodiesRoundTrip() throws {
         let repository = try makeRepository()
         var large = Samples.flow(1)
-        let size = FlowInsertStatement.largeBlobThreshold * 5 + 123  // several 1 MiB chunks and a tail
+        let size = BodyFileStore.threshold * 5 + 123  // several blocks and a tail
         large.responseBody = CapturedBody(bytes: Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }),
                                           size: Int64(size), truncated: false)
-        large.requestBody = CapturedBody(bytes: Data(repeating: 7, count: FlowInsertStatement.largeBlobThreshold),
-                                         size: Int64(FlowInsertStatement.largeBlobThreshold), truncated: true)
+        large.requestBody = CapturedBody(bytes: Data(repeating: 7, count: BodyFileStore.threshold),
+                                         size: Int64(BodyFileStore.threshold), truncated: true)
         let small = Samples.flow(2)
         let ids = try repository.insert([large, small])
         let stored = try XCTUnwrap(try repository.flow(id: ids[0]))

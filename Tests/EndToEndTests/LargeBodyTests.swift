@@ -1,3 +1,4 @@
+import CaptureStore
 import Foundation
 import ProxyModel
 import XCTest
@@ -30,7 +31,8 @@ final class LargeBodyTests: XCTestCase {
     }
 
     /// A 50 MB download arrives complete and unchanged; the flow counts every byte even though
-    /// it keeps only the capture cap.
+    /// it keeps only the capture cap, and keeps those bytes in a body file beside the database
+    /// (`BodyFileStore`), read back as they crossed the proxy.
     func testDownloadOf50MBArrivesIntact() async throws {
         try await Fixture.run { proxy, origin in
             let file = proxy.file("download.bin")
@@ -44,7 +46,11 @@ final class LargeBodyTests: XCTestCase {
             let flow = try proxy.flushedFlows().first
             XCTAssertEqual(flow?.responseBody.size, Int64(Self.downloadSize))
             XCTAssertEqual(flow?.responseBody.bytes.count, proxy.configuration.maxCapturedBodyBytes)
+            XCTAssertTrue(flow?.responseBody.bytes == PatternBytes.data(count: proxy.configuration.maxCapturedBodyBytes),
+                          "the captured prefix differs from what the origin sent")
             XCTAssertEqual(flow?.responseBody.truncated, true)
+            let shards = try FileManager.default.contentsOfDirectory(atPath: proxy.repository.database.bodyFiles.directory)
+            XCTAssertEqual(shards.count, 1, "one body file")
         }
     }
 

@@ -1,0 +1,170 @@
+import Crypto
+import Foundation
+import ProxyModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Captured bodies of `threshold` bytes or more, kept as files beside the database instead of
+/// BLOBs inside it.
+///
+/// Writing a 10 MiB body into SQLite cost the writer 50–70 ms of CPU (page by page into the
+/// write-ahead log, then again into the file at the checkpoint): five times what relaying it
+/// cost, so large downloads were bound by the capture, and the bodies waiting for it held
+/// memory. One file write is a few milliseconds. The database keeps every other column, so
+/// listing, filters and the TUI read it as before; reading a flow reads its files.
+///
+/// Layout: `<database path>-bodies/ab/abcd…` (the name is the body's SHA-256 in hex, so the same
+/// bytes captured twice are stored once). A row names its files in the `*_body_file` columns
+/// and leaves the BLOB column NULL.
+///
+/// Consistency across processes: files are written, and removed, only inside a write
+/// transaction of the database, whose lock every writer (the proxy, `proxyapp` commands, a TUI
+/// clearing the list) takes in turn. A writer that finds a file already there uses it; one that
+/// deletes the last row naming a file removes the file before its commit. A crash can leave a
+/// file no row names (cleaned by the next clear of the capture), never a row without its file.
+public struct BodyFileStore: Sendable {
+    /// Bodies from this many captured bytes on go to files.
+    public static let threshold = 256 << 10
+
+    /// The directory holding the files, created on the first write.
+    public let directory: String
+
+    /// The store beside the database file at `databasePath`.
+    public init(databasePath: String) {
+        directory = databasePath + "-bodies"
+    }
+
+    /// True when `body` is stored as a file rather than in its BLOB column.
+    public static func storesExternally(_ body: CapturedBody) -> Bool {
+        body.storedCount >= threshold
+    }
+
+    /// Writes the captured bytes of `body` unless a file with the same content exists, and
+    /// returns the name the row keeps. Call inside a write transaction.
+    func write(_ body: CapturedBody) throws -> String {
+        var hasher = SHA256()
+        for part in body.parts {
+            hasher.update(data: part)
+        }
+        let name = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let path = self.path(of: name)
+        if access(path, F_OK) == 0 { return name }
+        try makeDirectory(directory)
+        try makeDirectory((path as NSString).deletingLastPathComponent)
+        // Written under a temporary name and renamed: a file under its final name is whole.
+        let temporary = path + ".partial"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw BodyFileError.cannotWrite(path: temporary, errno: errno) }
+        defer { close(descriptor) }
+        for part in body.parts {
+            try part.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        let code = errno
+                        unlink(temporary)
+                        throw BodyFileError.cannotWrite(path: temporary, errno: code)
+                    }
+                    offset += written
+                }
+            }
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw BodyFileError.cannotWrite(path: path, errno: code)
+        }
+        return name
+    }
+
+    /// The bytes of the file `name`, or nil when the name is not one this store makes (a row
+    /// edited by hand cannot point it at another file) or the file is gone.
+    func read(_ name: String) -> Data? {
+        guard Self.isValidName(name) else { return nil }
+        return FileManager.default.contents(atPath: path(of: name))
+    }
+
+    /// Removes the file `name` (nothing when it is not there). Call inside a write transaction,
+    /// once no row names it.
+    func remove(_ name: String) {
+        guard Self.isValidName(name) else { return }
+        unlink(path(of: name))
+    }
+
+    /// Removes every file of the store, for a capture whose flows were all deleted. Call
+    /// inside a write transaction.
+    func removeAll() {
+        guard let shards = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for shard in shards where shard.count == 2 {
+            let shardPath = directory + "/" + shard
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: shardPath)) ?? [] {
+                unlink(shardPath + "/" + file)
+            }
+            rmdir(shardPath)
+        }
+    }
+
+    private func path(of name: String) -> String {
+        directory + "/" + name.prefix(2) + "/" + name
+    }
+
+    /// Lower-case hex SHA-256, exactly.
+    static func isValidName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    private func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw BodyFileError.cannotWrite(path: path, errno: errno)
+        }
+    }
+}
+
+extension BodyFileStore {
+    /// The record's flow with the bodies it keeps in files read back. A file that is gone (removed
+    /// by hand) leaves its body empty and marked truncated, with its size still known.
+    func flow(from record: FlowRecord) -> Flow {
+        var flow = record.flow
+        let names = record.bodyFiles
+        guard !names.isEmpty else { return flow }
+        func restore(_ body: inout CapturedBody, _ name: String?) {
+            guard let name else { return }
+            if let bytes = read(name) {
+                body.bytes = bytes
+            } else {
+                body.bytes = Data()
+                body.truncated = true
+            }
+        }
+        restore(&flow.requestBody, names.request)
+        restore(&flow.responseBody, names.response)
+        if var body = flow.forwardedRequest?.body {
+            restore(&body, names.forwardedRequest)
+            flow.forwardedRequest?.body = body
+        }
+        if var body = flow.originResponse?.body {
+            restore(&body, names.originResponse)
+            flow.originResponse?.body = body
+        }
+        return flow
+    }
+}
+
+/// A body file that could not be written, in words (the capture writer logs it and stores the
+/// flows of its batch one by one).
+public enum BodyFileError: Error, CustomStringConvertible {
+    case cannotWrite(path: String, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .cannotWrite(let path, let code):
+            return "cannot write the captured body file \(path): \(String(cString: strerror(code)))"
+        }
+    }
+}
