@@ -27,6 +27,18 @@ struct HTTPSOptions: ParsableArguments {
           help: "Speak only HTTP/1.1 with decrypted clients and origins (by default HTTP/2 is offered on both sides).")
     var noHTTP2 = false
 
+    /// Which clients' requests are offered HTTP/2 to the origin (`UpstreamTLSPolicy.http2ForHTTP1Clients`).
+    enum OriginHTTP2: String, ExpressibleByArgument, CaseIterable {
+        /// Only an HTTP/2 client's: the origin sees the protocol the client chose.
+        case client
+        /// Every request (not upgrades): HTTP/1.1 clients reach an HTTP/2 origin over HTTP/2.
+        case always
+    }
+
+    @Option(name: .customLong("origin-http2"),
+            help: "client: offer origins HTTP/2 only for clients that speak it (the default); always: for every request (an upgrade stays on HTTP/1.1).")
+    var originHTTP2: OriginHTTP2 = .client
+
     @Option(name: .customLong("client-tls-min"),
             help: ArgumentHelp("Lowest TLS version a client may use: 1.0, 1.1, 1.2 or 1.3 (default 1.2; below 1.2 allows legacy cipher suites).",
                                valueName: "version"))
@@ -67,6 +79,9 @@ struct HTTPSOptions: ParsableArguments {
             throw ValidationError(
                 "--upstream-ca, --insecure-upstream, --client-tls-min, --upstream-tls-min and --no-http2 only apply with interception: drop --no-intercept.")
         }
+        if originHTTP2 == .always && (noIntercept || noHTTP2) {
+            throw ValidationError("--origin-http2 always offers origins HTTP/2, which \(noIntercept ? "--no-intercept" : "--no-http2") rules out: drop one of them.")
+        }
     }
 
     /// What interception needs at run time, and what the start-up banner says about it.
@@ -94,11 +109,12 @@ struct HTTPSOptions: ParsableArguments {
         }
         let clientMinimum = clientTLSMin ?? .defaultMinimum
         let upstreamMinimum = upstreamTLSMin ?? .defaultMinimum
-        let upstream: UpstreamTLSPolicy
+        var upstream: UpstreamTLSPolicy
         do {
             upstream = try UpstreamTLSPolicy(
                 additionalRootsPEMFile: upstreamCA, verify: !insecureUpstream, minimumVersion: upstreamMinimum,
                 offersHTTP2: !noHTTP2)
+            upstream.http2ForHTTP1Clients = originHTTP2 == .always
         } catch {
             throw CLIError("cannot use --upstream-ca \(upstreamCA ?? "(none)"): \(error). Pass a PEM file of CA certificates.")
         }

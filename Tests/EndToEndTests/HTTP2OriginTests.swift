@@ -36,6 +36,26 @@ final class HTTP2OriginTests: XCTestCase {
         }
     }
 
+    /// By default the origin sees the protocol the client chose: an HTTP/1.1 client's requests
+    /// reach an origin that speaks HTTP/2 over HTTP/1.1 (one pooled connection), an HTTP/2
+    /// client's over HTTP/2.
+    func testTheOriginSeesTheClientsProtocolByDefault() async throws {
+        try await InterceptingFixture.run(originSpeaksHTTP2: true, originHTTP2Always: false, threads: 1) { fixture in
+            for http2 in [false, false, true] {
+                let result = try await Curl.viaProxy(
+                    fixture.proxy.port,
+                    trustProxy(fixture, http2: http2) + ["-o", "/dev/null", "-w", "%{http_version} %{http_code}",
+                                                         fixture.tlsURL("/bytes/3000")])
+                XCTAssertEqual(result.stdoutText, http2 ? "2 200" : "1.1 200", result.summary)
+            }
+            let requests = fixture.tlsOrigin.log.requests
+            XCTAssertEqual(requests.map(\.version), ["HTTP/1.1", "HTTP/1.1", "HTTP/2.0"])
+            XCTAssertEqual(requests[0].connection, requests[1].connection, "the HTTP/1.1 connection is pooled")
+            let flows = try await fixture.proxy.waitForFlows(count: 3)
+            XCTAssertEqual(flows.map(\.httpVersion), ["HTTP/1.1", "HTTP/1.1", "HTTP/2.0"])
+        }
+    }
+
     /// h2 on both sides: twenty parallel streams of different sizes, each complete; the origin's
     /// limit of 8 concurrent streams per connection is reached and kept, so they need a few
     /// connections, not twenty.

@@ -109,6 +109,11 @@ final class CommandLineTests: XCTestCase {
         assertRejected(["--no-intercept", "--no-http2"], mentioning: "--no-http2 only apply with interception: drop --no-intercept")
         XCTAssertFalse(try RunCommand.parse([]).https.noHTTP2, "HTTP/2 is offered by default")
         XCTAssertTrue(try RunCommand.parse(["--no-http2"]).https.noHTTP2)
+        XCTAssertEqual(try RunCommand.parse([]).https.originHTTP2, .client, "origins see the client's protocol by default")
+        XCTAssertEqual(try RunCommand.parse(["--origin-http2", "always"]).https.originHTTP2, .always)
+        assertRejected(["--origin-http2", "sometimes"], mentioning: "one of 'client' and 'always'")
+        assertRejected(["--origin-http2", "always", "--no-http2"], mentioning: "--no-http2 rules out: drop one of them")
+        assertRejected(["--origin-http2", "always", "--no-intercept"], mentioning: "--no-intercept rules out")
     }
 
     /// `--client-tls-min` / `--upstream-tls-min` take 1.0 … 1.3 (default 1.2 on both legs); other

@@ -63,15 +63,22 @@ extension ExchangeDriver {
                 }
                 let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
                 let sameHost = target.host == destination.host
-                // An upgrade (WebSocket) needs an HTTP/1.1 connection; anything else may go
-                // over HTTP/2 if the origin picks it.
                 upstreamTLS = UpstreamTLSSettings(
                     policy: interception.upstream,
                     serverName: (sameHost ? destination.clientTLS?.sni : nil) ?? (isIP ? nil : target.host),
-                    offersHTTP2: !machine.request.asksUpgrade && request.head.method != .CONNECT)
+                    offersHTTP2: Self.offersHTTP2(clientVersion: clientVersion, asksUpgrade: machine.request.asksUpgrade,
+                                                  method: request.head.method,
+                                                  forHTTP1Clients: interception.upstream.http2ForHTTP1Clients))
             }
             forward(request, to: target)
         }
+    }
+
+    /// Whether the origin is offered HTTP/2: for a client that speaks it, and for any client
+    /// with `--origin-http2 always` (`UpstreamTLSPolicy.http2ForHTTP1Clients`). An upgrade
+    /// (WebSocket) or CONNECT needs HTTP/1.1 either way.
+    static func offersHTTP2(clientVersion: HTTPVersion, asksUpgrade: Bool, method: HTTPMethod, forHTTP1Clients: Bool) -> Bool {
+        (clientVersion.major >= 2 || forHTTP1Clients) && !asksUpgrade && method != .CONNECT
     }
 
     /// Whether the client's own choice of host and port stands: a rule the operator wrote
@@ -87,7 +94,7 @@ extension ExchangeDriver {
         key = .init(host: target.host, port: target.port, tls: upstreamTLS != nil, serverName: upstreamTLS?.serverName,
                     addressOverride: target.addresses?.joined(separator: ","),
                     guardsInternal: client.destinationGuard != nil && Self.goesWhereAsked(request, target),
-                    via: target.upstreamProxy, throttle: target.throttle)
+                    via: target.upstreamProxy, throttle: target.throttle, offersHTTP2: upstreamTLS?.offersHTTP2 ?? false)
         for name in target.appliedRules {
             recorder.applied(rule: name, note: nil)
         }

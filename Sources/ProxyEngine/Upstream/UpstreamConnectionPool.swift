@@ -29,6 +29,10 @@ final class UpstreamConnectionPool {
         /// The throttle its reads are paced by (`ThrottledReads`): throttled exchanges never share
         /// a connection with others (an HTTP/2 one would slow them all); nil: not throttled.
         var throttle: ThrottleProfile?
+        /// Dialled offering `h2` in ALPN (`UpstreamTLSSettings.offersHTTP2`): a connection made
+        /// for HTTP/1.1 clients never serves an HTTP/2 client, which would then reach an origin
+        /// that speaks HTTP/2 over HTTP/1.1.
+        var offersHTTP2 = false
     }
 
     private struct Entry {

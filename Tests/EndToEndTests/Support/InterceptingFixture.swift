@@ -42,12 +42,15 @@ struct InterceptingFixture {
     /// - Parameter offersHTTP2: decrypted clients and origins may choose HTTP/2 (off: as `--no-http2`).
     /// - Parameter threads: the proxy's event loops (1: every client shares one upstream pool).
     /// - Parameter originSpeaksHTTP2: `tlsOrigin` accepts `h2` in ALPN (it speaks HTTP/2 to the proxy).
+    /// - Parameter originHTTP2Always: HTTP/1.1 clients' requests are offered HTTP/2 too (`--origin-http2
+    ///   always`; off: the product's default, only HTTP/2 clients').
     /// - Parameter maxConnections: as `--max-connections` (nil: from the open-file limit).
     /// - Parameter configure: changes the rest of the proxy's configuration (access, timeouts).
     /// - Parameter configureWithOrigins: the same, knowing the ports of `origin` and `tlsOrigin`.
     static func run(namedOriginHost: String? = nil, pinLimits: AutoPinPolicy.Limits? = nil, firstBytesTimeout: Double = 30,
                     servesCA: Bool = false, offersHTTP2: Bool = true, maxConnections: Int? = nil,
-                    originSpeaksHTTP2: Bool = false, threads: Int = 2, breakpoints: Breakpoints = Breakpoints(),
+                    originSpeaksHTTP2: Bool = false, originHTTP2Always: Bool = true, threads: Int = 2,
+                    breakpoints: Breakpoints = Breakpoints(),
                     configure: (inout ProxyConfiguration) -> Void = { _ in },
                     configureWithOrigins: (inout ProxyConfiguration, _ origin: Int, _ tlsOrigin: Int) -> Void = { _, _, _ in },
                     _ body: (InterceptingFixture) async throws -> Void) async throws {
@@ -73,7 +76,8 @@ struct InterceptingFixture {
                 if let pinLimits {
                     pins = try PersistentPinRegistry(repository: repository, ttl: 3600, limits: pinLimits, logger: logger)
                 }
-                return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout, offersHTTP2: offersHTTP2)
+                return try tls.interception(pins: pins, firstBytesTimeout: firstBytesTimeout, offersHTTP2: offersHTTP2,
+                                            http2ForHTTP1Clients: originHTTP2Always)
             }, rules: rules, threads: threads, breakpoints: breakpoints) { configuration in
                 configuration.maxConnections = maxConnections
                 configure(&configuration)

@@ -53,12 +53,15 @@ struct TLSFixtures {
     func interception(pins: (any PinRegistry)?, firstBytesTimeout: Double = 30,
                       clientMinimum: TLSProtocolVersion = .defaultMinimum,
                       upstreamMinimum: TLSProtocolVersion = .defaultMinimum, upstreamCA: URL? = nil,
-                      offersHTTP2: Bool = true) throws -> TLSInterception {
+                      offersHTTP2: Bool = true, http2ForHTTP1Clients: Bool = true) throws -> TLSInterception {
+        var upstream = try UpstreamTLSPolicy(additionalRootsPEMFile: (upstreamCA ?? originCAFile).path, verify: true,
+                                             minimumVersion: upstreamMinimum, offersHTTP2: offersHTTP2)
+        // On by default here (`--origin-http2 always`), so tests can drive an HTTP/2 origin with
+        // HTTP/1.1 clients; `OriginProtocolChoiceTests` covers the product's default.
+        upstream.http2ForHTTP1Clients = http2ForHTTP1Clients
         var interception = TLSInterception(
             identities: LeafCertificateCache(minter: try LeafCertificateMinter(authority: proxyCA)),
-            upstream: try UpstreamTLSPolicy(additionalRootsPEMFile: (upstreamCA ?? originCAFile).path, verify: true,
-                                            minimumVersion: upstreamMinimum, offersHTTP2: offersHTTP2),
-            pins: pins)
+            upstream: upstream, pins: pins)
         interception.offersHTTP2 = offersHTTP2
         interception.clientMinimumVersion = clientMinimum
         interception.firstBytesTimeout = .milliseconds(Int64(firstBytesTimeout * 1000))
