@@ -186,10 +186,11 @@ enum CaptureItem {
     /// Bytes it adds to the write-ahead log: bodies in `BodyFileStore` files do not count.
     var loggedBytes: Int {
         guard case .flow(let flow, _) = self else { return capturedBytes }
-        return [flow.requestBody, flow.responseBody, flow.forwardedRequest?.body, flow.originResponse?.body]
-            .reduce(0) { sum, body in
-                guard let body, !BodyFileStore.storesExternally(body) else { return sum }
-                return sum + body.storedCount
-            }
+        func inline(_ body: CapturedBody?) -> Int {
+            guard let body, !BodyFileStore.storesExternally(body) else { return 0 }
+            return body.storedCount
+        }
+        return inline(flow.requestBody) + inline(flow.responseBody) + inline(flow.forwardedRequest?.body)
+            + inline(flow.originResponse?.body)
     }
 }

@@ -47,6 +47,13 @@ final class BodyFileStoreTests: XCTestCase {
         let name = try XCTUnwrap(String.fromDatabaseValue(try column("response_body_file", id: ids[0], repository)))
         XCTAssertEqual(files(repository), [name])
         XCTAssertTrue(BodyFileStore.isValidName(name))
+        // Decrypted bodies: private whatever the umask, like the database itself.
+        let directory = repository.database.bodyFiles.directory
+        for (path, mode) in [(directory, 0o700), ("\(directory)/\(name.prefix(2))", 0o700),
+                             ("\(directory)/\(name.prefix(2))/\(name)", 0o600)] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, mode, path)
+        }
         XCTAssertTrue(try column("response_body_file", id: ids[1], repository).isNull, "a small body stays inline")
         let read = try XCTUnwrap(repository.flow(id: ids[0]))
         XCTAssertEqual(read.responseBody.bytes, body)
