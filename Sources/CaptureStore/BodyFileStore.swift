@@ -156,12 +156,12 @@ extension BodyFileStore {
     }
 }
 
-/// A body file that could not be written, in words (the capture writer logs it and stores the
-/// flows of its batch one by one).
-public enum BodyFileError: Error, CustomStringConvertible {
+/// A body file that could not be written, in words. The insert then keeps that body in its BLOB
+/// column (`FlowInsertStatement`), so nothing captured is lost.
+enum BodyFileError: Error, CustomStringConvertible {
     case cannotWrite(path: String, errno: Int32)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .cannotWrite(let path, let code):
             return "cannot write the captured body file \(path): \(String(cString: strerror(code)))"
