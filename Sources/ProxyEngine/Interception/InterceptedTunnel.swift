@@ -185,6 +185,7 @@ final class InterceptedTunnel {
             let wire = HandshakeWireRecorder(clientInputAlreadyClosed: sniffer?.inputClosed ?? false)
             try pipeline.addHandler(ClientTLSCloseFinisher(state: state))
             try pipeline.addHandler(wire)
+            try ChannelTuning.boundTLSReads(on: channel)
             try pipeline.addHandler(NIOSSLServerHandler(context: context))
             try pipeline.addHandler(ClientTLSObserver(
                 state: state, host: certificateHost, pins: interception.pins,

@@ -188,7 +188,7 @@ final class UpstreamConnector: Sendable {
         let connected = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(ChannelTuning.noDelay, value: 1)
-            .channelOption(.maxMessagesPerRead, value: 16)
+            .channelOption(.maxMessagesPerRead, value: UInt(ChannelTuning.maxMessagesPerRead))
             .channelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
             .channelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .channelOption(.allowRemoteHalfClosure, value: kind == .raw)
@@ -233,6 +233,7 @@ final class UpstreamConnector: Sendable {
                     if let tls {
                         let pipeline = channel.pipeline.syncOperations
                         let log = tls.policy.verifiesCertificates ? UpstreamVerificationLog() : nil
+                        try ChannelTuning.boundTLSReads(on: channel)
                         try pipeline.addHandler(
                             UpstreamVerificationLog.clientHandler(context: tls.context, serverName: tls.serverName, log: log))
                         // HTTP waits for ALPN: the origin may choose HTTP/2.
