@@ -13,11 +13,11 @@ import ProxyModel
 struct FlowInsertStatement {
     private let connection: OpaquePointer
     private let handle: OpaquePointer
-    /// Where large bodies go; nil keeps every body in the database.
-    private let bodyFiles: BodyFileStore?
+    /// Where large bodies go.
+    private let bodyFiles: BodyFileStore
 
     /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order.
-    init(connection: OpaquePointer, sql: String, bodyFiles: BodyFileStore?) throws {
+    init(connection: OpaquePointer, sql: String, bodyFiles: BodyFileStore) throws {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else {
@@ -148,7 +148,7 @@ struct FlowInsertStatement {
     /// one (written now, unless the same bytes are there already), else NULL. Returns whether it
     /// went to a file. A file that cannot be written leaves the body in its BLOB column.
     private func bind(file body: CapturedBody, at index: Int32) -> Bool {
-        guard let bodyFiles, BodyFileStore.storesExternally(body), let name = try? bodyFiles.write(body) else {
+        guard BodyFileStore.storesExternally(body), let name = try? bodyFiles.write(body) else {
             sqlite3_bind_null(handle, index)
             return false
         }

@@ -26,7 +26,6 @@ struct BodyFileNames: Equatable {
     var originResponse: String?
 
     var isEmpty: Bool { self == BodyFileNames() }
-    var all: [String] { [request, response, forwardedRequest, originResponse].compactMap { $0 } }
 }
 
 extension FlowRecord {

@@ -13,8 +13,8 @@ enum ChannelTuning {
     /// but root the proxy closed every accepted connection and failed every origin connect.
     static let noDelay = ChannelOptions.tcpOption(.tcp_nodelay)
     /// Socket reads per read cycle on a channel and on one with TLS (`boundTLSReads`).
-    static let maxMessagesPerRead = 16
-    static let tlsMaxMessagesPerRead = 2
+    static let maxMessagesPerRead: UInt = 16
+    static let tlsMaxMessagesPerRead: UInt = 2
 
     /// NIOSSL decrypts everything read before `channelReadComplete` into one plaintext buffer,
     /// and keeps that buffer at its largest size for the connection's life. With 16 reads of up
@@ -24,6 +24,6 @@ enum ChannelTuning {
     static func boundTLSReads(on channel: any Channel) throws {
         guard let options = channel.syncOptions else { return }
         let current = try options.getOption(.maxMessagesPerRead)
-        try options.setOption(.maxMessagesPerRead, value: min(current, UInt(tlsMaxMessagesPerRead)))
+        try options.setOption(.maxMessagesPerRead, value: min(current, tlsMaxMessagesPerRead))
     }
 }

@@ -115,7 +115,7 @@ public final class ProxyServer: Sendable {
             }
             .childChannelOption(ChannelTuning.noDelay, value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelOption(.maxMessagesPerRead, value: UInt(ChannelTuning.maxMessagesPerRead))
+            .childChannelOption(.maxMessagesPerRead, value: ChannelTuning.maxMessagesPerRead)
             .childChannelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
             .childChannelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .childChannelInitializer { channel in

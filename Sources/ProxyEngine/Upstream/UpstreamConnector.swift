@@ -188,7 +188,7 @@ final class UpstreamConnector: Sendable {
         let connected = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(ChannelTuning.noDelay, value: 1)
-            .channelOption(.maxMessagesPerRead, value: UInt(ChannelTuning.maxMessagesPerRead))
+            .channelOption(.maxMessagesPerRead, value: ChannelTuning.maxMessagesPerRead)
             .channelOption(.recvAllocator, value: ChannelTuning.receiveAllocator)
             .channelOption(.writeBufferWaterMark, value: ChannelTuning.writeWaterMark)
             .channelOption(.allowRemoteHalfClosure, value: kind == .raw)

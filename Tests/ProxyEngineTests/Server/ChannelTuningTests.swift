@@ -14,7 +14,7 @@ final class ChannelTuningTests: XCTestCase {
         let server = try ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).wait()
         defer { try? server.close().wait() }
         let client = try ClientBootstrap(group: group)
-            .channelOption(.maxMessagesPerRead, value: UInt(ChannelTuning.maxMessagesPerRead))
+            .channelOption(.maxMessagesPerRead, value: ChannelTuning.maxMessagesPerRead)
             .connect(to: server.localAddress!).wait()
         defer { try? client.close().wait() }
         let reads = try client.eventLoop.submit { () throws -> [UInt] in
@@ -26,7 +26,7 @@ final class ChannelTuningTests: XCTestCase {
             try ChannelTuning.boundTLSReads(on: client)
             return [plain, bounded, try options.getOption(.maxMessagesPerRead)]
         }.wait()
-        XCTAssertEqual(reads, [16, UInt(ChannelTuning.tlsMaxMessagesPerRead), 1])
+        XCTAssertEqual(reads, [16, ChannelTuning.tlsMaxMessagesPerRead, 1])
         XCTAssertLessThan(ChannelTuning.tlsMaxMessagesPerRead, ChannelTuning.maxMessagesPerRead)
     }
 }
