@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "CaptureStoreTests",
             dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport", "CaptureTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "PersistentPinsTests",

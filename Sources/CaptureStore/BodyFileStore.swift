@@ -40,7 +40,48 @@ public struct BodyFileStore: Sendable {
 
     /// True when `body` is stored as a file rather than in its BLOB column.
     public static func storesExternally(_ body: CapturedBody) -> Bool {
-        body.storedCount >= threshold
+        body.spool != nil || body.storedCount >= threshold
+    }
+
+    /// Where bodies being captured are written before they are named (`BodyFileSpool`).
+    var spoolDirectory: String { directory + "/spool" }
+
+    /// A spool for one body of a live capture (`ProxyConfiguration.bodySpool`).
+    public func makeSpool() -> BodyFileSpool {
+        BodyFileSpool(store: self)
+    }
+
+    /// Creates the store's folder and its spool folder; false when they cannot be made.
+    func makeSpoolDirectory() -> Bool {
+        (try? makeDirectory(directory)) != nil && (try? makeDirectory(spoolDirectory)) != nil
+    }
+
+    /// Gives the spooled file at `temporary` its content name `name`: moved into place, or
+    /// removed when the same bytes are stored already. Call inside a write transaction.
+    func adopt(_ temporary: String, as name: String) -> Bool {
+        let path = self.path(of: name)
+        if access(path, F_OK) == 0 {
+            unlink(temporary)
+            return true
+        }
+        guard (try? makeDirectory((path as NSString).deletingLastPathComponent)) != nil,
+              rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Removes spool files left by processes that are no longer running (a proxy that was
+    /// killed mid-download). Files of running processes are theirs.
+    public func removeAbandonedSpools() {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: spoolDirectory) else { return }
+        for file in files where file.hasSuffix(".partial") {
+            guard let dash = file.firstIndex(of: "-"), let pid = Int32(file[..<dash]) else { continue }
+            if pid == getpid() { continue }
+            if kill(pid, 0) == 0 || errno == EPERM { continue }
+            unlink(spoolDirectory + "/" + file)
+        }
     }
 
     /// Writes the captured bytes of `body` unless a file with the same content exists, and
@@ -110,7 +151,7 @@ public struct BodyFileStore: Sendable {
         }
     }
 
-    private func path(of name: String) -> String {
+    func path(of name: String) -> String {
         directory + "/" + name.prefix(2) + "/" + name
     }
 

@@ -34,6 +34,10 @@ struct FlowInsertStatement {
 
     /// Inserts one flow and returns its new row id.
     func insert(_ flow: Flow) throws -> Int64 {
+        // Spooled bodies are named first: one whose file could not be written is stored empty
+        // and truncated, and the columns below must say so.
+        var flow = flow
+        let spooled = (claim(&flow.requestBody), claim(&flow.responseBody))
         var column: Int32 = 0
         func next() -> Int32 {
             column += 1
@@ -118,7 +122,7 @@ struct FlowInsertStatement {
         // origin side's bodies are empty (NULL) unless a rule changed a body.
         let request = flow.requestBody, response = flow.responseBody
         let forwarded = flow.forwardedRequest?.body ?? .empty, origin = flow.originResponse?.body ?? .empty
-        let inFile = (bind(file: request, at: next()), bind(file: response, at: next()),
+        let inFile = (bind(file: request, named: spooled.0, at: next()), bind(file: response, named: spooled.1, at: next()),
                       bind(file: forwarded, at: next()), bind(file: origin, at: next()))
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
@@ -144,10 +148,27 @@ struct FlowInsertStatement {
         return result.1
     }
 
-    /// Binds the file column of `body`: its file's name when it is large enough to be stored in
-    /// one (written now, unless the same bytes are there already), else NULL. Returns whether it
-    /// went to a file. A file that cannot be written leaves the body in its BLOB column.
-    private func bind(file body: CapturedBody, at index: Int32) -> Bool {
+    /// The file name of a spooled body, now moved into the store; nil for a body in memory. A
+    /// spool that failed leaves the body empty and truncated (its size still counted).
+    private func claim(_ body: inout CapturedBody) -> String? {
+        guard let spool = body.spool else { return nil }
+        guard let file = spool as? BodyFileSpool, let name = file.claim() else {
+            body.bytes = Data()
+            body.truncated = true
+            return nil
+        }
+        return name
+    }
+
+    /// Binds the file column of `body`: its file's name when it was spooled (`named`) or is large
+    /// enough to be stored in one (written now, unless the same bytes are there already), else
+    /// NULL. Returns whether it went to a file. A file that cannot be written leaves the body in
+    /// its BLOB column.
+    private func bind(file body: CapturedBody, named spooled: String? = nil, at index: Int32) -> Bool {
+        if let spooled {
+            bind(text: spooled, at: index)
+            return true
+        }
         guard BodyFileStore.storesExternally(body), let name = try? bodyFiles.write(body) else {
             sqlite3_bind_null(handle, index)
             return false

@@ -15,6 +15,10 @@ public struct ProxyConfiguration: Sendable {
     public var access = ClientAccessPolicy()
     /// How many body bytes per message are kept on a flow.
     public var maxCapturedBodyBytes: Int = 16 << 20
+    /// Where bodies of `CapturedBody.blockSize` bytes and more are written while they cross the
+    /// proxy (the capture store's body files); nil keeps every captured body in memory until
+    /// the sink takes the flow.
+    public var bodySpool: BodySpoolFactory?
     /// Largest request header section accepted before answering 431.
     public var maxRequestHeaderBytes: Int = 64 << 10
     /// A client connection with no request in flight is closed after this long.

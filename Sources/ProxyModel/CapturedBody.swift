@@ -11,6 +11,9 @@ import Foundation
 /// the event loop (above glibc's mmap threshold every such buffer was a fresh mapping, and
 /// faulting its pages in cost more than the copy), and the capture writer writes the blocks one
 /// after another. `bytes` joins them for readers that want one buffer.
+///
+/// A body that reaches one block can be spooled (`startSpooling(_:)`): each full block then goes
+/// to a `BodySpool` as soon as it fills, so memory holds at most one block of it.
 public struct CapturedBody: Sendable, Hashable {
     /// The largest block a live capture appends into.
     public static let blockSize = 256 << 10
@@ -29,6 +32,12 @@ public struct CapturedBody: Sendable, Hashable {
     public var size: Int64
     /// True when the stored bytes are fewer than `size` (capture cap, or dropped under load).
     public var truncated: Bool
+    /// Where full blocks go once the body is spooled; nil while it is all in memory.
+    public private(set) var spool: (any BodySpool)?
+    /// Bytes of the stored prefix handed to `spool` (the rest are in memory).
+    private var spooledCount = 0
+    /// Set when the spool refused a block: nothing more is stored.
+    private var spoolRefused = false
 
     public init(bytes: Data = Data(), size: Int64 = 0, truncated: Bool = false) {
         storage = bytes.isEmpty ? .none : .one(bytes)
@@ -37,8 +46,21 @@ public struct CapturedBody: Sendable, Hashable {
         self.truncated = truncated
     }
 
-    /// The stored prefix in the blocks it was captured in; none empty.
+    /// Stored bytes held in memory: `storedCount` less what went to the spool. Queues bound
+    /// their memory by it.
+    public var heldCount: Int { storedCount - spooledCount }
+
+    /// The stored prefix in the blocks it was captured in; none empty. A spooled body's first
+    /// part is what its spool wrote (read back, waiting for its writes).
     public var parts: [Data] {
+        if let spool {
+            let written = spool.contents()
+            return (written.isEmpty ? [] : [written]) + memoryParts
+        }
+        return memoryParts
+    }
+
+    private var memoryParts: [Data] {
         switch storage {
         case .none: return []
         case .one(let data): return [data]
@@ -46,9 +68,15 @@ public struct CapturedBody: Sendable, Hashable {
         }
     }
 
-    /// The stored prefix of the body as one buffer (a copy when it was captured in blocks).
+    /// The stored prefix of the body as one buffer (a copy when it was captured in blocks; read
+    /// back from the spool when spooled). Setting it ends any spooling.
     public var bytes: Data {
         get {
+            if spool != nil {
+                var joined = Data(capacity: storedCount)
+                for part in parts { joined.append(part) }
+                return joined
+            }
             switch storage {
             case .none: return Data()
             case .one(let data): return data
@@ -61,21 +89,76 @@ public struct CapturedBody: Sendable, Hashable {
         set {
             storage = newValue.isEmpty ? .none : .one(newValue)
             storedCount = newValue.count
+            spool = nil
+            spooledCount = 0
+            spoolRefused = false
         }
+    }
+
+    /// From now on, full blocks go to `spool` as they fill; those already full go now.
+    public mutating func startSpooling(_ spool: any BodySpool) {
+        guard self.spool == nil else { return }
+        self.spool = spool
+        spillFullBlocks()
+    }
+
+    /// Hands the blocks still in memory to the spool and tells it the body is complete.
+    public mutating func finishSpooling() {
+        guard let spool else { return }
+        spillFullBlocks(all: true)
+        spool.finish()
+    }
+
+    /// Hands full blocks (all blocks when `all`) to the spool, in order. A refusal drops the
+    /// refused blocks and everything after them.
+    private mutating func spillFullBlocks(all: Bool = false) {
+        guard let spool, !spoolRefused else { return }
+        var blocks = memoryParts
+        guard !blocks.isEmpty else { return }
+        storage = .none
+        var kept = 0
+        while kept < blocks.count, all || blocks[kept].count >= Self.blockSize {
+            let block = blocks[kept]
+            guard spool.append(block) else {
+                refuseSpooling(dropping: blocks[kept...].reduce(0) { $0 + $1.count })
+                return
+            }
+            spooledCount += block.count
+            kept += 1
+        }
+        blocks.removeFirst(kept)
+        storage = blocks.isEmpty ? .none : blocks.count == 1 ? .one(blocks[0]) : .blocks(blocks)
+    }
+
+    private mutating func refuseSpooling(dropping count: Int) {
+        spoolRefused = true
+        storage = .none
+        storedCount -= count
+        truncated = true
     }
 
     /// Appends `bytes` to the stored prefix, filling the last block up to `blockSize` first.
     /// `expected` sizes a new block when the body's length is known (Content-Length).
     public mutating func append(_ bytes: UnsafeRawBufferPointer, expected: Int? = nil) {
+        guard !spoolRefused else {
+            truncated = true
+            return
+        }
+        appendInMemory(bytes, expected: expected)
+        if spool != nil { spillFullBlocks() }
+    }
+
+    private mutating func appendInMemory(_ bytes: UnsafeRawBufferPointer, expected: Int?) {
         guard !bytes.isEmpty else { return }
         // Taken out of `storage` while it changes, so the buffers stay uniquely referenced
         // (appended in place, not copied). Most bodies fit one block: no array for them.
         switch storage {
         case .none where bytes.count <= Self.blockSize:
-            var block = Data(capacity: min(max(expected ?? 0, bytes.count), Self.blockSize))
+            let remaining = expected.map { $0 - storedCount } ?? 0
+            var block = Data(capacity: min(max(remaining, bytes.count), Self.blockSize))
             block.append(contentsOf: bytes)
             storage = .one(block)
-            storedCount = bytes.count
+            storedCount += bytes.count  // 0 before, unless earlier blocks went to a spool
             return
         case .one(var data) where data.count + bytes.count <= Self.blockSize:
             storage = .none

@@ -54,11 +54,12 @@ extension Flow {
         forwardedRequest != nil || originResponse != nil
     }
 
-    /// Bytes held by all of the flow's bodies, the origin side's included: what queues and
-    /// batches count against their memory bounds.
+    /// Bytes held in memory by all of the flow's bodies, the origin side's included: what
+    /// queues and batches count against their memory bounds (a spooled body's blocks are in
+    /// its spool, not here).
     public var capturedBodyBytes: Int {
-        requestBody.storedCount + responseBody.storedCount + (forwardedRequest?.body?.storedCount ?? 0)
-            + (originResponse?.body?.storedCount ?? 0)
+        requestBody.heldCount + responseBody.heldCount + (forwardedRequest?.body?.heldCount ?? 0)
+            + (originResponse?.body?.heldCount ?? 0)
     }
 
     /// The exchange as the origin saw it: the request as forwarded and the response as the

@@ -164,6 +164,9 @@ struct RunCommand: AsyncParsableCommand {
         configuration.additionalListenAddresses = listenAddresses.dropFirst().map { .init(host: $0.host, port: $0.port) }
         configuration.access = network.policy(interfaces: interfaces, bound: listenAddresses)
         configuration.maxCapturedBodyBytes = maxBodySize.bytes
+        let bodyFiles = database.bodyFiles
+        bodyFiles.removeAbandonedSpools()
+        configuration.bodySpool = { bodyFiles.makeSpool() }
         configuration.clientIdleTimeout = .seconds(Int64(idleTimeout))
         configuration.connectTimeout = .seconds(Int64(connectTimeout))
         configuration.upstreamTimeout = .seconds(Int64(upstreamTimeout))

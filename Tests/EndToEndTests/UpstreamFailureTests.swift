@@ -102,6 +102,23 @@ final class UpstreamFailureTests: XCTestCase {
         }
     }
 
+    /// A large body cut short is spooled to a file as it arrives: the flow keeps every byte that
+    /// came, read back from its body file, and no spool file is left behind.
+    func testALargeBodyCutShortKeepsWhatArrived() async throws {
+        try await Fixture.run { proxy, origin in
+            let size = 3_000_000
+            let result = try await Curl.viaProxy(proxy.port, ["-o", "/dev/null", origin.url("/close-mid/\(size)")])
+            XCTAssertEqual(result.exitCode, 18, result.summary)
+            let flow = try await proxy.waitForFlows(count: 1).first
+            XCTAssertNotNil(flow?.error)
+            XCTAssertEqual(flow?.responseBody.size, Int64(size / 2))
+            XCTAssertTrue(flow?.responseBody.bytes == PatternBytes.data(count: size / 2), "the captured part differs")
+            let store = proxy.repository.database.bodyFiles.directory
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store).filter { $0 != "spool" }.count, 1)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store + "/spool"), [])
+        }
+    }
+
     /// The same over a raw connection: the proxy closes the client connection after the
     /// partial body rather than leaving it waiting.
     func testOriginClosingMidResponseClosesRawClient() async throws {

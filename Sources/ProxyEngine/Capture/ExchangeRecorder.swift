@@ -7,10 +7,12 @@ import ProxyModel
 /// each body up to the capture cap, and the timing phases.
 ///
 /// It copies at most `cap` bytes per message and counts the rest, so a 2 GiB download costs the
-/// same memory as a 16 MiB one.
+/// same memory as a 16 MiB one. With a `spool` (the capture store's body files), a body that
+/// reaches `CapturedBody.blockSize` is spooled: its blocks leave memory as they fill.
 struct ExchangeRecorder {
     private(set) var flow: Flow
     private let cap: Int
+    private let spool: BodySpoolFactory?
     private var connected: NIODeadline?
     private var requestSent: NIODeadline?
     private var responseStarted: NIODeadline?
@@ -25,9 +27,10 @@ struct ExchangeRecorder {
     /// - Parameter streamID: the client's HTTP/2 stream (nil for HTTP/1).
     /// - Parameter replayOf: the flow this exchange sends again (a replay), nil for a client's own.
     init(clientAddress: String, method: String, scheme: String, host: String, port: Int, path: String,
-         version: HTTPVersion, headers: HTTPHeaders, cap: Int, clientTLS: TLSDetails? = nil, streamID: Int? = nil,
-         replayOf: Int64? = nil) {
+         version: HTTPVersion, headers: HTTPHeaders, cap: Int, spool: BodySpoolFactory? = nil,
+         clientTLS: TLSDetails? = nil, streamID: Int? = nil, replayOf: Int64? = nil) {
         self.cap = cap
+        self.spool = spool
         self.flow = Flow(
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
@@ -113,7 +116,7 @@ struct ExchangeRecorder {
     }
 
     mutating func requestBody(_ buffer: ByteBuffer) {
-        Self.capture(buffer, into: &flow.requestBody, cap: cap, expected: expectedRequestLength)
+        Self.capture(buffer, into: &flow.requestBody, cap: cap, expected: expectedRequestLength, spool: spool)
     }
 
     mutating func requestFullySent() {
@@ -161,7 +164,7 @@ struct ExchangeRecorder {
     }
 
     mutating func responseBody(_ buffer: ByteBuffer) {
-        Self.capture(buffer, into: &flow.responseBody, cap: cap, expected: expectedResponseLength)
+        Self.capture(buffer, into: &flow.responseBody, cap: cap, expected: expectedResponseLength, spool: spool)
     }
 
     /// The finished flow; `error` is set when the exchange failed.
@@ -171,13 +174,16 @@ struct ExchangeRecorder {
             flow.timings.receive = UpstreamConnector.milliseconds(from: responseStarted, to: now)
         }
         flow.finishedAt = Date()
+        flow.requestBody.finishSpooling()
+        flow.responseBody.finishSpooling()
         if let error, flow.error == nil {
             flow.error = error
         }
         return flow
     }
 
-    private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int, expected: Int?) {
+    private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int, expected: Int?,
+                                spool: BodySpoolFactory?) {
         let count = buffer.readableBytes
         body.size += Int64(count)
         let room = cap - body.storedCount
@@ -189,5 +195,11 @@ struct ExchangeRecorder {
             }
             body.truncated = true
         }
+        if body.spool == nil, body.storedCount >= CapturedBody.blockSize, let spool, let target = spool() {
+            body.startSpooling(target)
+        }
     }
 }
+
+/// Makes the spool of one body (nil: keep it in memory); `ProxyConfiguration.bodySpool`.
+public typealias BodySpoolFactory = @Sendable () -> (any BodySpool)?

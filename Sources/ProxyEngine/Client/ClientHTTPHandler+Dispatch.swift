@@ -209,7 +209,8 @@ extension ClientHTTPHandler {
         let recorder = ExchangeRecorder(
             clientAddress: clientAddress, method: head.method.rawValue, scheme: scheme, host: host, port: port,
             path: pathAndQuery, version: head.version, headers: head.headers,
-            cap: services.configuration.maxCapturedBodyBytes, clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil,
+            cap: services.configuration.maxCapturedBodyBytes, spool: services.configuration.bodySpool,
+            clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil,
             streamID: head.version.major == 2 ? http2StreamID : nil, replayOf: replayOf)
         let exchange = ExchangeDriver(client: self, services: services, pool: pool, head: head, recorder: recorder)
         state = .exchange(exchange)

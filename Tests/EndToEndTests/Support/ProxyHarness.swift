@@ -81,6 +81,8 @@ final class ProxyHarness: Sendable {
         var configuration = ProxyConfiguration()
         configuration.listenHost = "127.0.0.1"
         configuration.listenPort = 0
+        let bodyFiles = repository.database.bodyFiles  // large bodies spooled as `proxyapp run` does
+        configuration.bodySpool = { bodyFiles.makeSpool() }
         configure(&configuration)
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
