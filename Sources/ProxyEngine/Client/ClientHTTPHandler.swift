@@ -103,6 +103,10 @@ final class ClientHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler, Ex
 
     var eventLoop: any EventLoop { context!.eventLoop }
     var channel: (any Channel)? { context?.channel }
+
+    func releaseReadBuffers() {
+        if let channel = context?.channel { ChannelTuning.releaseReadBuffers(on: channel) }
+    }
     var isWritable: Bool { context?.channel.isWritable ?? false }
     var allocator: ByteBufferAllocator { context?.channel.allocator ?? ByteBufferAllocator() }
 

@@ -34,6 +34,8 @@ protocol ExchangeClientSide: AnyObject {
     /// After a `101`: the client connection and `upstream` become one byte relay.
     /// `meter` counts (and may capture) what the relay carries; nil for none.
     func switchToRawBytes(upstream: any Channel, meter: TunnelMeter?)
+    /// A large upload is over: receive buffers it grew can go (`ChannelTuning.releaseReadBuffers`).
+    func releaseReadBuffers()
 }
 
 /// Carries out one exchange's `ExchangeStateMachine` with NIO: the machine decides, this does.
@@ -276,6 +278,9 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
                     recorder.held(from: since, to: client.eventLoop.now)
                 }
                 let flow = recorder.finish(error: error)
+                if flow.requestBody.size >= ChannelTuning.largeTransfer {
+                    client.releaseReadBuffers()
+                }
                 if error == nil, machine.responsePlan?.switchingProtocols == true,
                    upstreamHead.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
                     // Messages follow the flow (`switchToByteRelay`); nil: the sink keeps none.

@@ -26,4 +26,27 @@ enum ChannelTuning {
         let current = try options.getOption(.maxMessagesPerRead)
         try options.setOption(.maxMessagesPerRead, value: min(current, tlsMaxMessagesPerRead))
     }
+
+    /// Body bytes an exchange moves on a channel before `releaseReadBuffers` is worth a call.
+    static let largeTransfer = 256 << 10
+
+    /// NIO keeps a pool of receive buffers per channel, as many as reads per cycle, each as
+    /// large as the allocator ever made it, for the channel's whole life: a relayed download
+    /// left 16 buffers of 256 KiB (4 MiB) on its upstream connection while it idled in the
+    /// pool. Shrinking the pool's capacity to one and back lets the others go; the channel grows
+    /// them again if the next transfer needs them. Called after an exchange that moved at least
+    /// `largeTransfer` body bytes on the channel.
+    ///
+    /// Only NIOPosix's socket channels have the pool; the others (HTTP/2 streams, test channels)
+    /// stop the process on an option they do not know, so they are left alone.
+    /// Returns whether the pool was shrunk.
+    @discardableResult
+    static func releaseReadBuffers(on channel: any Channel) -> Bool {
+        guard String(describing: type(of: channel)) == "SocketChannel",
+              let options = channel.syncOptions, let current = try? options.getOption(.maxMessagesPerRead),
+              current > 1 else { return false }
+        try? options.setOption(.maxMessagesPerRead, value: 1)
+        try? options.setOption(.maxMessagesPerRead, value: current)
+        return true
+    }
 }

@@ -68,6 +68,8 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Where the connection goes when the read that ended its response is over
     /// (`releaseAfterRead`); nil otherwise.
     private var release: (() -> Void)?
+    /// Response body bytes read since the connection was last given back.
+    private var bodyBytesRead = 0
 
     /// The origin's reason phrases (NIO's decoder drops them); nil in pipelines without one.
     private let statusLines: StatusLineTap?
@@ -181,8 +183,10 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         lastActivity = context.eventLoop.now
-        if case .end = part {
-            awaitingResponse = false
+        switch part {
+        case .body(let buffer): bodyBytesRead &+= buffer.readableBytes
+        case .end: awaitingResponse = false
+        case .head: break
         }
         if let delegate {
             delegate.upstreamReceived(part)
@@ -197,6 +201,10 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         if let release {
             self.release = nil
+            if bodyBytesRead >= ChannelTuning.largeTransfer {  // before it idles in the pool
+                ChannelTuning.releaseReadBuffers(on: context.channel)
+            }
+            bodyBytesRead = 0
             release()
         }
         delegate?.upstreamReadComplete()
