@@ -48,10 +48,12 @@ struct CaptureQueue {
         precondition(maxFlows > 0, "maxFlows must be positive")
         self.maxFlows = maxFlows
         self.maxBodyBytes = max(0, maxBodyBytes)
-        slots = Array(repeating: nil, count: min(maxFlows, 1024))
+        slots = Array(repeating: nil, count: min(maxFlows, Self.initialSlots))
     }
 
     var isEmpty: Bool { count == 0 }
+    /// Slots the ring has now.
+    var capacity: Int { slots.count }
 
     /// Queues `flow` under the drop policy and says what happened.
     mutating func enqueue(_ flow: Flow, open key: OpenFlowKey? = nil) -> Outcome {
@@ -144,6 +146,18 @@ struct CaptureQueue {
             if case .flow(let flow, _) = item { return flow }
             return nil
         }
+    }
+
+    /// Slots the ring starts with, and goes back to once empty (`releaseSpareCapacity`).
+    static let initialSlots = 256
+
+    /// An empty queue gives back the slots a burst grew it to (a slot holds a whole `Flow`:
+    /// 4,096 of them are about 2 MiB). Called when the writer is idle, not after every batch, so
+    /// steady traffic does not grow the ring again and again.
+    mutating func releaseSpareCapacity() {
+        guard count == 0, slots.count > Self.initialSlots else { return }
+        slots = Array(repeating: nil, count: min(maxFlows, Self.initialSlots))
+        head = 0
     }
 
     private mutating func grow() {

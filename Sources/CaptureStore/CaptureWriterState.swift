@@ -207,7 +207,7 @@ final class CaptureWriterState: @unchecked Sendable {
             flowsFailed += flowCount
         }
         finishedTotal += batch.count
-        idlePending = onIdle != nil
+        idlePending = true
         lastWrittenAt = Date()
         condition.broadcast()
         condition.unlock()
@@ -222,12 +222,14 @@ final class CaptureWriterState: @unchecked Sendable {
         while true {
             if queue.isEmpty {
                 if closing { return nil }
-                if idlePending, let onIdle {
+                if idlePending {
                     let deadline = lastWrittenAt.addingTimeInterval(Self.idleDelay)
                     if Date() >= deadline {
                         idlePending = false
+                        queue.releaseSpareCapacity()
                         condition.unlock()
-                        onIdle()
+                        repository.releaseMemory()
+                        onIdle?()
                         condition.lock()
                     } else {
                         _ = condition.wait(until: deadline)

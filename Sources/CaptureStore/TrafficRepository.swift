@@ -58,6 +58,13 @@ public struct TrafficRepository: Sendable {
         }
     }
 
+    /// Gives back what SQLite caches for each connection (pages of the capture, about 2 MiB
+    /// per connection after a burst): the capture writer calls it once idle; the next write
+    /// reads the pages it needs from the file system's cache.
+    public func releaseMemory() {
+        database.pool.releaseMemory()
+    }
+
     /// Copies the whole write-ahead log into the database file and empties it (a TRUNCATE
     /// checkpoint), so a capture left by a stopped proxy is one self-contained file. Waits at
     /// most `busyTimeout` seconds for readers in other processes (the TUI) to let go; throws

@@ -11,7 +11,7 @@ final class CaptureQueueTests: XCTestCase {
         var queue = CaptureQueue(maxFlows: 5_000, maxBodyBytes: 1 << 20)
         var next = 0
         var expected = 0
-        // Interleave enqueues and dequeues so the ring wraps and grows past its first 1024 slots.
+        // Interleave enqueues and dequeues so the ring wraps and grows past its first slots.
         for round in 0..<6 {
             for _ in 0..<(700 + round * 100) {
                 XCTAssertEqual(queue.enqueue(Samples.flow(next)), .queued)
@@ -30,6 +30,23 @@ final class CaptureQueueTests: XCTestCase {
         XCTAssertEqual(expected, next)
         XCTAssertEqual(queue.dequeueBatch(maxCount: 10), [])
         XCTAssertEqual(queue.flowsDropped, 0)
+    }
+
+    /// The slots a burst grew the ring to are given back once it is empty (the writer asks when
+    /// idle), never while it holds flows; it grows again, in order, for the next burst.
+    func testAnEmptyQueueGivesBackTheSlotsABurstGrew() {
+        var queue = CaptureQueue(maxFlows: 5_000, maxBodyBytes: 1 << 20)
+        XCTAssertEqual(queue.capacity, CaptureQueue.initialSlots)
+        for index in 0..<3_000 { _ = queue.enqueue(Samples.flow(index)) }
+        XCTAssertGreaterThanOrEqual(queue.capacity, 3_000)
+        _ = queue.dequeueBatch(maxCount: 2_999)
+        queue.releaseSpareCapacity()
+        XCTAssertGreaterThanOrEqual(queue.capacity, 3_000, "one flow still queued: nothing given back")
+        XCTAssertEqual(queue.dequeueBatch(maxCount: 10).map(\.path), ["/item/2999"])
+        queue.releaseSpareCapacity()
+        XCTAssertEqual(queue.capacity, CaptureQueue.initialSlots)
+        for index in 0..<600 { _ = queue.enqueue(Samples.flow(index)) }
+        XCTAssertEqual(queue.dequeueBatch(maxCount: 600).map(\.path), (0..<600).map { "/item/\($0)" })
     }
 
     /// Over the body budget a new flow loses its bodies (sizes kept, truncated set) but is still
