@@ -82,6 +82,24 @@ final class UpstreamConnectionPoolTests: XCTestCase {
         XCTAssertEqual(pool.idleCount, 0)
     }
 
+    /// Beyond the warm few per origin, a returned connection idles only a few seconds; the warm
+    /// ones keep the upstream timeout, and one taken out again meanwhile is not closed.
+    func testConnectionsBeyondTheWarmFewIdleBriefly() throws {
+        let pool = UpstreamConnectionPool(maxIdlePerKey: 32)
+        let key = UpstreamConnectionPool.Key(host: "a.test", port: 80)
+        let warm = UpstreamConnectionPool.warmPerKey
+        let connections = try (0..<(warm + 3)).map { _ in try connection() }
+        for (channel, handler) in connections { pool.checkin(key, channel: channel, handler: handler) }
+        let (reused, _) = try XCTUnwrap(pool.checkout(key))  // the newest: a surplus one
+        XCTAssertTrue(reused === connections.last?.0)
+        loop.advanceTime(by: UpstreamConnectionPool.surplusIdleTime + .milliseconds(1))
+        XCTAssertEqual(connections.map(\.0.isActive), Array(repeating: true, count: warm) + [false, false, true],
+                       "the taken one has the upstream timeout again")
+        XCTAssertEqual(pool.idleCount, warm)
+        loop.advanceTime(by: .seconds(25))  // the upstream timeout (30 s) for the warm ones
+        XCTAssertEqual(pool.idleCount, 0)
+    }
+
     // MARK: the cap on all idle connections
 
     /// Over the total cap the oldest idle connection goes, whatever its origin; a connection
