@@ -151,6 +151,20 @@ public struct BodyFileStore: Sendable {
         }
     }
 
+    /// Bytes the stored files take (spool files included), read from the file system.
+    func totalSize() -> Int64 {
+        var total: Int64 = 0
+        var status = stat()
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
+            let folderPath = directory + "/" + folder
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
+            where stat(folderPath + "/" + file, &status) == 0 {
+                total += Int64(status.st_size)
+            }
+        }
+        return total
+    }
+
     func path(of name: String) -> String {
         directory + "/" + name.prefix(2) + "/" + name
     }

@@ -22,13 +22,17 @@ public final class CaptureWriter: FlowSink {
         public var maxBatchSize: Int = 512
         /// How long a queued flow waits at most for its batch to fill.
         public var maxBatchDelay: Duration = .milliseconds(100)
+        /// How often the writer looks at its retention limits while flows keep coming.
+        public var retentionInterval: Duration = .seconds(5)
 
         public init(maxQueuedFlows: Int = 50_000, maxQueuedBodyBytes: Int = 64 << 20,
-                    maxBatchSize: Int = 512, maxBatchDelay: Duration = .milliseconds(100)) {
+                    maxBatchSize: Int = 512, maxBatchDelay: Duration = .milliseconds(100),
+                    retentionInterval: Duration = .seconds(5)) {
             self.maxQueuedFlows = maxQueuedFlows
             self.maxQueuedBodyBytes = maxQueuedBodyBytes
             self.maxBatchSize = maxBatchSize
             self.maxBatchDelay = maxBatchDelay
+            self.retentionInterval = retentionInterval
         }
     }
 
@@ -43,12 +47,15 @@ public final class CaptureWriter: FlowSink {
     /// - Parameter onIdle: called on the writer thread once the queue has stayed empty for a
     ///   second after a batch was written (the end of a burst of traffic), at most once per
     ///   burst: the run gives memory back to the system there (`MemoryTuning.trim`).
+    /// - Parameter retention: what the capture keeps; the writer removes older flows between
+    ///   batches, up to 2,000 at a time, and whenever it has nothing to write.
     public init(repository: TrafficRepository, limits: Limits = Limits(), logger: Logger,
+                retention: RetentionPolicy = RetentionPolicy(),
                 onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil) {
         precondition(limits.maxQueuedFlows > 0, "maxQueuedFlows must be positive")
         precondition(limits.maxBatchSize > 0, "maxBatchSize must be positive")
         self.limits = limits
-        state = CaptureWriterState(repository: repository, limits: limits, logger: logger,
+        state = CaptureWriterState(repository: repository, limits: limits, logger: logger, retention: retention,
                                    onCommitted: onCommitted, onIdle: onIdle)
         let thread = Thread { [state] in state.run() }
         thread.name = "proxyapp.capture-writer"

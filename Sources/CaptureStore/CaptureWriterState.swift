@@ -60,15 +60,34 @@ final class CaptureWriterState: @unchecked Sendable {
     /// Row ids of the open flows written so far (WebSockets whose messages may still come).
     private var openRows: [OpenFlowKey: Int64] = [:]
 
+    /// What the capture keeps (`RetentionPolicy`), enforced between batches.
+    private let retention: RetentionPolicy
+    /// When retention is looked at next; writer thread only.
+    private var nextRetentionCheck = Date.distantPast
+    /// Flows and bytes written since the last retention pass, against the room it found left
+    /// under `maxFlows` and `maxBytes` (a pass is due once either is used up); writer thread only.
+    private var writtenSinceRetention = (flows: 0, bytes: 0)
+    private var retentionRoom: (flows: Int?, bytes: Int64?) = (nil, nil)
+    /// A retention pass stopped with more to remove: it goes on whenever the queue is empty.
+    private var retentionMoreDue = false
+    /// How often retention is looked at while flows are written (`Limits.retentionInterval`).
+    private let retentionInterval: TimeInterval
+    /// Flows removed per retention transaction (a capture batch waits for one at most).
+    static let retentionBatchSize = 2_000
+
     init(repository: TrafficRepository, limits: CaptureWriter.Limits, logger: Logger,
+         retention: RetentionPolicy = RetentionPolicy(),
          onCommitted: (@Sendable ([Flow]) -> Void)?, onIdle: (@Sendable () -> Void)? = nil) {
         self.repository = repository
+        self.retention = retention
         self.logger = logger
         self.onCommitted = onCommitted
         self.onIdle = onIdle
         maxBatchSize = limits.maxBatchSize
         let delay = limits.maxBatchDelay.components
         maxBatchDelay = max(0, Double(delay.seconds) + Double(delay.attoseconds) / 1e18)
+        let interval = limits.retentionInterval.components
+        retentionInterval = max(0, Double(interval.seconds) + Double(interval.attoseconds) / 1e18)
         queue = CaptureQueue(maxFlows: limits.maxQueuedFlows, maxBodyBytes: limits.maxQueuedBodyBytes)
     }
 
@@ -174,9 +193,11 @@ final class CaptureWriterState: @unchecked Sendable {
     // MARK: - Writer thread
 
     func run() {
+        enforceRetention()
         while let written = writeNextBatch() {
             // The batch (and its bodies) is gone by now: checkpointing does not hold it.
             checkpointIfDue(adding: written)
+            if retentionIsDue { enforceRetention() }
         }
         checkpointAtClose()
         condition.lock()
@@ -192,6 +213,7 @@ final class CaptureWriterState: @unchecked Sendable {
         logDrops(dropped: dropped, stripped: stripped)
         var written = 0
         let committed = commit(batch, bytes: &written)
+        writtenSinceRetention.bytes += written
         if let committed, let onCommitted {
             onCommitted(committed)
         }
@@ -199,6 +221,7 @@ final class CaptureWriterState: @unchecked Sendable {
             if case .flow = item { return count + 1 }
             return count
         }
+        writtenSinceRetention.flows += flowCount
         condition.lock()
         if committed != nil {
             flowsWritten += flowCount
@@ -222,6 +245,12 @@ final class CaptureWriterState: @unchecked Sendable {
         while true {
             if queue.isEmpty {
                 if closing { return nil }
+                if retentionMoreDue {  // nothing to write: go on removing, a batch at a time
+                    condition.unlock()
+                    enforceRetention()
+                    condition.lock()
+                    continue
+                }
                 if idlePending {
                     let deadline = lastWrittenAt.addingTimeInterval(Self.idleDelay)
                     if Date() >= deadline {
@@ -252,6 +281,38 @@ final class CaptureWriterState: @unchecked Sendable {
     }
 
     /// Writes one batch; the flows with their ids, or nil when the batch was lost.
+    /// A retention pass is due: the interval has passed, or the flows or bytes written since
+    /// the last one used up the room it found (so a capture at its limit is trimmed as it grows,
+    /// and one far below it is not counted after every batch).
+    private var retentionIsDue: Bool {
+        if Date() >= nextRetentionCheck { return true }
+        if let room = retentionRoom.flows, writtenSinceRetention.flows >= room { return true }
+        if let room = retentionRoom.bytes, Int64(writtenSinceRetention.bytes) >= room { return true }
+        return false
+    }
+
+    /// Removes one batch of the flows `retention` does not keep (writer thread). A failure is
+    /// logged and tried again at the next check; capture goes on either way.
+    private func enforceRetention() {
+        nextRetentionCheck = Date().addingTimeInterval(retentionInterval)
+        retentionMoreDue = false
+        guard !retention.keepsEverything else { return }
+        do {
+            let outcome = try repository.enforce(retention, batchSize: Self.retentionBatchSize, maxBatches: 1,
+                                                 protected: Set(openRows.values))
+            retentionMoreDue = outcome.moreDue
+            retentionRoom = (outcome.flowRoom, outcome.byteRoom)
+            writtenSinceRetention = (0, 0)
+            // Still over: the next batch written is followed by another removal.
+            if outcome.moreDue { nextRetentionCheck = Date() }
+            if outcome.flowsRemoved > 0 {
+                logger.debug("capture retention removed flows", metadata: ["count": "\(outcome.flowsRemoved)"])
+            }
+        } catch {
+            logger.warning("capture retention could not remove old flows: \(error)")
+        }
+    }
+
     /// Bytes committed to the log since the last checkpoint (bodies kept in the database plus a
     /// rough per-row overhead).
     private var bytesSinceCheckpoint = 0

@@ -54,6 +54,15 @@ public final class TrafficDatabase: Sendable {
             try DatabasePool(path: path, configuration: configuration)
         }
         try Self.mappingNotADatabase(path: path) {
+            // A new capture gives the pages of removed flows back to the file system
+            // (`RetentionPolicy`). SQLite takes the setting only before the first table, and in
+            // WAL mode (set when the pool opened the file) only with a VACUUM: instant when empty.
+            try pool.writeWithoutTransaction { db in
+                if try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") == 0 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                    try db.execute(sql: "VACUUM")
+                }
+            }
             if try pool.read(TrafficMigrations.migrator.hasBeenSuperseded) {
                 throw CaptureStoreError.schemaTooNew(path: path)
             }

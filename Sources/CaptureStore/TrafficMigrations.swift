@@ -21,6 +21,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v10-replay-of", migrate: addReplayOf)
         migrator.registerMigration("v11-hold-time", migrate: addHoldTime)
         migrator.registerMigration("v12-body-files", migrate: addBodyFiles)
+        migrator.registerMigration("v13-marked-index", migrate: addMarkedIndex)
         return migrator
     }()
 
@@ -226,5 +227,11 @@ enum TrafficMigrations {
         for column in columns {
             try db.execute(sql: "CREATE INDEX flows_on_\(column) ON flows(\(column)) WHERE \(column) IS NOT NULL")
         }
+    }
+
+    /// v13: a partial index of the marked flows, so retention (`RetentionPolicy.maxFlows`, which
+    /// does not count them) counts them without reading the table; unmarked rows cost nothing.
+    private static func addMarkedIndex(_ db: Database) throws {
+        try db.execute(sql: "CREATE INDEX flows_marked ON flows(id) WHERE marked <> 0")
     }
 }

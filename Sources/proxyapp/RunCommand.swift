@@ -33,6 +33,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var data: DataDirectoryOptions
 
+    @OptionGroup(title: "Keeping captures") var retention: RetentionOptions
+
     @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
     var maxBodySize: ByteCount = RunCommand.defaultMaxBodySize
 
@@ -153,7 +155,8 @@ struct RunCommand: AsyncParsableCommand {
         let repository = TrafficRepository(database: database)
         let initialRules = try rulesOptions.loadForRun(data: data)
         let https = try self.https.makeSetup(data: data, repository: repository, logger: logger)
-        let writer = CaptureWriter(repository: repository, logger: logger, onCommitted: onCommitted,
+        let retentionPolicy = try retention.policy()
+        let writer = CaptureWriter(repository: repository, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
                                    onIdle: { MemoryTuning.trim() })
 
         var configuration = ProxyConfiguration()
@@ -226,6 +229,7 @@ struct RunCommand: AsyncParsableCommand {
         banner += "Data directory: \(directory.path)\n"
         if let tightened { banner += tightened + "\n" }
         banner += "Capture: \(data.databasePath)\n"
+        banner += RetentionOptions.bannerLine(retentionPolicy) + "\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         if let line = upstream.bannerLine { banner += TerminalText.escaped(line) + "\n" }
         if let throttle {
@@ -268,12 +272,14 @@ struct RunCommand: AsyncParsableCommand {
 
         if withTUI {
             let logPath = directory.appendingPathComponent("proxyapp.log").path
-            let info = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
+            var startInfo = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
                                  capturePath: data.databasePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
                                  caCreatedNow: https?.createdNow ?? false,
                                  devices: deviceLines.isEmpty ? [] : deviceLines + ["  " + accessLine],
                                  scanTargets: AccessBanner.deviceURLs(bound: boundAll, interfaces: interfaces)
                                     .map { ProxyInfo.ScanTarget(url: $0.url + "/", label: $0.interface) })
+            startInfo.keeping = RetentionOptions.summary(retentionPolicy)
+            let info = startInfo
             let context = TUIContext(
                 listenAddress: bound.description, caURL: https == nil ? "" : "http://\(bound)/ProxyCA.cer",
                 rules: { liveRules.status.summary },

@@ -86,29 +86,60 @@ phase_throttle() {
 # --intercept set to a filter no request matches, RULES_ROUNDS rounds alternating between them.
 # Median requests/s and proxy CPU µs per request of each, and their ratios (1.00: free).
 phase_intercept() {
-  local url="$ORIGIN_URL/1k" round which port
-  local -a pids=() ports=() labels=(none filter) rps_off=() rps_on=() cpu_off=() cpu_on=()
+  local url="$ORIGIN_URL/1k"
+  local -a pids=() ports=()
   section "intercept: http keep-alive with --intercept '~d no-such-host.test & ~m POST' (holds nothing) vs none, $RULES_ROUNDS rounds of ${DURATION}s each, interleaved"
+  start_two_proxies intercept --intercept '~d no-such-host.test & ~m POST'
+  alternate_two_proxies intercept none filter "$url" "${pids[@]}" "${ports[@]}"
+}
+
+# Starts the two proxies of phase NAME, each with a fresh data directory of its own, the second
+# with EXTRA flags too; their pids and ports go into the caller's `pids` and `ports` arrays.
+start_two_proxies() {  # NAME EXTRA...
+  local name=$1 which port
+  shift
+  local -a extra=("$@") args
   for which in off on; do
     port=$(pick_free_port)
-    rm -rf "$BENCH_DIR/intercept-$which"
-    if [[ $which == on ]]; then
-      proxy_start "$PROXYAPP_BIN" "$port" "$BENCH_DIR/intercept-$which" "$RUN_DIR/intercept-$which.log" "${PROXY_RUN_ARGS[@]}" \
-        --intercept '~d no-such-host.test & ~m POST'
-    else
-      proxy_start "$PROXYAPP_BIN" "$port" "$BENCH_DIR/intercept-$which" "$RUN_DIR/intercept-$which.log" "${PROXY_RUN_ARGS[@]}"
-    fi
+    rm -rf "$BENCH_DIR/$name-$which"
+    args=("${PROXY_RUN_ARGS[@]}")
+    [[ $which == on ]] && args+=("${extra[@]}")
+    proxy_start "$PROXYAPP_BIN" "$port" "$BENCH_DIR/$name-$which" "$RUN_DIR/$name-$which.log" "${args[@]}"
     pids+=("$STARTED_PROXY_PID")
     ports+=("$port")
   done
+}
+
+# RULES_ROUNDS rounds of the http_keepalive load through proxies A and B in turn (pids and ports
+# given), then both stopped and the medians of each and their B/A ratios reported.
+alternate_two_proxies() {  # NAME LABEL_A LABEL_B URL PID_A PID_B PORT_A PORT_B
+  local name=$1 url=$4 round which
+  local -a labels=("$2" "$3") pids=("$5" "$6") ports=("$7" "$8") rps_a=() rps_b=() cpu_a=() cpu_b=()
   for ((round = 1; round <= RULES_ROUNDS; round++)); do
     for which in 0 1; do
-      wrk_round "$RUN_DIR/wrk-intercept-$which-$round.txt" "http://127.0.0.1:${ports[$which]}/" "${pids[$which]}" "$url"
+      wrk_round "$RUN_DIR/wrk-$name-$which-$round.txt" "http://127.0.0.1:${ports[$which]}/" "${pids[$which]}" "$url"
       report "${labels[$which]}" "round $round requests/s, CPU µs/request" "$ROUND_OK" "/ $ROUND_CPU"
-      if ((which == 0)); then rps_off+=("$ROUND_OK"); cpu_off+=("$ROUND_CPU"); else rps_on+=("$ROUND_OK"); cpu_on+=("$ROUND_CPU"); fi
+      if ((which == 0)); then rps_a+=("$ROUND_OK"); cpu_a+=("$ROUND_CPU"); else rps_b+=("$ROUND_OK"); cpu_b+=("$ROUND_CPU"); fi
     done
   done
   for which in 0 1; do proxy_stop "${pids[$which]}" 60 || true; done
-  report_medians none filter "filter/none" "$(median "${rps_off[@]}")" "$(median "${rps_on[@]}")" \
-    "$(median "${cpu_off[@]}")" "$(median "${cpu_on[@]}")"
+  report_medians "${labels[0]}" "${labels[1]}" "${labels[1]}/${labels[0]}" "$(median "${rps_a[@]}")" "$(median "${rps_b[@]}")" \
+    "$(median "${cpu_a[@]}")" "$(median "${cpu_b[@]}")"
+}
+
+# Capture with retention removing flows all the time against capture that keeps everything: the
+# http_keepalive load through two proxies of the phase's own, one run with --max-flows
+# RETENTION_FLOWS (filled past it first, so every round evicts), RULES_ROUNDS rounds alternating.
+# Requests/s and CPU µs per request of each and their ratios, and the evicting capture's flow
+# count at the end (it must stay near RETENTION_FLOWS).
+phase_retention() {
+  local url="$ORIGIN_URL/1k" flows
+  local -a pids=() ports=()
+  section "retention: http keep-alive, capture keeping everything vs --max-flows $RETENTION_FLOWS (evicting), $RULES_ROUNDS rounds of ${DURATION}s each, interleaved"
+  start_two_proxies retention --max-flows "$RETENTION_FLOWS"
+  # Past the limit before the first measured round.
+  wrk_round "$RUN_DIR/wrk-retention-fill.txt" "http://127.0.0.1:${ports[1]}/" "${pids[1]}" "$url"
+  alternate_two_proxies retention keep-all evicting "$url" "${pids[@]}" "${ports[@]}"
+  flows=$("$PROXYAPP_BIN" flows --count --data-dir "$BENCH_DIR/retention-on" 2>/dev/null || echo n/a)
+  report evicting "flows kept (limit $RETENTION_FLOWS)" "$flows"
 }

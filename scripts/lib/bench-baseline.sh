@@ -51,10 +51,20 @@ BL_IDLE_TICKS=0   # CPU the idle proxy used while the other one was measured
 # proxy's flags, and checks it relays http and https.
 baseline_proxy_start() {  # WHO BIN
   local who=$1 bin=$2 port data=$BENCH_DIR/baseline-data/$1
+  local -a args=("${PROXY_RUN_ARGS[@]}")
   rm -rf "$data"
   port=$(pick_free_port)
-  bench_log "baseline: $who proxy: $bin run --listen 127.0.0.1:$port --data-dir $data ${PROXY_RUN_ARGS[*]}"
-  proxy_start "$bin" "$port" "$data" "$RUN_DIR/proxy-$who.log" "${PROXY_RUN_ARGS[@]}"
+  # A build from before retention keeps everything anyway and does not know its flags.
+  if ! "$bin" run --help 2>/dev/null | grep -q -- '--max-db-size'; then
+    local -a known=() skip=0 arg
+    for arg in "${args[@]}"; do
+      if ((skip)); then skip=0; continue; fi
+      case $arg in --max-db-size | --max-age | --max-flows) skip=1 ;; *) known+=("$arg") ;; esac
+    done
+    args=("${known[@]}")
+  fi
+  bench_log "baseline: $who proxy: $bin run --listen 127.0.0.1:$port --data-dir $data ${args[*]}"
+  proxy_start "$bin" "$port" "$data" "$RUN_DIR/proxy-$who.log" "${args[@]}"
   BL_BIN[$who]=$bin
   BL_PID[$who]=$STARTED_PROXY_PID
   BL_URL[$who]=http://127.0.0.1:$port

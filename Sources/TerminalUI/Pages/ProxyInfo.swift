@@ -19,6 +19,9 @@ public struct ProxyInfo: Sendable, Hashable {
     public var listenAddress: String
     public var dataDirectory: String
     public var capturePath: String
+    /// What the capture keeps (the banner's `Keeping:` line, without the word); empty when
+    /// unknown (another process's proxy).
+    public var keeping: String
     /// The file the proxy's log lines go to while a TUI runs (`E` shows it).
     public var logPath: String
     /// The root CA's PEM file when HTTPS is decrypted; empty with `--no-intercept` (or unknown).
@@ -47,8 +50,9 @@ public struct ProxyInfo: Sendable, Hashable {
 
     public init(proxy: Proxy = .none, listenAddress: String = "", dataDirectory: String = "", capturePath: String = "",
                 logPath: String = "", caCertificatePath: String = "", caCreatedNow: Bool = false, rules: [String] = [],
-                devices: [String] = [], scanTargets: [ScanTarget] = []) {
+                devices: [String] = [], scanTargets: [ScanTarget] = [], keeping: String = "") {
         self.proxy = proxy
+        self.keeping = keeping
         self.listenAddress = listenAddress
         self.dataDirectory = dataDirectory
         self.capturePath = capturePath
@@ -74,6 +78,7 @@ public enum InfoPage {
         lines.append("Files")
         if !info.dataDirectory.isEmpty { lines.append("  data directory  \(info.dataDirectory)") }
         if !info.capturePath.isEmpty { lines.append("  capture         \(info.capturePath)") }
+        if !info.keeping.isEmpty { lines.append("  keeping         \(info.keeping)") }
         if !info.logPath.isEmpty { lines.append("  log             \(info.logPath)  (E shows it)") }
         return lines
     }

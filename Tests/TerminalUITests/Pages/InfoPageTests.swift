@@ -8,7 +8,8 @@ final class InfoPageTests: XCTestCase {
         proxy: .thisProcess, listenAddress: "127.0.0.1:8080", dataDirectory: "/home/ada/.proxyapp",
         capturePath: "/home/ada/.proxyapp/traffic.sqlite", logPath: "/home/ada/.proxyapp/proxyapp.log",
         caCertificatePath: "/home/ada/.proxyapp/ca/ProxyCA.pem", caCreatedNow: true,
-        rules: ["Rules: 4 active from /home/ada/.proxyapp/rules.yml (edits are reloaded while the proxy runs)"])
+        rules: ["Rules: 4 active from /home/ada/.proxyapp/rules.yml (edits are reloaded while the proxy runs)"],
+        keeping: "up to 2.0 GiB, 30d (oldest go first; marked kept)")
 
     private func page(_ info: ProxyInfo, width: Int, height: Int) -> String {
         TextPageRenderer.render(title: "ProxyApp  info", lines: InfoPage.lines(info), state: TextPageState(),
@@ -37,10 +38,10 @@ final class InfoPageTests: XCTestCase {
             Files
               data directory  /home/ada/.proxyapp
               capture         /home/ada/.proxyapp/traffic.sqlite
+              keeping         up to 2.0 GiB, 30d (oldest go first; marked kept)
               log             /home/ada/.proxyapp/proxyapp.log  (E shows it)
 
-
-            end (18 lines)                                  j/k scroll  any other key closes
+            end (19 lines)                                  j/k scroll  any other key closes
             """)
     }
 
@@ -49,7 +50,7 @@ final class InfoPageTests: XCTestCase {
         XCTAssertEqual(screen.count, 50)
         XCTAssertEqual(screen[10], "  open http://proxyapp.cert/ through the proxy, or fetch http://127.0.0.1:8080/ProxyCA.cer", "no wrapping when it fits")
         XCTAssertEqual(screen[13], "Rules: 4 active from /home/ada/.proxyapp/rules.yml (edits are reloaded while the proxy runs)")
-        XCTAssertTrue(screen[49].hasPrefix("end (18 lines)"))
+        XCTAssertTrue(screen[49].hasPrefix("end (19 lines)"))
         XCTAssertTrue(screen[49].hasSuffix("j/k scroll  any other key closes"))
     }
 
