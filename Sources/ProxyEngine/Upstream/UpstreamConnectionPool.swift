@@ -8,10 +8,11 @@ import ProxyCore
 /// so visiting thousands of distinct hosts cannot hold thousands of descriptors
 /// (`ConnectionBudget`).
 ///
-/// Beyond `warmPerKey` idle connections to an origin, a returned connection may idle only
+/// Beyond `warmPerKey` idle connections to an origin, the oldest are closed once they have idled
 /// `surplusIdleTime` (the others keep the upstream timeout): after a burst of 50 concurrent
 /// exchanges, 50 TLS connections (about 100 KiB each: buffers, the TLS session) waited a
-/// minute, while steady traffic reuses a connection within milliseconds.
+/// minute, while steady traffic reuses a connection within milliseconds. One sweep task per pool
+/// does it, scheduled only while there is a surplus, so a check-in costs no timer.
 ///
 /// Not thread-safe on purpose: each event loop owns one pool and only its channels use it, so a
 /// client connection always gets an upstream connection on its own loop.
@@ -45,6 +46,8 @@ final class UpstreamConnectionPool {
         var handler: UpstreamHTTPHandler
         /// When it was checked in, in check-in order across all origins.
         var sequence: UInt64
+        /// When it was checked in, for the surplus sweep.
+        var idleSince: NIODeadline
     }
 
     /// Per origin, oldest first (check-ins append, check-outs take the newest).
@@ -63,6 +66,8 @@ final class UpstreamConnectionPool {
     static let surplusIdleTime = TimeAmount.seconds(5)
     private let maxIdlePerKey: Int
     private let maxIdle: Int
+    /// The surplus sweep is scheduled (on the pool's event loop).
+    private var sweepScheduled = false
 
     init(maxIdlePerKey: Int, maxIdle: Int = .max) {
         self.maxIdlePerKey = maxIdlePerKey
@@ -77,7 +82,6 @@ final class UpstreamConnectionPool {
             idleCount -= 1
             entry.handler.onIdleClose = nil
             if entry.channel.isActive {
-                entry.handler.leftPool()
                 return (entry.channel, entry.handler)
             }
         }
@@ -161,15 +165,49 @@ final class UpstreamConnectionPool {
         handler.onIdleClose = { self.remove(key, channel: channel) }
         let sequence = nextSequence
         nextSequence += 1
-        if (idle[key]?.count ?? 0) >= Self.warmPerKey {
-            handler.closeWhenIdle(after: Self.surplusIdleTime)
+        let now = channel.eventLoop.now
+        idle[key, default: []].append(Entry(channel: channel, handler: handler, sequence: sequence, idleSince: now))
+        if !sweepScheduled, idle[key]!.count > Self.warmPerKey {
+            scheduleSweep(at: now + Self.surplusIdleTime, on: channel.eventLoop)
         }
-        idle[key, default: []].append(Entry(channel: channel, handler: handler, sequence: sequence))
         idleCount += 1
         order.append((sequence, key))
         if order.count > 2 * idleCount + 64 {
             compactOrder()
         }
+    }
+
+    private func scheduleSweep(at deadline: NIODeadline, on loop: any EventLoop) {
+        sweepScheduled = true
+        // Strong on purpose, as `onIdleClose`: the pool outlives its loop's tasks.
+        loop.scheduleTask(deadline: deadline) { self.sweepSurplus(on: loop) }
+    }
+
+    /// Closes the connections beyond the warm few of each origin that have idled
+    /// `surplusIdleTime` (oldest first), and comes back when the next one will have.
+    private func sweepSurplus(on loop: any EventLoop) {
+        sweepScheduled = false
+        let now = loop.now
+        var next: NIODeadline?
+        var expired: [(Key, UInt64)] = []
+        for (key, entries) in idle where entries.count > Self.warmPerKey {
+            for entry in entries.prefix(entries.count - Self.warmPerKey) {
+                let due = entry.idleSince + Self.surplusIdleTime
+                if due <= now {
+                    expired.append((key, entry.sequence))
+                } else {
+                    next = min(next ?? due, due)
+                }
+            }
+        }
+        for (key, sequence) in expired {
+            guard let index = idle[key]?.firstIndex(where: { $0.sequence == sequence }) else { continue }
+            let entry = idle[key]!.remove(at: index)
+            idleCount -= 1
+            entry.handler.onIdleClose = nil
+            entry.channel.close(promise: nil)
+        }
+        if let next { scheduleSweep(at: next, on: loop) }
     }
 
     /// Closes the idle connection checked in longest ago.

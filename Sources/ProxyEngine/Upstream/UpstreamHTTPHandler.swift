@@ -60,8 +60,6 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var readPending = false
     private var context: ChannelHandlerContext?
     private let timeout: TimeAmount
-    /// How long it may idle in the pool when shorter than `timeout` (`closeWhenIdle(after:)`).
-    private var idleLimit: TimeAmount?
     private var timer = DeadlineTimer()
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     /// The request is fully written and its response has not ended.
@@ -141,18 +139,6 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The exchange `delegate` uses this connection from now on.
     func attach(_ delegate: any UpstreamHTTPHandlerDelegate) {
         self.delegate = delegate
-    }
-
-    /// Idle in the pool beyond its warm few (`UpstreamConnectionPool.warmPerKey`): closed after
-    /// `limit` without use instead of the upstream timeout.
-    func closeWhenIdle(after limit: TimeAmount) {
-        idleLimit = limit
-        armTimer(at: lastActivity + limit)
-    }
-
-    /// Taken from the pool: the upstream timeout applies again.
-    func leftPool() {
-        idleLimit = nil
     }
 
     /// No exchange uses this connection any more (it idles in a pool, or leaves HTTP).
@@ -280,9 +266,8 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             armTimer(at: now + timeout)
             return
         }
-        let limit = delegate == nil ? idleLimit ?? timeout : timeout
-        guard now - lastActivity >= limit else {
-            armTimer(at: lastActivity + limit)
+        guard now - lastActivity >= timeout else {
+            armTimer(at: lastActivity + timeout)
             return
         }
         if let delegate {
