@@ -125,19 +125,7 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
             return
         }
         defer { close(descriptor) }
-        let complete = block.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
-        guard complete else {
+        guard BodyFileStore.writeAll(block, to: descriptor) == nil else {
             failed = true
             return
         }

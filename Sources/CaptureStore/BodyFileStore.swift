@@ -102,18 +102,9 @@ public struct BodyFileStore: Sendable {
         guard descriptor >= 0 else { throw BodyFileError.cannotWrite(path: temporary, errno: errno) }
         defer { close(descriptor) }
         for part in body.parts {
-            try part.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        let code = errno
-                        unlink(temporary)
-                        throw BodyFileError.cannotWrite(path: temporary, errno: code)
-                    }
-                    offset += written
-                }
+            if let code = Self.writeAll(part, to: descriptor) {
+                unlink(temporary)
+                throw BodyFileError.cannotWrite(path: temporary, errno: code)
             }
         }
         guard rename(temporary, path) == 0 else {
@@ -148,6 +139,23 @@ public struct BodyFileStore: Sendable {
                 unlink(shardPath + "/" + file)
             }
             rmdir(shardPath)
+        }
+    }
+
+    /// Writes every byte of `data` to `descriptor` (again after a signal); the errno of a
+    /// failed write, nil when all went.
+    static func writeAll(_ data: Data, to descriptor: Int32) -> Int32? {
+        data.withUnsafeBytes { bytes -> Int32? in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
         }
     }
 

@@ -84,11 +84,15 @@ final class CaptureWriterState: @unchecked Sendable {
         self.onCommitted = onCommitted
         self.onIdle = onIdle
         maxBatchSize = limits.maxBatchSize
-        let delay = limits.maxBatchDelay.components
-        maxBatchDelay = max(0, Double(delay.seconds) + Double(delay.attoseconds) / 1e18)
-        let interval = limits.retentionInterval.components
-        retentionInterval = max(0, Double(interval.seconds) + Double(interval.attoseconds) / 1e18)
+        maxBatchDelay = Self.seconds(limits.maxBatchDelay)
+        retentionInterval = Self.seconds(limits.retentionInterval)
         queue = CaptureQueue(maxFlows: limits.maxQueuedFlows, maxBodyBytes: limits.maxQueuedBodyBytes)
+    }
+
+    /// `duration` in seconds, never negative.
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let parts = duration.components
+        return max(0, Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
     }
 
     func start(_ thread: Thread) {
@@ -280,7 +284,6 @@ final class CaptureWriterState: @unchecked Sendable {
         return (batch, queue.flowsDropped, queue.flowsStripped)
     }
 
-    /// Writes one batch; the flows with their ids, or nil when the batch was lost.
     /// A retention pass is due: the interval has passed, or the flows or bytes written since
     /// the last one used up the room it found (so a capture at its limit is trimmed as it grows,
     /// and one far below it is not counted after every batch).
@@ -348,6 +351,7 @@ final class CaptureWriterState: @unchecked Sendable {
         }
     }
 
+    /// Writes one batch; the flows with their ids, or nil when the batch was lost.
     private func commit(_ items: [CaptureItem], bytes: inout Int) -> [Flow]? {
         do {
             guard repository.database.fileIsInPlace else {

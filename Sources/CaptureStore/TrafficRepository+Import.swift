@@ -35,17 +35,26 @@ extension TrafficRepository {
             for chunk in stride(from: 0, to: ids.count, by: 500) {
                 let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
                 let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
-                for column in FlowRecord.Columns.bodyFiles {
-                    files.formUnion(try String.fetchAll(db, sql: """
-                        SELECT \(column.name) FROM flows WHERE id IN (\(placeholders)) AND \(column.name) IS NOT NULL
-                        """, arguments: StatementArguments(part)))
-                }
-                _ = try FlowRecord.filter(keys: part).deleteAll(db)
-                try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (\(placeholders))",
-                               arguments: StatementArguments(part))
+                _ = try deleteFlows(where: "id IN (\(placeholders))", StatementArguments(part), collecting: &files, db)
             }
             try removeUnnamedBodyFiles(files, db)
         }
+    }
+
+    /// Deletes the flows matching `condition` and their WebSocket messages, adding the body files
+    /// they named to `files` (for `removeUnnamedBodyFiles` once the transaction's deletes are
+    /// done); returns how many flows went.
+    func deleteFlows(where condition: String, _ arguments: StatementArguments, collecting files: inout Set<String>,
+                     _ db: Database) throws -> Int {
+        for column in FlowRecord.Columns.bodyFiles {
+            files.formUnion(try String.fetchAll(
+                db, sql: "SELECT \(column.name) FROM flows WHERE \(column.name) IS NOT NULL AND (\(condition))",
+                arguments: arguments))
+        }
+        try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (SELECT id FROM flows WHERE \(condition))",
+                       arguments: arguments)
+        try db.execute(sql: "DELETE FROM flows WHERE \(condition)", arguments: arguments)
+        return db.changesCount
     }
 
     /// Removes those of `files` no flow names any more. Inside the deleting transaction: no

@@ -88,20 +88,12 @@ extension TrafficRepository {
         return ("id <= ? AND \(kept)", [last])
     }
 
-    /// Deletes the flows matching `condition`, their WebSocket messages and the body files no
-    /// other flow names, in one transaction; returns how many flows went.
+    /// Deletes the flows matching `condition`, their messages and the body files no other flow
+    /// names, in one transaction; returns how many flows went.
     private func deleteFlows(where condition: String, _ arguments: StatementArguments) throws -> Int {
         try database.pool.write { db in
             var files: Set<String> = []
-            for column in FlowRecord.Columns.bodyFiles {
-                files.formUnion(try String.fetchAll(
-                    db, sql: "SELECT \(column.name) FROM flows WHERE \(column.name) IS NOT NULL AND (\(condition))",
-                    arguments: arguments))
-            }
-            try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (SELECT id FROM flows WHERE \(condition))",
-                           arguments: arguments)
-            try db.execute(sql: "DELETE FROM flows WHERE \(condition)", arguments: arguments)
-            let removed = db.changesCount
+            let removed = try deleteFlows(where: condition, arguments, collecting: &files, db)
             try removeUnnamedBodyFiles(files, db)
             return removed
         }
