@@ -76,7 +76,7 @@ let package = Package(
         // SQLite capture: migrations, records, the TrafficRepository (pins' table included), the batching writer.
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", "CZstd", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log"),
                            // SHA-256 names the body files (BodyFileStore).
                            .product(name: "Crypto", package: "swift-crypto")],
@@ -133,7 +133,7 @@ let package = Package(
         ),
         // The terminal UI: screen grid, flow-list model and rendering as pure functions, and a thin
         // termios/ANSI backend that redraws only changed cells.
-        .target(name: "TerminalUI", dependencies: ["ProxyModel", "BodyCodec", "QRCode"]),
+        .target(name: "TerminalUI", dependencies: ["ProxyModel", "BodyCodec", "QRCode", "FlowFilter"]),
         // HAR files from the capture store: shared by `proxyapp export --har` and the TUI.
         .target(name: "CaptureExport", dependencies: ["CaptureStore", "FlowExport", "ProxyModel"]),
         // The TUI application: the capture feed, the controller (keys to state to frames), the terminal loop.
@@ -180,7 +180,7 @@ let package = Package(
         .executableTarget(name: "proxyapp-bench-rules", dependencies: ["Rules", "RulesFile", "ProxyCore"],
                           path: "Benchmarks/proxyapp-bench-rules", swiftSettings: hotPathSettings),
         // The TUI's figures on a large capture (scripts/bench's tui phase): first frame, key to frame.
-        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore"],
+        .executableTarget(name: "proxyapp-bench-tui", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "FlowFilter"],
                           path: "Benchmarks/proxyapp-bench-tui"),
         // The load generator of scripts/bench: HTTP and CONNECT + TLS load, one request in flight per connection.
         .executableTarget(
@@ -234,7 +234,7 @@ let package = Package(
         // Test support: WebSocket frames built byte by byte, for the reader's and the inflater's tests.
         .target(name: "WebSocketTestSupport", dependencies: ["ProxyCore", "SeededRandom"],
                 path: "Tests/Support/WebSocketTestSupport"),
-        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "Compressors", "SeededRandom"]),
+        .testTarget(name: "TerminalUITests", dependencies: ["TerminalUI", "ProxyModel", "BodyCodec", "FlowFilter", "Compressors", "SeededRandom"]),
         .testTarget(name: "ProxyAppUITests", dependencies: ["ProxyAppUI", "TerminalUI", "CaptureStore", "ProxyModel", "FlowFilter",
                                                        "TestSupport", "CaptureTestSupport", "QRCode", "RequestComposer",
                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
@@ -279,7 +279,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CaptureStoreTests",
-            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport", "CaptureTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "BodyCodec", "SeededRandom", "TestSupport", "CaptureTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(

@@ -10,6 +10,7 @@
 // scripts/bench (GNU time).
 import CaptureStore
 import Dispatch
+import FlowFilter
 import Foundation
 import ProxyAppUI
 import TerminalUI
@@ -102,6 +103,22 @@ let urlStart = DispatchTime.now().uptimeNanoseconds
 let urlDone = turnsUntil(controller, from: urlStart) { !$0.listProgress.scanning && $0.isListSettled }
 report("filter ~u login: rest of the scan", formatted(urlDone), "ms")
 report("filter ~u login: flows matched", String(controller.listProgress.rows))
+// Word searches through the full-text index: a common word (one flow in ten) and a rare one.
+for (name, filter) in [("~fts paragraph", "~fts paragraph"), ("~fts 'req 777777'", "~fts 'req 777777'")] {
+    measure("filter \(name): first frame", keys: filterKeys(filter)) { $0.isListSettled && $0.listProgress.rows > 0 }
+    let searchStart = DispatchTime.now().uptimeNanoseconds
+    let searchDone = turnsUntil(controller, from: searchStart) { !$0.listProgress.scanning && $0.isListSettled }
+    report("filter \(name): rest of the scan", formatted(searchDone), "ms")
+    report("filter \(name): flows matched", String(controller.listProgress.rows))
+    let query = FlowQuery(filter: try! FlowFilter(parsing: filter))
+    let countStart = DispatchTime.now().uptimeNanoseconds
+    let counted = try! repository.count(matching: query)
+    report("count \(name) (\(counted))", formatted(milliseconds(since: countStart)), "ms")
+    let hitsStart = DispatchTime.now().uptimeNanoseconds
+    let search = try! FullTextQuery(parsing: filter.dropFirst(5).trimmingCharacters(in: CharacterSet(charactersIn: "'")))
+    let hits = try! repository.latestFullTextHits(search, matching: query, limit: 20)
+    report("search \(name): newest \(hits.count)", formatted(milliseconds(since: hitsStart)), "ms")
+}
 measure("filter cleared: first frame", keys: filterKeys("")) { $0.isListSettled && $0.listProgress.rows > 0 }
 let clearedStart = DispatchTime.now().uptimeNanoseconds
 let clearedDone = turnsUntil(controller, from: clearedStart) { $0.isListSettled && $0.listProgress.rows == total && !$0.listProgress.scanning }

@@ -100,6 +100,13 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         return FileManager.default.contents(atPath: temporaryPath).map { $0.prefix(writtenCount) } ?? Data()
     }
 
+    public func contents(upTo limit: Int) -> Data {
+        writes.wait()
+        guard !failed, writtenCount > 0, let file = FileHandle(forReadingAtPath: temporaryPath) else { return Data() }
+        defer { try? file.close() }
+        return (try? file.read(upToCount: min(limit, writtenCount))) ?? Data()
+    }
+
     /// Moves the finished file to its content name in the store and returns the name; nil when
     /// the body could not be written (the caller keeps it as empty and truncated). Call once,
     /// inside the writer's transaction, after `finish()`.

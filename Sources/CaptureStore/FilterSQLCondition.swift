@@ -7,7 +7,8 @@ import ProxyModel
 /// maybe others too, so the caller re-checks each row with `FlowFilter.matches`).
 ///
 /// Exact in SQL: `~d`, `~m` (through `proxyapp_regexp`), `~rule` (`proxyapp_rules_regexp`),
-/// `~c`, `~marked`, `~q`, `~s`, `~e`, `~http`, `~tcp`, `~all`. Everything else (URL, headers,
+/// `~c`, `~marked`, `~q`, `~s`, `~e`, `~http`, `~tcp`, `~all`, and `~fts` (the full-text index,
+/// `FullTextIndex`; given the slice of ids a reader scans, the index reads only that slice). Everything else (URL, headers,
 /// bodies, content types, websocket) becomes TRUE, a superset. Combining: `a & b` and `a | b`
 /// join both conditions and are exact only when both parts are (a superset of each part gives a
 /// superset of the whole); `!a` is exact when `a` is, and TRUE otherwise (the negation of a
@@ -48,23 +49,25 @@ struct FilterSQLCondition {
     /// SQLite refuses more `?` than this (32766 since 3.32); a filter that needs more is TRUE.
     static let maximumArguments = 30_000
 
-    init(_ expression: FilterExpression) {
-        self.init(expression, depth: 0)
+    /// `ids`: the rows the caller will read are in this range (a full-text search then reads
+    /// only this part of its index).
+    init(_ expression: FilterExpression, ids: ClosedRange<Int64>? = nil) {
+        self.init(expression, depth: 0, ids: ids)
         if arguments.count > Self.maximumArguments { self = Self.unknown }
     }
 
     /// Chains of one operator become one flat list, `(a OR b OR c)`, and `!!x` is `x`, so only
     /// real nesting costs depth.
-    private init(_ expression: FilterExpression, depth: Int) {
+    private init(_ expression: FilterExpression, depth: Int, ids: ClosedRange<Int64>?) {
         if depth > Self.maximumDepth {
             self = Self.unknown
             return
         }
         switch expression {
         case .and:
-            self = Self.list(Self.chain(expression, and: true).map { Self($0, depth: depth + 1) }, by: "AND")
+            self = Self.list(Self.chain(expression, and: true).map { Self($0, depth: depth + 1, ids: ids) }, by: "AND")
         case .or:
-            self = Self.list(Self.chain(expression, and: false).map { Self($0, depth: depth + 1) }, by: "OR")
+            self = Self.list(Self.chain(expression, and: false).map { Self($0, depth: depth + 1, ids: ids) }, by: "OR")
         case .not(let operand):
             var inner = operand
             var negated = true
@@ -73,10 +76,10 @@ struct FilterSQLCondition {
                 negated.toggle()
             }
             guard negated else {
-                self = Self(inner, depth: depth)
+                self = Self(inner, depth: depth, ids: ids)
                 return
             }
-            let condition = Self(inner, depth: depth + 1)
+            let condition = Self(inner, depth: depth + 1, ids: ids)
             self = condition.isExact
                 ? Self(sql: "NOT (\(condition.sql))", arguments: condition.arguments)
                 : Self.unknown
@@ -105,6 +108,15 @@ struct FilterSQLCondition {
                         arguments: [FlowKind.http.rawValue.databaseValue, FilterExpression.http2Version.databaseValue])
         case .tunnel:
             self = Self(sql: "kind = ?", arguments: [FlowKind.tunnel.rawValue.databaseValue])
+        case .fullText(let query, let side):
+            let table = FullTextIndex.table
+            var arguments = [FullTextIndex.matchText(query, side: side).databaseValue]
+            var range = ""
+            if let ids {
+                range = " AND rowid BETWEEN ? AND ?"
+                arguments += [ids.lowerBound.databaseValue, ids.upperBound.databaseValue]
+            }
+            self = Self(sql: "id IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?\(range))", arguments: arguments)
         case .all:
             self = .everything
         case .url, .contentType, .header, .body, .websocket:
@@ -167,9 +179,9 @@ struct FilterSQLCondition {
 
 extension FilterSQLCondition {
     /// The whole WHERE condition of a query: its filter's condition and its time and marked
-    /// constraints (both exact).
-    init(_ query: FlowQuery) {
-        var condition = query.filter.map { Self($0.expression) } ?? .everything
+    /// constraints (both exact); `ids` as for an expression.
+    init(_ query: FlowQuery, ids: ClosedRange<Int64>? = nil) {
+        var condition = query.filter.map { Self($0.expression, ids: ids) } ?? .everything
         if let since = query.since {
             condition = condition.joined(
                 with: Self(sql: "started_at >= ?", arguments: [FlowRecord.milliseconds(since).databaseValue]), by: "AND")

@@ -1,4 +1,5 @@
 import CSQLite
+import FlowFilter
 import Foundation
 import GRDB
 import ProxyModel
@@ -9,12 +10,15 @@ import ProxyModel
 /// proxy. GRDB's argument types (existentials, `DatabaseValue`, `StatementArguments`) cost more
 /// per row than SQLite's own insert did; binding straight into the prepared statement removes
 /// that layer. It lives beside `TrafficRepository`, which prepares it inside its write
-/// transaction: the SQL still belongs to the repository.
+/// transaction: the SQL still belongs to the repository. Each flow's row in the full-text index
+/// (`FullTextIndex`) is inserted with it.
 struct FlowInsertStatement {
     private let connection: OpaquePointer
     private let handle: OpaquePointer
     /// Where large bodies go.
     private let bodyFiles: BodyFileStore
+    /// The flow's row in the full-text index.
+    private let fullText: FullTextInsertStatement
 
     /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order.
     init(connection: OpaquePointer, sql: String, bodyFiles: BodyFileStore) throws {
@@ -23,6 +27,12 @@ struct FlowInsertStatement {
         guard code == SQLITE_OK, let statement else {
             throw Self.error(code, connection, sql: sql)
         }
+        do {
+            self.fullText = try FullTextInsertStatement(connection: connection)
+        } catch {
+            sqlite3_finalize(statement)
+            throw error
+        }
         self.connection = connection
         self.handle = statement
         self.bodyFiles = bodyFiles
@@ -30,12 +40,15 @@ struct FlowInsertStatement {
 
     func finalize() {
         sqlite3_finalize(handle)
+        fullText.finalize()
     }
 
     /// Inserts one flow and returns its new row id.
     func insert(_ flow: Flow) throws -> Int64 {
         // Spooled bodies are named first: one whose file could not be written is stored empty
         // and truncated, and the columns below must say so.
+        // The index reads a spooled body's start from its spool, so before the spool is claimed.
+        let document = FullTextDocument(flow)
         var flow = flow
         let spooled = (claim(&flow.requestBody), claim(&flow.responseBody))
         var column: Int32 = 0
@@ -145,6 +158,7 @@ struct FlowInsertStatement {
         guard result.0 == SQLITE_DONE || result.0 == SQLITE_OK else {
             throw Self.error(result.0, connection, sql: nil)
         }
+        try fullText.insert(document, id: result.1)
         return result.1
     }
 

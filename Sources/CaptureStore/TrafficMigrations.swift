@@ -22,6 +22,7 @@ enum TrafficMigrations {
         migrator.registerMigration("v11-hold-time", migrate: addHoldTime)
         migrator.registerMigration("v12-body-files", migrate: addBodyFiles)
         migrator.registerMigration("v13-marked-index", migrate: addMarkedIndex)
+        migrator.registerMigration("v14-full-text", migrate: addFullTextIndex)
         return migrator
     }()
 
@@ -233,5 +234,12 @@ enum TrafficMigrations {
     /// does not count them) counts them without reading the table; unmarked rows cost nothing.
     private static func addMarkedIndex(_ db: Database) throws {
         try db.execute(sql: "CREATE INDEX flows_marked ON flows(id) WHERE marked <> 0")
+    }
+
+    /// v14: the full-text index (`FullTextIndex`), filled with the flows already stored.
+    private static func addFullTextIndex(_ db: Database) throws {
+        try db.execute(sql: FullTextIndex.createTextSQL)
+        try db.execute(sql: FullTextIndex.createSQL)
+        try FullTextIndex.indexExistingFlows(db)
     }
 }

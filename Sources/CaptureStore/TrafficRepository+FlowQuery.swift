@@ -25,7 +25,7 @@ extension TrafficRepository {
                 var flow = database.bodyFiles.flow(from: record)
                 if let filter {
                     flow = try Self.withMessages(flow, for: filter, db)
-                    if !filter.matches(flow) { continue }
+                    if !Self.matches(filter, flow, db) { continue }
                 }
                 if withMessages, flow.webSocketMessages == nil, flow.messageCount > 0, let id = flow.id {
                     flow.webSocketMessages = try Self.messages(flowID: id, db)

@@ -53,6 +53,7 @@ extension TrafficRepository {
         }
         try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (SELECT id FROM flows WHERE \(condition))",
                        arguments: arguments)
+        try FullTextIndex.delete(where: condition, arguments, db)
         try db.execute(sql: "DELETE FROM flows WHERE \(condition)", arguments: arguments)
         return db.changesCount
     }

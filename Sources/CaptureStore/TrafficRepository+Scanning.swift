@@ -18,7 +18,7 @@ extension TrafficRepository {
     /// ascending. Exact filters run in SQL alone; for the rest the SQL superset is re-checked in
     /// Swift, reading bodies (and parsing headers) only when the filter looks at them.
     public func matchingFlowIDs(in ids: ClosedRange<Int64>, query: FlowQuery) throws -> [Int64] {
-        let condition = FilterSQLCondition(query)
+        let condition = FilterSQLCondition(query, ids: ids)
         let arguments = StatementArguments([ids.lowerBound, ids.upperBound]) + StatementArguments(condition.arguments)
         let range = "id BETWEEN ? AND ? AND (\(condition.sql))"
         guard !condition.isExact, let filter = query.filter else {
@@ -33,7 +33,7 @@ extension TrafficRepository {
                 db, sql: "SELECT \(columns) FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
             while let record = try cursor.next() {
                 if let id = record.flow.id,
-                   filter.matches(try Self.withMessages(database.bodyFiles.flow(from: record), for: filter, db)) {
+                   Self.matches(filter, try Self.withMessages(database.bodyFiles.flow(from: record), for: filter, db), db) {
                     matching.append(id)
                 }
             }
@@ -58,7 +58,7 @@ extension TrafficRepository {
                     let cursor = try FlowRecord.fetchCursor(db, sql: sql, arguments: arguments)
                     while let record = try cursor.next() {
                         if let id = record.flow.id,
-                           filter.matches(try Self.withMessages(database.bodyFiles.flow(from: record), for: filter, db)) {
+                           Self.matches(filter, try Self.withMessages(database.bodyFiles.flow(from: record), for: filter, db), db) {
                             matching.insert(id)
                         }
                     }
@@ -70,9 +70,16 @@ extension TrafficRepository {
         return ids.filter(matching.contains)
     }
 
+    /// Checks a stored flow against `filter` in Swift, its full-text searches answered by the
+    /// index (the flow may have been read without its bodies).
+    static func matches(_ filter: FlowFilter, _ flow: Flow, _ db: Database) -> Bool {
+        guard filter.expression.searchesFullText, let id = flow.id else { return filter.matches(flow) }
+        return filter.expression.matches(flow) { query, side in FullTextIndex.contains(id, query, side: side, db) }
+    }
+
     /// `flow` with its WebSocket messages when `filter` reads bodies (`~b` matches them too).
     static func withMessages(_ flow: Flow, for filter: FlowFilter, _ db: Database) throws -> Flow {
-        guard flow.messageCount > 0, filter.expression.readsBodies, let id = flow.id else { return flow }
+        guard flow.messageCount > 0, filter.expression.readsBodies(besidesFullText: true), let id = flow.id else { return flow }
         var flow = flow
         flow.webSocketMessages = try Self.messages(flowID: id, db)
         return flow
@@ -80,7 +87,7 @@ extension TrafficRepository {
 
     /// The columns `filter` needs: bodies, headers, or neither (the others read as empty).
     private static func columns(reading filter: FlowFilter) -> String {
-        filter.expression.readsBodies ? "*"
+        filter.expression.readsBodies(besidesFullText: true) ? "*"
             : filter.expression.readsHeaders ? listingColumns : listingColumnsWithoutHeaders
     }
 
@@ -90,6 +97,7 @@ extension TrafficRepository {
     public func deleteAllFlows() throws -> Int {
         try database.pool.write { db in
             try db.execute(sql: "DELETE FROM messages")
+            try FullTextIndex.deleteAll(db)
             let deleted = try FlowRecord.deleteAll(db)
             // Inside the transaction: no other writer can name a file until it commits.
             database.bodyFiles.removeAll()

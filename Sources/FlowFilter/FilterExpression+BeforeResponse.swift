@@ -33,7 +33,7 @@ extension FilterExpression {
             return FilterExpression.contentType(regex, .request).matches(flow) ? true : nil
         case .header(let regex, .either):
             return FilterExpression.header(regex, .request).matches(flow) ? true : nil
-        case .statusCode, .contentType, .header, .body, .rule, .requestWithoutResponse, .hasResponse, .hasError:
+        case .statusCode, .contentType, .header, .body, .fullText, .rule, .requestWithoutResponse, .hasResponse, .hasError:
             return nil
         case .domain, .url, .method, .marked, .replay, .websocket, .http, .http2, .tunnel, .all:
             return matches(flow)

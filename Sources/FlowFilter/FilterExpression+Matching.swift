@@ -5,10 +5,20 @@ import ProxyModel
 extension FilterExpression {
     /// Evaluates the expression against one flow, in Swift (every predicate).
     public func matches(_ flow: Flow) -> Bool {
+        matches(flow, fullText: nil)
+    }
+
+    /// Evaluates the expression against one flow, asking `fullText` (when given) whether the
+    /// flow satisfies each full-text search on a side, instead of reading its text in Swift: the
+    /// capture store answers from its index, so a flow read without its bodies still matches.
+    public func matches(_ flow: Flow, fullText: ((FullTextQuery, FilterMessageSide) -> Bool)?) -> Bool {
         switch self {
-        case .and(let left, let right): return left.matches(flow) && right.matches(flow)
-        case .or(let left, let right): return left.matches(flow) || right.matches(flow)
-        case .not(let operand): return !operand.matches(flow)
+        case .and(let left, let right): return left.matches(flow, fullText: fullText) && right.matches(flow, fullText: fullText)
+        case .or(let left, let right): return left.matches(flow, fullText: fullText) || right.matches(flow, fullText: fullText)
+        case .not(let operand): return !operand.matches(flow, fullText: fullText)
+        case .fullText(let query, let side):
+            if let fullText { return fullText(query, side) }
+            return query.matches(FullTextDocument.Words(FullTextDocument(flow)), in: FullTextField.side(side))
         case .domain(let regex): return regex.matches(flow.host)
         case .url(let regex): return regex.matches(flow.url)
         case .method(let regex): return regex.matches(flow.method)

@@ -25,6 +25,10 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
     case header(FilterRegex, FilterMessageSide)
     /// `~b`, `~bq`, `~bs REGEX`: the body, decoded per its `Content-Encoding`, as UTF-8 text.
     case body(FilterRegex, FilterMessageSide)
+    /// `~fts`, `~ftsq`, `~ftss SEARCH`: words in the URL, header lines and textual bodies (of the
+    /// request, the response or either), as the capture's full-text index finds them
+    /// (`FullTextQuery`, `FullTextDocument`).
+    case fullText(FullTextQuery, FilterMessageSide)
     /// `~rule REGEX`: the name of any rule that acted on the flow (`Flow.appliedRules`).
     case rule(FilterRegex)
     /// `~q`: an HTTP request that has no response (yet, or ever).
@@ -64,6 +68,8 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
         case .contentType(let regex, let side): return "~t\(side.suffix) \(regex)"
         case .header(let regex, let side): return "~h\(side.suffix) \(regex)"
         case .body(let regex, let side): return "~b\(side.suffix) \(regex)"
+        case .fullText(let query, let side):
+            return "~fts\(side.suffix) '" + query.ftsQuery.replacingOccurrences(of: "'", with: "\\'") + "'"
         case .rule(let regex): return "~rule \(regex)"
         case .requestWithoutResponse: return "~q"
         case .hasResponse: return "~s"
@@ -102,7 +108,39 @@ extension FilterExpression {
     /// True when evaluating needs the message bodies (`~b`, `~bq`, `~bs`): readers that can skip
     /// loading bodies (a list view's filter) ask this first.
     public var readsBodies: Bool {
-        contains { if case .body = $0 { true } else { false } }
+        readsBodies(besidesFullText: false)
+    }
+
+    /// `readsBodies`, leaving out `~fts` when `besidesFullText`: a reader that answers full-text
+    /// searches from its index (`matches(_:fullText:)`) need not load bodies for them.
+    public func readsBodies(besidesFullText: Bool) -> Bool {
+        contains { expression in
+            switch expression {
+            case .body: true
+            case .fullText: !besidesFullText
+            default: false
+            }
+        }
+    }
+
+    /// True when the expression holds a full-text search (`~fts`).
+    public var searchesFullText: Bool {
+        contains { if case .fullText = $0 { true } else { false } }
+    }
+
+    /// Every full-text search in the expression, left to right (for highlighting their words).
+    public var fullTextSearches: [FullTextQuery] {
+        var found: [FullTextQuery] = []
+        var pending: [FilterExpression] = [self]
+        while let expression = pending.popLast() {
+            switch expression {
+            case .and(let left, let right), .or(let left, let right): pending += [right, left]
+            case .not(let operand): pending.append(operand)
+            case .fullText(let query, _): found.append(query)
+            default: break
+            }
+        }
+        return found
     }
 
     /// True when evaluating needs headers (`~h`, `~t`, `~websocket`, and `~b`, which decodes by
@@ -110,7 +148,7 @@ extension FilterExpression {
     public var readsHeaders: Bool {
         contains { expression in
             switch expression {
-            case .header, .contentType, .websocket, .body: true
+            case .header, .contentType, .websocket, .body, .fullText: true
             default: false
             }
         }

@@ -126,6 +126,21 @@ struct FilterParser {
         case "h2": return .http2
         case "tcp": return .tunnel
         case "all": return .all
+        case "fts", "ftsq", "ftss":
+            let (argument, start) = try lexer.argument(for: name)
+            let side: FilterMessageSide = name == "fts" ? .either : name == "ftsq" ? .request : .response
+            var search = FullTextQueryParser(argument)
+            do throws(FullTextQueryParser.SyntaxError) {
+                return .fullText(try search.parse(), side)
+            } catch {
+                let offsets = lexer.lastWordOffsets
+                var message = error.message
+                if lexer.lastWordCutShort { message += " (quote the search if it holds spaces or ')')" }
+                // An error at the search's end stands just after its last character.
+                let at = offsets.indices.contains(error.offset) ? offsets[error.offset]
+                    : error.offset == offsets.count ? (offsets.last.map { $0 + 1 } ?? start) : start
+                throw lexer.error(message, at: at)
+            }
         case "c":
             let (argument, start) = try lexer.argument(for: name)
             guard let code = Int(argument), (0...999).contains(code) else {

@@ -20,6 +20,13 @@ public struct FlowFilter: Sendable, CustomStringConvertible {
         self.text = text
     }
 
+    /// A filter made of an expression built in code (`proxyapp search` joins its search to a
+    /// `--filter`); `text` is what messages show for it.
+    public init(_ expression: FilterExpression, text: String) {
+        self.expression = expression
+        self.text = text
+    }
+
     /// True when `flow` satisfies the expression.
     public func matches(_ flow: Flow) -> Bool {
         expression.matches(flow)

@@ -10,6 +10,9 @@ extension TUIController {
         guard let id = selectedID else { return }
         var state = FlowDetailState()
         state.wraps = detailWraps
+        // The words a full-text search (`~fts`) of the search or the filter found are marked.
+        state.highlight = WordHighlight((search?.expression.fullTextSearches ?? [])
+                                        + (filter?.expression.fullTextSearches ?? []))
         screen = .detail(DetailSession(id: id, state: state, content: nil))
         let repository = repository
         let worker = worker

@@ -18,4 +18,12 @@ public protocol BodySpool: AnyObject, Sendable {
     /// The bytes taken so far, once written: for readers other than the capture writer (tests,
     /// a sink that keeps flows in memory). Waits for the spool's writes, never for `finish()`.
     func contents() -> Data
+    /// The first `limit` bytes taken so far, once written (the full-text index reads a body's start).
+    func contents(upTo limit: Int) -> Data
+}
+
+extension BodySpool {
+    public func contents(upTo limit: Int) -> Data {
+        contents().prefix(limit)
+    }
 }

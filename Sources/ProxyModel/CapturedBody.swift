@@ -68,6 +68,15 @@ public struct CapturedBody: Sendable, Hashable {
         }
     }
 
+    /// The first `count` stored bytes, read from the spool only as far as needed.
+    public func prefix(_ count: Int) -> Data {
+        var result = spool.map { $0.contents(upTo: count) } ?? Data()
+        for part in memoryParts where result.count < count {
+            result.append(part.prefix(count - result.count))
+        }
+        return result
+    }
+
     /// The stored prefix of the body as one buffer (a copy when it was captured in blocks; read
     /// back from the spool when spooled). Setting it ends any spooling.
     public var bytes: Data {

@@ -10,14 +10,18 @@ enum FilterArgument {
         do {
             return try FlowFilter(parsing: text)
         } catch {
-            let diagram = error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { "  " + $0 }.joined(separator: "\n")
-            // The expression is shown escaped: a pasted one may hold control characters.
-            throw ValidationError(TerminalText.escaped("""
-                bad \(option) expression: \(error.description)
-                \(diagram)
-                The operators (~d, ~u, ~m, ~c, ~h, ~b, …), quoting and precedence are listed under "Filter expressions" in README.md.
-                """, keepingLineBreaks: true))
+            throw usageError(error, what: "bad \(option) expression",
+                             hint: "The operators (~d, ~u, ~m, ~c, ~h, ~b, …), quoting and precedence are listed under "
+                                 + "\"Filter expressions\" in README.md.")
         }
+    }
+
+    /// `what: <error>`, the text with a caret under the problem, then `hint`, all escaped (a
+    /// pasted expression may hold control characters).
+    static func usageError(_ error: FilterSyntaxError, what: String, hint: String) -> ValidationError {
+        let diagram = error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { "  " + $0 }.joined(separator: "\n")
+        return ValidationError(TerminalText.escaped("\(what): \(error.description)\n\(diagram)\n\(hint)",
+                                                    keepingLineBreaks: true))
     }
 }

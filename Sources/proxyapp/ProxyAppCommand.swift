@@ -11,7 +11,7 @@ struct ProxyAppCommand: AsyncParsableCommand {
             scripts can point all of them at one capture.
             """,
         version: version,
-        subcommands: [RunCommand.self, FlowsCommand.self, ExportCommand.self, ImportCommand.self, PruneCommand.self, ReplayCommand.self, SendCommand.self, TUICommand.self, CACommand.self, PinsCommand.self, RulesCommand.self, QRCommand.self],
+        subcommands: [RunCommand.self, FlowsCommand.self, ExportCommand.self, ImportCommand.self, PruneCommand.self, SearchCommand.self, ReplayCommand.self, SendCommand.self, TUICommand.self, CACommand.self, PinsCommand.self, RulesCommand.self, QRCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

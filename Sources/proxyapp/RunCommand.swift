@@ -141,6 +141,11 @@ struct RunCommand: AsyncParsableCommand {
         let marker = try RunningProxies.mark(dataDirectory: directory)
         defer { marker.release() }
         let database: TrafficDatabase
+        let awaitingIndex = TrafficDatabase.flowsAwaitingSearchIndex(path: data.databasePath)
+        if awaitingIndex > 0 {
+            FileHandle.standardError.write(Data(
+                "Indexing the capture's \(awaitingIndex) flows for word search (once, for this version)…\n".utf8))
+        }
         do {
             database = try TrafficDatabase(path: data.databasePath)
         } catch {

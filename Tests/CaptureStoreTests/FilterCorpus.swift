@@ -86,5 +86,11 @@ enum FilterCorpus {
         "!(!~c 204 & !(~d ws | ~u /p/2))",
         "~rule ads", "~rule '^rewrite \"ua\"'", #"~rule \\"#, "!~rule .", "~rule ads & ~rule map",
         "~rule fixtures/1 | ~c 404", "!~rule ads & ~s",
+        // Full-text searches: the index in SQL, FullTextDocument and FullTextTokenizer in Swift.
+        "~fts checkout", "~fts 'Checkout complete'", "~fts '\"checkout complete\"'", "~ftsq password", "~ftss 'server nginx'",
+        "~fts pw1*", "~fts 'pw1 OR nginx'", "~fts 'envoy NOT p'", "~fts BÜCHER", "~fts 'url:bucher'",
+        "~fts 'headers:(curl AND 5)'", "~fts '{url body}: password'", "~fts 'response:html'", "!~fts nginx",
+        "~fts nginx & ~u p/1", "~fts curl | ~c 404", "!(~fts envoy & !~b checkout)", "~fts 8443 ~c 200",
+        "~ftss 'server NOT envoy'",
     ]
 }

@@ -67,7 +67,7 @@ public struct BodyDocument: Sendable {
         if let first = modes.first, first != .text {
             detectedMode = first
         } else {
-            detectedMode = kind == .text || BodyKind.looksLikeText(bytes) ? .text : .hex
+            detectedMode = kind == .text || MediaType.looksLikeText(bytes) ? .text : .hex
         }
         summary = Self.summary(body: body, contentType: contentType, contentEncoding: contentEncoding,
                                decoding: decoding, notes: notes)
@@ -126,28 +126,5 @@ enum BodyKind: Equatable {
     static func looksLikeJSON(_ bytes: [UInt8]) -> Bool {
         let first = bytes.prefix(1024).first { !(0x09...0x0D).contains($0) && $0 != 0x20 }
         return first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
-    }
-
-    /// Whether the first 4 KiB read as UTF-8 text: no NUL, no control bytes other than
-    /// whitespace and ESC, and no invalid sequence (one cut at the sample's end is allowed).
-    static func looksLikeText(_ bytes: [UInt8]) -> Bool {
-        let sample = bytes.prefix(4096)
-        for byte in sample where byte < 0x20 || byte == 0x7F {
-            if !(0x09...0x0D).contains(byte), byte != 0x1B { return false }
-        }
-        var end = sample.endIndex
-        if sample.count < bytes.count {  // the sample may end inside a character: drop that character
-            while end > 0, end > sample.count - 3, bytes[end - 1] & 0xC0 == 0x80 { end -= 1 }
-            if end > 0, bytes[end - 1] >= 0xC0 { end -= 1 }
-        }
-        var iterator = bytes[..<end].makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
     }
 }

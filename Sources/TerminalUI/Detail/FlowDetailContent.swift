@@ -144,8 +144,11 @@ struct DetailPage {
         }
     }
 
-    /// The line at `index` as runs; body lines are plain.
+    /// Words drawn reversed on every line (`WordHighlight`).
+    var highlight = WordHighlight([])
+
+    /// The line at `index` as runs; body lines are plain but for highlighted words.
     func line(_ index: Int) -> DetailLine {
-        index < head.count ? head[index] : DetailLine(body.line(index - head.count))
+        highlight.apply(to: index < head.count ? head[index] : DetailLine(body.line(index - head.count)))
     }
 }

@@ -19,6 +19,9 @@ public struct FlowDetailState: Sendable, Equatable {
     /// the origin sent it (only ever true for a flow that has one).
     public private(set) var showsOriginSide = false
 
+    /// Words of the full-text searches in force, drawn reversed on every page.
+    public var highlight = WordHighlight([])
+
     /// Columns one Left or Right moves.
     public static let horizontalStep = 8
 
@@ -131,7 +134,9 @@ public struct FlowDetailState: Sendable, Equatable {
     }
 
     func page(_ tab: DetailTab, content: FlowDetailContent) -> DetailPage {
-        DetailPage(content: showsOriginSide ? content.originSide : content, tab: tab, mode: chosenModes[tab])
+        var page = DetailPage(content: showsOriginSide ? content.originSide : content, tab: tab, mode: chosenModes[tab])
+        page.highlight = highlight
+        return page
     }
 
     private static func tab(after tab: DetailTab, by step: Int, in all: [DetailTab]) -> DetailTab {

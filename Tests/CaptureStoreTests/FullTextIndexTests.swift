@@ -1,0 +1,216 @@
+import BodyCodec
+import CaptureTestSupport
+import FlowFilter
+import Foundation
+import GRDB
+import ProxyModel
+import SeededRandom
+import TestSupport
+import XCTest
+
+@testable import CaptureStore
+
+/// The full-text index (`FullTextIndex`): filled with every stored flow, bounded per body,
+/// emptied with its flows, built for older captures, and tokenized as Swift tokenizes.
+final class FullTextIndexTests: XCTestCase {
+    private func flow(_ index: Int, body: String = "", contentType: String? = "text/plain",
+                      encoding: String? = nil) throws -> Flow {
+        var flow = Samples.flow(index)
+        var headers = [HeaderField]()
+        if let contentType { headers.append(HeaderField(name: "Content-Type", value: contentType)) }
+        var bytes = Array(body.utf8)
+        if let encoding {
+            headers.append(HeaderField(name: "Content-Encoding", value: encoding))
+            bytes = try BodyEncoder.encode(bytes, contentEncoding: encoding)
+        }
+        flow.responseHeaders = headers
+        flow.responseBody = CapturedBody(bytes: Data(bytes), size: Int64(bytes.count))
+        return flow
+    }
+
+    private func ids(_ filter: String, _ repository: TrafficRepository) throws -> [Int64] {
+        var ids: [Int64] = []
+        try repository.forEachFlow(matching: FlowQuery(filter: try FlowFilter(parsing: filter))) { ids.append($0.id!) }
+        return ids
+    }
+
+    /// The rows of kept text, after FTS5 found its index consistent with them.
+    private func indexRows(_ repository: TrafficRepository) throws -> Int {
+        try repository.database.pool.write { db in
+            try db.execute(sql: "INSERT INTO flows_fts(flows_fts, rank) VALUES ('integrity-check', 1)")
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM flows_fts_text") ?? -1
+        }
+    }
+
+    /// Text bodies are indexed decoded, up to 64 KiB; binary ones and undecodable ones not at all.
+    func testBodiesAreIndexedAsTextWithinBounds() throws {
+        let repository = try makeRepository()
+        let long = String(repeating: "filler ", count: 9_400) + "beyondlimit"  // ~65.8 KB
+        try repository.insert([
+            try flow(1, body: "plain needle one"),
+            try flow(2, body: "{\"key\":\"gzipneedle\"}", contentType: "application/json", encoding: "gzip"),
+            try flow(3, body: "brneedle in html", contentType: "text/html", encoding: "br"),
+            try flow(4, body: "binaryneedle", contentType: "image/png"),
+            try flow(5, body: "sniffedneedle", contentType: nil),
+            try flow(6, body: "nul\u{0}needle", contentType: nil),
+            try flow(7, body: long),
+        ])
+        // A compression bomb (2 MiB of text in a few KB) costs the writer no more than 1 MiB of inflating.
+        try repository.insert([try flow(9, body: String(repeating: "bombword ", count: 240_000), encoding: "gzip")])
+        var broken = try flow(8, body: "corruptneedle")
+        broken.responseHeaders.append(HeaderField(name: "Content-Encoding", value: "gzip"))  // not gzip at all
+        try repository.insert([broken])
+
+        XCTAssertEqual(try ids("~fts needle", repository), [1])
+        XCTAssertEqual(try ids("~fts gzipneedle", repository), [2])
+        XCTAssertEqual(try ids("~fts brneedle", repository), [3])
+        XCTAssertEqual(try ids("~fts binaryneedle", repository), [])
+        XCTAssertEqual(try ids("~fts sniffedneedle", repository), [5])
+        XCTAssertEqual(try ids("~fts 'nul needle'", repository), [])
+        XCTAssertEqual(try ids("~fts filler", repository), [7])
+        XCTAssertEqual(try ids("~fts beyondlimit", repository), [], "only the first 64 KiB of a body")
+        XCTAssertEqual(try ids("~fts corruptneedle", repository), [])
+        XCTAssertEqual(try ids("~fts bombword", repository), [])
+        XCTAssertEqual(try ids("~fts 'url:item 9'", repository), [8], "its URL and headers are indexed all the same")
+        // The URL and the headers of every flow are there.
+        XCTAssertEqual(try ids("~fts 'url:item 4'", repository), [4])
+        XCTAssertEqual(try ids("~ftss 'png'", repository), [4])
+    }
+
+    /// Deleting flows (by id, by retention, all of them) takes their index rows too, so a later
+    /// flow never inherits an old flow's words.
+    func testTheIndexLeavesWithItsFlows() throws {
+        let repository = try makeRepository()
+        try repository.insert(try (1...10).map { try flow($0, body: "word\($0) shared") })
+        try repository.delete(ids: [2, 3])
+        XCTAssertEqual(try indexRows(repository), 8)
+        XCTAssertEqual(try ids("~fts word2 OR word3", repository), [])
+        _ = try repository.enforce(RetentionPolicy(maxFlows: 4))
+        XCTAssertEqual(try indexRows(repository), try repository.count())
+        XCTAssertEqual(try ids("~fts shared", repository).count, try repository.count())
+        let kept = try repository.count()
+        XCTAssertGreaterThan(kept, 0)
+        XCTAssertEqual(try repository.deleteAllFlows(), kept)
+        XCTAssertEqual(try indexRows(repository), 0)
+        try repository.insert([try flow(11, body: "after")])
+        XCTAssertEqual(try ids("~fts after", repository), [11])
+        XCTAssertEqual(try ids("~fts shared", repository), [])
+    }
+
+    /// Kept text reads back field by field, compressed or not; a malformed document reads as
+    /// empty fields (FTS5 must never fail a delete over one).
+    func testStoredDocumentsReadBackExactly() {
+        let encoder = FullTextDocumentEncoder()
+        let small = FullTextDocument(url: "http://a.test/", requestHeaders: "Host: a.test\n", requestBody: "",
+                                     responseHeaders: "", responseBody: "nul\u{0}ok ☃")
+        let large = FullTextDocument(url: "http://b.test/" + String(repeating: "p/", count: 300),
+                                     requestHeaders: "X: y\n", requestBody: String(repeating: "body ", count: 2_000),
+                                     responseHeaders: "Z: é\n", responseBody: "end")
+        for document in [small, large] {
+            let stored = encoder.encode(document)
+            XCTAssertEqual(stored.first, document == large ? 1 : 0)
+            if document == large { XCTAssertLessThan(stored.count, 2_000, "compressed") }
+            for (index, field) in FullTextField.allCases.enumerated() {
+                XCTAssertEqual(FullTextStoredDocument.field(stored, index), document[field])
+            }
+        }
+        let stored = encoder.encode(large)
+        for malformed in [[], [7], [0, 9, 0], [1, 1, 2, 3], Array(stored.prefix(stored.count / 2)), [0, 255, 255, 255, 127]] {
+            XCTAssertEqual(FullTextStoredDocument.field(malformed, 4), "", "\(malformed.prefix(8))")
+        }
+    }
+
+    /// A capture from before schema v14 is indexed when the proxy opens it, bodies in files too.
+    func testAnOlderCaptureIsIndexedOnUpgrade() throws {
+        let directory = try makeTemporaryDirectory()
+        let path = directory.file("capture.sqlite")
+        do {
+            let repository = try directory.makeRepository()
+            var large = try flow(2, body: "bigneedle " + String(repeating: "x", count: BodyFileStore.threshold))
+            large.responseHeaders = [HeaderField(name: "Content-Type", value: "text/plain")]
+            try repository.insert([try flow(1, body: "oldneedle"), large])
+            // As schema v13 left it: no index, no record of v14.
+            try repository.database.pool.write { db in
+                try db.execute(sql: "DROP TABLE flows_fts; DROP VIEW flows_fts_source; DROP TABLE flows_fts_text")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v14-full-text'")
+            }
+        }
+        XCTAssertEqual(TrafficDatabase.flowsAwaitingSearchIndex(path: path), 2)
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        XCTAssertEqual(TrafficDatabase.flowsAwaitingSearchIndex(path: path), 0)
+        XCTAssertEqual(TrafficDatabase.flowsAwaitingSearchIndex(path: directory.file("none.sqlite")), 0)
+        XCTAssertEqual(try ids("~fts oldneedle", repository), [1])
+        XCTAssertEqual(try ids("~fts bigneedle", repository), [2])
+        XCTAssertEqual(try indexRows(repository), 2)
+    }
+
+    /// A spooled body (a live download of 256 KiB and more) is indexed from its spool's start.
+    func testASpooledBodyIsIndexed() throws {
+        let directory = try makeTemporaryDirectory()
+        let repository = try directory.makeRepository()
+        let text = Data(("spoolneedle " + String(repeating: "y ", count: CapturedBody.blockSize)).utf8)
+        var body = CapturedBody()
+        body.size = Int64(text.count)
+        text.withUnsafeBytes { body.append($0) }
+        body.startSpooling(repository.database.bodyFiles.makeSpool())
+        body.finishSpooling()
+        var spooled = Samples.flow(1)
+        spooled.responseHeaders = [HeaderField(name: "Content-Type", value: "text/plain")]
+        spooled.responseBody = body
+        try repository.insert([spooled])
+        XCTAssertEqual(try ids("~fts spoolneedle", repository), [1])
+        XCTAssertEqual(try repository.latestFlows(limit: 1).first?.responseBody.size, Int64(text.count))
+    }
+
+    /// The newest matches first, with excerpts that mark the words found; a filter narrows them.
+    func testLatestHitsComeWithExcerpts() throws {
+        let repository = try makeRepository()
+        try repository.insert(try (1...30).map { try flow($0, body: "status \($0 % 3 == 0 ? "invalid token" : "ok")") })
+        let search = try FullTextQuery(parsing: #""invalid token""#)
+        let query = FlowQuery(filter: try FlowFilter(parsing: #"~fts '"invalid token"'"#))
+        let hits = try repository.latestFullTextHits(search, matching: query, limit: 4)
+        XCTAssertEqual(hits.map(\.flow.id), [30, 27, 24, 21])
+        let excerpt = try XCTUnwrap(hits.first?.excerpts.first)
+        XCTAssertEqual(excerpt.field, .responseBody)
+        XCTAssertEqual(excerpt.text, "status \u{E000}invalid token\u{E001}")
+        XCTAssertEqual(hits.first?.flow.responseBody.bytes, Data(), "listed without bodies")
+
+        let narrowed = FlowQuery(filter: try FlowFilter(parsing: #"~fts '"invalid token"' & ~u /item/1"#))
+        XCTAssertEqual(try repository.latestFullTextHits(search, matching: narrowed, limit: 10).map(\.flow.id), [18, 15, 12])
+        XCTAssertEqual(try repository.count(matching: narrowed), 3)
+    }
+
+    /// Words reach FTS5 only quoted: what would be FTS5 syntax, or SQL, is searched as text.
+    func testNoSearchReachesFTS5AsSyntax() throws {
+        let repository = try makeRepository()
+        try repository.insert([try flow(1, body: "a b c"), try flow(2, body: "x NEAR y")])
+        for text in [#"~fts 'a" OR "b'"#, "~fts 'NEAR/2'", "~fts '^a'", "~fts 'a+b'", "~fts \"drop'; table--\"",
+                     "~fts '-url:x'", "~fts 'c*d'", "~fts 'col0:a'"] {
+            XCTAssertNoThrow(try ids(text, repository), text)
+        }
+        XCTAssertEqual(try ids("~fts 'a+b'", repository), [1])
+        XCTAssertEqual(try ids("~fts 'NEAR y'", repository), [2])
+        XCTAssertEqual(try repository.count(), 2)
+    }
+
+    /// `FullTextTokenizer` splits and folds as SQLite's `unicode61` does, over random text mixing
+    /// ASCII, punctuation, accents, combining marks and other scripts.
+    func testTheSwiftTokenizerAgreesWithSQLite() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE t USING fts5(a, tokenize = 'unicode61 remove_diacritics 2')")
+            try db.execute(sql: "CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        }
+        let alphabet = Array("aZ09_-.:/ \t\n\"'@#%&*+=<>|~^`€$©°½²ⅠßẞİıÉéèñÑçÇøØåÅæœﬁ日本語한국어Ωωσς\u{301}\u{308}\u{E000}\u{A0}\u{2028}Кирил")
+        var random = SeededRandom(seed: 7)
+        for round in 0..<300 {
+            let text = String((0..<Int.random(in: 1...40, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+            let sqlite = try queue.write { db -> [String] in
+                try db.execute(sql: "DELETE FROM t")
+                try db.execute(sql: "INSERT INTO t(a) VALUES (?)", arguments: [text])
+                return try String.fetchAll(db, sql: "SELECT term FROM v ORDER BY offset")
+            }
+            XCTAssertEqual(FullTextTokenizer.words(text), sqlite, "round \(round): \(text.debugDescription)")
+        }
+    }
+}
