@@ -76,7 +76,7 @@ let package = Package(
         // SQLite capture: migrations, records, the TrafficRepository (pins' table included), the batching writer.
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", "CZstd", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log"),
                            // SHA-256 names the body files (BodyFileStore).
                            .product(name: "Crypto", package: "swift-crypto")],

@@ -7,8 +7,9 @@ import ProxyModel
 /// maybe others too, so the caller re-checks each row with `FlowFilter.matches`).
 ///
 /// Exact in SQL: `~d`, `~m` (through `proxyapp_regexp`), `~rule` (`proxyapp_rules_regexp`),
-/// `~c`, `~marked`, `~q`, `~s`, `~e`, `~http`, `~tcp`, `~all`, and `~fts` (the full-text index,
-/// `FullTextIndex`; given the slice of ids a reader scans, the index reads only that slice). Everything else (URL, headers,
+/// `~c`, `~marked`, `~q`, `~s`, `~e`, `~http`, `~tcp`, `~all`, and `~fts` (the full-text index's
+/// shards, `FullTextIndex`, which the caller reads in the same transaction; given the slice of
+/// ids a reader scans, only the shards and rows of that slice are read). Everything else (URL, headers,
 /// bodies, content types, websocket) becomes TRUE, a superset. Combining: `a & b` and `a | b`
 /// join both conditions and are exact only when both parts are (a superset of each part gives a
 /// superset of the whole); `!a` is exact when `a` is, and TRUE otherwise (the negation of a
@@ -49,25 +50,39 @@ struct FilterSQLCondition {
     /// SQLite refuses more `?` than this (32766 since 3.32); a filter that needs more is TRUE.
     static let maximumArguments = 30_000
 
-    /// `ids`: the rows the caller will read are in this range (a full-text search then reads
-    /// only this part of its index).
-    init(_ expression: FilterExpression, ids: ClosedRange<Int64>? = nil) {
-        self.init(expression, depth: 0, ids: ids)
+    /// Where full-text searches look: the index's shards, and the range of ids the caller will
+    /// read (nil: all); no shards, no match.
+    struct FullTextScope {
+        var shards: [FullTextIndex.Shard] = []
+        var ids: ClosedRange<Int64>?
+
+        /// The shards holding ids of the range.
+        var searched: [FullTextIndex.Shard] {
+            guard let ids else { return shards }
+            return shards.indices.filter { index in
+                shards[index].firstID <= ids.upperBound
+                    && (index + 1 == shards.count || shards[index + 1].firstID > ids.lowerBound)
+            }.map { shards[$0] }
+        }
+    }
+
+    init(_ expression: FilterExpression, fullText: FullTextScope = FullTextScope()) {
+        self.init(expression, depth: 0, scope: fullText)
         if arguments.count > Self.maximumArguments { self = Self.unknown }
     }
 
     /// Chains of one operator become one flat list, `(a OR b OR c)`, and `!!x` is `x`, so only
     /// real nesting costs depth.
-    private init(_ expression: FilterExpression, depth: Int, ids: ClosedRange<Int64>?) {
+    private init(_ expression: FilterExpression, depth: Int, scope: FullTextScope) {
         if depth > Self.maximumDepth {
             self = Self.unknown
             return
         }
         switch expression {
         case .and:
-            self = Self.list(Self.chain(expression, and: true).map { Self($0, depth: depth + 1, ids: ids) }, by: "AND")
+            self = Self.list(Self.chain(expression, and: true).map { Self($0, depth: depth + 1, scope: scope) }, by: "AND")
         case .or:
-            self = Self.list(Self.chain(expression, and: false).map { Self($0, depth: depth + 1, ids: ids) }, by: "OR")
+            self = Self.list(Self.chain(expression, and: false).map { Self($0, depth: depth + 1, scope: scope) }, by: "OR")
         case .not(let operand):
             var inner = operand
             var negated = true
@@ -76,10 +91,10 @@ struct FilterSQLCondition {
                 negated.toggle()
             }
             guard negated else {
-                self = Self(inner, depth: depth, ids: ids)
+                self = Self(inner, depth: depth, scope: scope)
                 return
             }
-            let condition = Self(inner, depth: depth + 1, ids: ids)
+            let condition = Self(inner, depth: depth + 1, scope: scope)
             self = condition.isExact
                 ? Self(sql: "NOT (\(condition.sql))", arguments: condition.arguments)
                 : Self.unknown
@@ -109,14 +124,22 @@ struct FilterSQLCondition {
         case .tunnel:
             self = Self(sql: "kind = ?", arguments: [FlowKind.tunnel.rawValue.databaseValue])
         case .fullText(let query, let side):
-            let table = FullTextIndex.table
-            var arguments = [FullTextIndex.matchText(query, side: side).databaseValue]
-            var range = ""
-            if let ids {
-                range = " AND rowid BETWEEN ? AND ?"
-                arguments += [ids.lowerBound.databaseValue, ids.upperBound.databaseValue]
+            let match = FullTextIndex.matchText(query, side: side).databaseValue
+            var lookups: [String] = []
+            var arguments: [DatabaseValue] = []
+            for shard in scope.searched {
+                let table = shard.table
+                if let ids = scope.ids {
+                    lookups.append("SELECT rowid FROM \(table) WHERE \(table) MATCH ? AND rowid BETWEEN ? AND ?")
+                    arguments += [match, ids.lowerBound.databaseValue, ids.upperBound.databaseValue]
+                } else {
+                    lookups.append("SELECT rowid FROM \(table) WHERE \(table) MATCH ?")
+                    arguments.append(match)
+                }
             }
-            self = Self(sql: "id IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?\(range))", arguments: arguments)
+            // A flow removed since it was indexed is not in `flows`: `id IN` leaves its row out.
+            self = lookups.isEmpty ? Self(sql: "0")
+                : Self(sql: "id IN (\(lookups.joined(separator: " UNION ALL ")))", arguments: arguments)
         case .all:
             self = .everything
         case .url, .contentType, .header, .body, .websocket:
@@ -179,9 +202,9 @@ struct FilterSQLCondition {
 
 extension FilterSQLCondition {
     /// The whole WHERE condition of a query: its filter's condition and its time and marked
-    /// constraints (both exact); `ids` as for an expression.
-    init(_ query: FlowQuery, ids: ClosedRange<Int64>? = nil) {
-        var condition = query.filter.map { Self($0.expression, ids: ids) } ?? .everything
+    /// constraints (both exact); `fullText` as for an expression.
+    init(_ query: FlowQuery, fullText: FullTextScope = FullTextScope()) {
+        var condition = query.filter.map { Self($0.expression, fullText: fullText) } ?? .everything
         if let since = query.since {
             condition = condition.joined(
                 with: Self(sql: "started_at >= ?", arguments: [FlowRecord.milliseconds(since).databaseValue]), by: "AND")
@@ -190,5 +213,14 @@ extension FilterSQLCondition {
             condition = condition.joined(with: Self(sql: "marked <> 0"), by: "AND")
         }
         self = condition
+    }
+}
+
+extension TrafficRepository {
+    /// The WHERE condition of `query` inside a read or write on `db`: the index's shards are read
+    /// there, when the filter searches words. `ids`: the range the caller reads, if it reads one.
+    static func condition(_ query: FlowQuery, ids: ClosedRange<Int64>? = nil, _ db: Database) throws -> FilterSQLCondition {
+        guard query.filter?.expression.searchesFullText == true else { return FilterSQLCondition(query) }
+        return FilterSQLCondition(query, fullText: .init(shards: try FullTextIndex.shards(db), ids: ids))
     }
 }

@@ -20,15 +20,17 @@ struct FlowInsertStatement {
     /// The flow's row in the full-text index.
     private let fullText: FullTextInsertStatement
 
-    /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order.
-    init(connection: OpaquePointer, sql: String, bodyFiles: BodyFileStore) throws {
+    /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order, on `db`
+    /// (inside its write transaction).
+    init(_ db: Database, sql: String, bodyFiles: BodyFileStore) throws {
+        guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else {
             throw Self.error(code, connection, sql: sql)
         }
         do {
-            self.fullText = try FullTextInsertStatement(connection: connection)
+            self.fullText = try FullTextInsertStatement(db)
         } catch {
             sqlite3_finalize(statement)
             throw error

@@ -4,64 +4,73 @@ import Foundation
 import GRDB
 import ProxyModel
 
-/// The capture's full-text index: an SQLite FTS5 table, `flows_fts`, one row per flow (its
-/// rowid the flow's id) with the five fields of `FullTextDocument` as columns.
+/// The capture's full-text index: contentless SQLite FTS5 tables, one per "shard" of
+/// `shardSize` consecutive flow ids (`flows_fts_<n>`, listed in `flows_fts_shards`), each row a
+/// flow's five `FullTextDocument` fields under the flow's id.
 ///
 /// Why FTS5 and not `~b`: a regex over bodies decodes every body in Swift, minutes on millions
 /// of flows; the index answers a word search from its inverted lists in milliseconds.
 ///
+/// Why contentless shards: FTS5 can remove a row only given the exact text it indexed, and
+/// contentless tables cannot remove rows at all before SQLite 3.43 (Debian ships 3.40). Keeping
+/// the text (FTS5's default, or compressed beside it) cost more than half of a capture's size and
+/// made every removed flow cost as much as an added one (retention at its limit: requests/s
+/// 0.75 of keep-all). So rows are never removed: a removed flow's row stays until its whole
+/// shard goes, and every search is joined to `flows`, where the flow is gone, so it never
+/// matches (flow ids are never reused: `AUTOINCREMENT`). A shard none of whose flows remain is
+/// dropped; one with at most `retireBelow` left (marked flows retention keeps) has them indexed
+/// again in the next shard and is dropped. The stale rows are bounded by the flows removed
+/// from shards still standing.
+///
 /// - Filled by the capture writer in the same transaction as the flow (`FlowInsertStatement`),
 ///   so a stored flow is always searchable; flows captured before schema v14 are indexed by
 ///   that migration, once.
-/// - Emptied with its flows (`TrafficRepository.deleteFlows`, `deleteAllFlows`). FTS5 removes a
-///   row only given the text it indexed, and SQLite 3.40 (Debian's) has no `contentless_delete`,
-///   so that text is kept, compressed, in `flows_fts_text` (`FullTextStoredDocument`) and the
-///   index reads it through the view `flows_fts_source` (an external-content table). FTS5's own
-///   copy was more than half of a capture's size.
 /// - Tokenized as `FullTextTokenizer` does in Swift: `unicode61`, diacritics removed.
-///   `columnsize=0`: nothing here ranks by length, and it saves a row per flow. `automerge=16`
-///   (FTS5's default is 4): each batch the writer commits adds a segment, and merging them four
-///   at a time cost the writer a quarter more time per flow (200,000 bench flows: 18.4 → 14.7 s).
+///   `columnsize=0`: nothing here ranks by length. `automerge=16` (FTS5's default is 4): each
+///   batch the writer commits adds a segment, and merging them four at a time cost the writer
+///   a quarter more time per flow.
+/// - Excerpts (`proxyapp search`) are cut in Swift from the flow itself: the tables hold no text.
 enum FullTextIndex {
-    static let table = "flows_fts"
-    static let textTable = "flows_fts_text"
-    static let source = "flows_fts_source"
+    static let shardsTable = "flows_fts_shards"
+    /// Flows per shard: few shards to search on a capture of millions, and a shard's stale rows
+    /// stay a small part of the index.
+    /// (A variable only so that tests can make small shards.)
+    nonisolated(unsafe) static var shardSize: Int64 = 100_000
+    /// A shard with this few flows left (2 % of a shard: 2,000) is retired, its flows indexed
+    /// again in the next shard.
+    static var retireBelow: Int { Int(max(1, shardSize / 50)) }
 
     private static let columns = FullTextField.allCases.map(\.column)
 
-    /// The index over the kept text; run after `createTextSQL`.
-    static let createSQL = """
-        CREATE VIRTUAL TABLE \(table) USING fts5(
-          \(columns.joined(separator: ", ")),
-          content = '\(source)', content_rowid = 'id',
+    static func table(_ shard: Int64) -> String { "flows_fts_\(shard)" }
+
+    static let createShardsSQL = "CREATE TABLE \(shardsTable) (shard INTEGER PRIMARY KEY, first_id INTEGER NOT NULL)"
+
+    static func createSQL(_ shard: Int64) -> String {
+        """
+        CREATE VIRTUAL TABLE \(table(shard)) USING fts5(\(columns.joined(separator: ", ")), content = '',
           tokenize = 'unicode61 remove_diacritics 2', columnsize = 0);
-        INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 16);
+        INSERT INTO \(table(shard)) (\(table(shard)), rank) VALUES ('automerge', 16);
         """
-
-    /// The kept text, and the view the index reads it through.
-    static let createTextSQL = """
-        CREATE TABLE \(textTable) (id INTEGER PRIMARY KEY, document BLOB NOT NULL);
-        CREATE VIEW \(source) AS SELECT id,
-          \(columns.enumerated().map { "proxyapp_fts_field(document, \($0)) AS \($1)" }.joined(separator: ",\n  "))
-        FROM \(textTable);
-        """
-
-    static let insertTextSQL = "INSERT INTO \(textTable) (id, document) VALUES (?, ?)"
-    static let insertSQL = "INSERT INTO \(table) (rowid, \(columns.joined(separator: ", "))) VALUES (?, ?, ?, ?, ?, ?)"
-
-    /// Removes the index rows and kept text of the flows `condition` selects (before the flows go).
-    static func delete(where condition: String, _ arguments: StatementArguments, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM \(table) WHERE rowid IN (SELECT id FROM flows WHERE \(condition))",
-                       arguments: arguments)
-        try db.execute(sql: "DELETE FROM \(textTable) WHERE id IN (SELECT id FROM flows WHERE \(condition))",
-                       arguments: arguments)
     }
 
-    /// Empties the index (dropped and made again: FTS5 would delete its rows one by one).
-    static func deleteAll(_ db: Database) throws {
-        try db.execute(sql: "DROP TABLE \(table)")
-        try db.execute(sql: "DELETE FROM \(textTable)")
-        try db.execute(sql: createSQL)
+    static func insertSQL(_ shard: Int64) -> String {
+        "INSERT INTO \(table(shard)) (rowid, \(columns.joined(separator: ", "))) VALUES (?, ?, ?, ?, ?, ?)"
+    }
+
+    /// One shard: its number and the first flow id it holds (it holds ids up to the next
+    /// shard's first, or beyond for the newest).
+    struct Shard: Equatable, Sendable {
+        var number: Int64
+        var firstID: Int64
+        var table: String { FullTextIndex.table(number) }
+    }
+
+    /// Every shard, oldest first.
+    static func shards(_ db: Database) throws -> [Shard] {
+        try Row.fetchAll(db, sql: "SELECT shard, first_id FROM \(shardsTable) ORDER BY shard").map {
+            Shard(number: $0[0], firstID: $0[1])
+        }
     }
 
     /// The FTS5 query for a search on one side of the exchange.
@@ -72,16 +81,60 @@ enum FullTextIndex {
     /// Whether the flow `id` satisfies the search: the answer `FilterExpression.matches(_:fullText:)`
     /// asks for when a row is checked again in Swift. An index error reads as no match.
     static func contains(_ id: Int64, _ query: FullTextQuery, side: FilterMessageSide, _ db: Database) -> Bool {
-        (try? Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(table) MATCH ? AND rowid = ?)",
-            arguments: [matchText(query, side: side), id])) ?? false
+        guard let shards = try? shards(db), !shards.isEmpty else { return false }
+        let lookups = shards.map { "SELECT 1 FROM \($0.table) WHERE \($0.table) MATCH ?1 AND rowid = ?2" }
+        return (try? Bool.fetchOne(db, sql: "SELECT EXISTS (\(lookups.joined(separator: " UNION ALL ")))",
+                                   arguments: [matchText(query, side: side), id])) ?? false
+    }
+
+    /// Drops the shards whose flows are all gone, and retires those with at most `retireBelow`
+    /// left (never the newest): their flows are indexed again in the next shard, which then
+    /// starts where the retired one did, so each shard still holds exactly the flows of its id
+    /// range. Called after flows are removed, in the same transaction.
+    static func dropEmptiedShards(_ db: Database, bodyFiles: BodyFileStore) throws {
+        var all = try shards(db)
+        var index = 0
+        while index + 1 < all.count {
+            let shard = all[index], next = all[index + 1]
+            let left = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM (SELECT 1 FROM flows WHERE id >= ? AND id < ? LIMIT ?)",
+                arguments: [shard.firstID, next.firstID, retireBelow + 1]) ?? 0
+            guard left <= retireBelow else {
+                index += 1
+                continue
+            }
+            if left > 0 {
+                let statement = try FullTextInsertStatement(db)
+                defer { statement.finalize() }
+                let cursor = try FlowRecord.fetchCursor(db, sql: "SELECT * FROM flows WHERE id >= ? AND id < ?",
+                                                        arguments: [shard.firstID, next.firstID])
+                while let record = try cursor.next() {
+                    guard let id = record.flow.id else { continue }
+                    try statement.insert(FullTextDocument(bodyFiles.flow(from: record)), id: id, into: next)
+                }
+            }
+            try db.execute(sql: "DROP TABLE \(shard.table)")
+            try db.execute(sql: "DELETE FROM \(shardsTable) WHERE shard = ?", arguments: [shard.number])
+            try db.execute(sql: "UPDATE \(shardsTable) SET first_id = ? WHERE shard = ?",
+                           arguments: [shard.firstID, next.number])
+            all.remove(at: index)
+            all[index].firstID = shard.firstID
+        }
+    }
+
+    /// Empties the index: every shard dropped (the next flow starts a new one).
+    static func deleteAll(_ db: Database) throws {
+        for shard in try shards(db) {
+            try db.execute(sql: "DROP TABLE \(shard.table)")
+        }
+        try db.execute(sql: "DELETE FROM \(shardsTable)")
     }
 
     /// Indexes every flow already stored (migration v14): a one-time pass over older captures.
     static func indexExistingFlows(_ db: Database) throws {
         guard let connection = db.sqliteConnection, let file = sqlite3_db_filename(connection, "main") else { return }
         let bodyFiles = BodyFileStore(databasePath: String(cString: file))
-        let statement = try FullTextInsertStatement(connection: connection)
+        let statement = try FullTextInsertStatement(db)
         defer { statement.finalize() }
         let cursor = try FlowRecord.fetchCursor(db, sql: "SELECT * FROM flows ORDER BY id")
         while let record = try cursor.next() {
@@ -91,68 +144,74 @@ enum FullTextIndex {
     }
 }
 
-/// The index's row inserts (the kept text, then the index row), bound through SQLite's C API
-/// beside `FlowInsertStatement`'s: prepared once per batch, with one compression context.
-struct FullTextInsertStatement {
-    private let text: OpaquePointer
-    private let index: OpaquePointer
+/// The index's row insert into the newest shard, bound through SQLite's C API beside
+/// `FlowInsertStatement`'s (prepared once per batch); starts a new shard when a flow's id is
+/// `FullTextIndex.shardSize` past the newest one's first.
+final class FullTextInsertStatement {
+    private let db: Database
     private let connection: OpaquePointer
-    private let encoder = FullTextDocumentEncoder()
+    private var shard: FullTextIndex.Shard?
+    private var handle: OpaquePointer?
 
-    init(connection: OpaquePointer) throws {
+    init(_ db: Database) throws {
+        guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
+        self.db = db
         self.connection = connection
-        text = try Self.prepare(FullTextIndex.insertTextSQL, connection)
-        do {
-            index = try Self.prepare(FullTextIndex.insertSQL, connection)
-        } catch {
-            sqlite3_finalize(text)
-            throw error
-        }
-    }
-
-    private static func prepare(_ sql: String, _ connection: OpaquePointer) throws -> OpaquePointer {
-        var statement: OpaquePointer?
-        let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
-                                sql: sql)
-        }
-        return statement
+        shard = try FullTextIndex.shards(db).last
     }
 
     func finalize() {
-        sqlite3_finalize(text)
-        sqlite3_finalize(index)
+        sqlite3_finalize(handle)
+        handle = nil
     }
 
-    func insert(_ document: FullTextDocument, id: Int64) throws {
-        let stored = encoder.encode(document)
-        sqlite3_bind_int64(text, 1, id)
-        stored.withUnsafeBytes { _ = sqlite3_bind_blob(text, 2, $0.baseAddress, Int32($0.count), Self.transient) }
-        try step(text)
-        sqlite3_bind_int64(index, 1, id)
+    /// Indexes `document` as flow `id`, in `target` when given (a retiring shard's flows go to
+    /// the newest), else in the newest shard, started anew when due.
+    func insert(_ document: FullTextDocument, id: Int64, into target: FullTextIndex.Shard? = nil) throws {
+        if let target {
+            if target != shard || handle == nil { try use(target) }
+        } else if shard == nil || id >= shard!.firstID + FullTextIndex.shardSize {
+            let next = FullTextIndex.Shard(number: (shard?.number ?? 0) + 1, firstID: id)
+            try db.execute(sql: FullTextIndex.createSQL(next.number))
+            try db.execute(sql: "INSERT INTO \(FullTextIndex.shardsTable) (shard, first_id) VALUES (?, ?)",
+                           arguments: [next.number, next.firstID])
+            try use(next)
+        } else if handle == nil, let shard {
+            try use(shard)
+        }
+        guard let handle else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no full-text shard to insert into") }
+        sqlite3_bind_int64(handle, 1, id)
         for (position, field) in FullTextField.allCases.enumerated() {
             var value = document[field]
             let column = Int32(position + 2)
             value.withUTF8 { bytes in
                 guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                    sqlite3_bind_text(index, column, "", 0, Self.transient)
+                    sqlite3_bind_text(handle, column, "", 0, Self.transient)
                     return
                 }
                 base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(index, column, $0, Int32(bytes.count), Self.transient)
+                    _ = sqlite3_bind_text(handle, column, $0, Int32(bytes.count), Self.transient)
                 }
             }
         }
-        try step(index)
-    }
-
-    private func step(_ statement: OpaquePointer) throws {
-        let code = sqlite3_step(statement)
-        sqlite3_reset(statement)
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
         }
+    }
+
+    private func use(_ next: FullTextIndex.Shard) throws {
+        finalize()
+        var statement: OpaquePointer?
+        let sql = FullTextIndex.insertSQL(next.number)
+        let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
+                                sql: sql)
+        }
+        handle = statement
+        shard = next
     }
 
     /// SQLITE_TRANSIENT (a C macro Swift cannot import): SQLite copies the bytes.

@@ -141,8 +141,6 @@ public final class TrafficDatabase: Sendable {
             // The filter language's regex tests, for the SQL half of `FlowQuery`.
             db.add(function: RegexSQLFunction.function)
             db.add(function: RegexSQLFunction.rulesFunction)
-            // The full-text index reads its text through it (`FullTextStoredDocument`).
-            db.add(function: FullTextStoredDocument.function)
         }
         return configuration
     }

@@ -236,10 +236,10 @@ enum TrafficMigrations {
         try db.execute(sql: "CREATE INDEX flows_marked ON flows(id) WHERE marked <> 0")
     }
 
-    /// v14: the full-text index (`FullTextIndex`), filled with the flows already stored.
+    /// v14: the full-text index (`FullTextIndex`: its list of shards, each an FTS5 table made
+    /// when due), filled with the flows already stored.
     private static func addFullTextIndex(_ db: Database) throws {
-        try db.execute(sql: FullTextIndex.createTextSQL)
-        try db.execute(sql: FullTextIndex.createSQL)
+        try db.execute(sql: FullTextIndex.createShardsSQL)
         try FullTextIndex.indexExistingFlows(db)
     }
 }

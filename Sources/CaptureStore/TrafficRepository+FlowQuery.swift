@@ -15,9 +15,9 @@ extension TrafficRepository {
     /// `CaptureStoreError.malformedRow` (after the flows before it were delivered).
     /// `withMessages`: WebSocket flows come with their messages (`Flow.webSocketMessages`).
     public func forEachFlow(matching query: FlowQuery, withMessages: Bool = false, _ body: (Flow) throws -> Void) throws {
-        let condition = FilterSQLCondition(query)
-        let filter = condition.isExact ? nil : query.filter
         try database.pool.read { db in
+            let condition = try Self.condition(query, db)
+            let filter = condition.isExact ? nil : query.filter
             let cursor = try FlowRecord.fetchCursor(
                 db, sql: "SELECT * FROM flows WHERE \(condition.sql) ORDER BY id",
                 arguments: StatementArguments(condition.arguments))
@@ -41,9 +41,9 @@ extension TrafficRepository {
     /// may be earlier than the earliest matching flow (never later): good for a HAR page's start
     /// time, not for anything that must be exact.
     public func earliestStart(matching query: FlowQuery) throws -> Date? {
-        let condition = FilterSQLCondition(query)
         let milliseconds = try database.pool.read { db in
-            try Int64.fetchOne(
+            let condition = try Self.condition(query, db)
+            return try Int64.fetchOne(
                 db, sql: "SELECT MIN(started_at) FROM flows WHERE \(condition.sql)",
                 arguments: StatementArguments(condition.arguments))
         }
@@ -53,14 +53,14 @@ extension TrafficRepository {
     /// How many flows match `query`, exactly: counted in SQL when the filter is, otherwise by
     /// reading the selected flows.
     public func count(matching query: FlowQuery) throws -> Int {
-        let condition = FilterSQLCondition(query)
-        guard condition.isExact else {
+        guard FilterSQLCondition(query).isExact else {
             var count = 0
             try forEachFlow(matching: query) { _ in count += 1 }
             return count
         }
         return try database.pool.read { db in
-            try Int.fetchOne(
+            let condition = try Self.condition(query, db)
+            return try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM flows WHERE \(condition.sql)",
                 arguments: StatementArguments(condition.arguments)) ?? 0
         }
@@ -68,9 +68,9 @@ extension TrafficRepository {
 
     /// The ids the SQL part of `query` alone selects, in order (for the equivalence tests).
     func flowIDsSelectedBySQL(_ query: FlowQuery) throws -> [Int64] {
-        let condition = FilterSQLCondition(query)
-        return try database.pool.read { db in
-            try Int64.fetchAll(
+        try database.pool.read { db in
+            let condition = try Self.condition(query, db)
+            return try Int64.fetchAll(
                 db, sql: "SELECT id FROM flows WHERE \(condition.sql) ORDER BY id",
                 arguments: StatementArguments(condition.arguments))
         }

@@ -18,61 +18,40 @@ public struct FullTextHit: Sendable {
     public static let matchEnd: Character = "\u{E001}"
 }
 
-/// Full-text search over the index (`FullTextIndex`): the newest matches first, with excerpts,
-/// for `proxyapp search`. Counting and the TUI's views go through the filter language (`~fts`),
+/// Full-text search over the index (`FullTextIndex`): the newest matches first, with excerpts
+/// (`FullTextExcerpt`), for `proxyapp search`. Counting and the TUI's views go through the filter language (`~fts`),
 /// which the SQL of `FlowQuery` answers from the same index.
 extension TrafficRepository {
     /// The newest flows (highest id first) matching `query`, at most `limit`, each with excerpts
     /// of `search` (the full-text part of the query, whose words are highlighted).
     ///
-    /// The index is walked newest first and stops at `limit`: the first page of a search over
-    /// millions of flows costs the same as over a few.
+    /// The index is read newest shard first and stops at `limit`: the first page of a search
+    /// over millions of flows reads one or two shards.
     public func latestFullTextHits(_ search: FullTextQuery, side: FilterMessageSide = .either, matching query: FlowQuery,
                                    limit: Int) throws -> [FullTextHit] {
-        let condition = FilterSQLCondition(query)
-        let filter = condition.isExact ? nil : query.filter
-        let columns = filter.map { $0.expression.readsBodies(besidesFullText: true) ? "flows.*" : Self.qualifiedListingColumns }
-            ?? Self.qualifiedListingColumns
-        let table = FullTextIndex.table
         let match = FullTextIndex.matchText(search, side: side)
         return try database.pool.read { db in
-            let cursor = try FlowRecord.fetchCursor(db, sql: """
-                SELECT \(columns) FROM \(table) JOIN flows ON flows.id = \(table).rowid
-                WHERE \(table) MATCH ? AND (\(condition.sql)) ORDER BY \(table).rowid DESC
-                """, arguments: StatementArguments([match.databaseValue] + condition.arguments))
+            let condition = try Self.condition(query, db)
+            let filter = condition.isExact ? nil : query.filter
             var hits: [FullTextHit] = []
-            while hits.count < limit, let record = try cursor.next() {
-                let flow = database.bodyFiles.flow(from: record)
-                if let filter, !Self.matches(filter, try Self.withMessages(flow, for: filter, db), db) { continue }
-                hits.append(FullTextHit(flow: flow, excerpts: try Self.excerpts(flow.id, match, db)))
+            // Newest shard first: a shard's matches are read, the flows of the newest of them then.
+            for shard in try FullTextIndex.shards(db).reversed() where hits.count < limit {
+                let table = shard.table
+                let cursor = try FlowRecord.fetchCursor(db, sql: """
+                    SELECT * FROM flows WHERE id IN (SELECT rowid FROM \(table) WHERE \(table) MATCH ?)
+                    AND (\(condition.sql)) ORDER BY id DESC
+                    """, arguments: StatementArguments([match.databaseValue] + condition.arguments))
+                while hits.count < limit, let record = try cursor.next() {
+                    var flow = database.bodyFiles.flow(from: record)
+                    if let filter, !Self.matches(filter, try Self.withMessages(flow, for: filter, db), db) { continue }
+                    let excerpts = FullTextExcerpt.excerpts(of: FullTextDocument(flow), search: search, side: side,
+                                                            start: FullTextHit.matchStart, end: FullTextHit.matchEnd)
+                    flow.requestBody = CapturedBody(size: flow.requestBody.size, truncated: flow.requestBody.truncated)
+                    flow.responseBody = CapturedBody(size: flow.responseBody.size, truncated: flow.responseBody.truncated)
+                    hits.append(FullTextHit(flow: flow, excerpts: excerpts))
+                }
             }
             return hits
         }
     }
-
-    /// SQLite's `snippet` of each field of flow `id` that holds a match.
-    private static func excerpts(_ id: Int64?, _ match: String, _ db: Database) throws -> [(field: FullTextField, text: String)] {
-        guard let id else { return [] }
-        let table = FullTextIndex.table
-        let start = String(FullTextHit.matchStart), end = String(FullTextHit.matchEnd)
-        let snippets = FullTextField.allCases.indices.map { "snippet(\(table), \($0), ?, ?, '…', 12)" }
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT \(snippets.joined(separator: ", ")) FROM \(table) WHERE \(table) MATCH ? AND rowid = ?",
-            arguments: StatementArguments(Array(repeating: [start, end], count: snippets.count).flatMap { $0 }
-                                          + [match, id]))
-        else { return [] }
-        return FullTextField.allCases.enumerated().compactMap { index, field in
-            let text: String = row[index] ?? ""
-            return text.contains(FullTextHit.matchStart) ? (field, text) : nil
-        }
-    }
-
-    /// `listingColumns` with each column named by its table (the search joins the index).
-    private static let qualifiedListingColumns = listingColumns
-        .split(separator: ",")
-        .map { column -> String in
-            let trimmed = column.trimmingCharacters(in: .whitespaces)
-            return trimmed.contains(" AS ") || trimmed.hasPrefix("NULL") ? trimmed : "flows." + trimmed
-        }
-        .joined(separator: ", ")
 }

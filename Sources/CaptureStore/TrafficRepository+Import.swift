@@ -38,10 +38,12 @@ extension TrafficRepository {
                 _ = try deleteFlows(where: "id IN (\(placeholders))", StatementArguments(part), collecting: &files, db)
             }
             try removeUnnamedBodyFiles(files, db)
+            try FullTextIndex.dropEmptiedShards(db, bodyFiles: database.bodyFiles)
         }
     }
 
-    /// Deletes the flows matching `condition` and their WebSocket messages, adding the body files
+    /// Deletes the flows matching `condition` and their WebSocket messages (their full-text rows
+    /// stay until their shard goes: `FullTextIndex`), adding the body files
     /// they named to `files` (for `removeUnnamedBodyFiles` once the transaction's deletes are
     /// done); returns how many flows went.
     func deleteFlows(where condition: String, _ arguments: StatementArguments, collecting files: inout Set<String>,
@@ -53,7 +55,6 @@ extension TrafficRepository {
         }
         try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (SELECT id FROM flows WHERE \(condition))",
                        arguments: arguments)
-        try FullTextIndex.delete(where: condition, arguments, db)
         try db.execute(sql: "DELETE FROM flows WHERE \(condition)", arguments: arguments)
         return db.changesCount
     }

@@ -12,8 +12,7 @@ extension TrafficRepository {
     @discardableResult
     func write(_ items: [CaptureItem], openRows: inout [OpenFlowKey: Int64]) throws -> [Int64] {
         try database.pool.write { db in
-            guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
-            let flows = try FlowInsertStatement(connection: connection, sql: Self.flowInsertSQL,
+            let flows = try FlowInsertStatement(db, sql: Self.flowInsertSQL,
                                                     bodyFiles: database.bodyFiles)
             defer { flows.finalize() }
             var ids: [Int64] = []

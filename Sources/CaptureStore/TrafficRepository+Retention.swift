@@ -95,6 +95,7 @@ extension TrafficRepository {
             var files: Set<String> = []
             let removed = try deleteFlows(where: condition, arguments, collecting: &files, db)
             try removeUnnamedBodyFiles(files, db)
+            try FullTextIndex.dropEmptiedShards(db, bodyFiles: database.bodyFiles)
             return removed
         }
     }

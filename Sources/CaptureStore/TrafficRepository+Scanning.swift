@@ -18,16 +18,14 @@ extension TrafficRepository {
     /// ascending. Exact filters run in SQL alone; for the rest the SQL superset is re-checked in
     /// Swift, reading bodies (and parsing headers) only when the filter looks at them.
     public func matchingFlowIDs(in ids: ClosedRange<Int64>, query: FlowQuery) throws -> [Int64] {
-        let condition = FilterSQLCondition(query, ids: ids)
-        let arguments = StatementArguments([ids.lowerBound, ids.upperBound]) + StatementArguments(condition.arguments)
-        let range = "id BETWEEN ? AND ? AND (\(condition.sql))"
-        guard !condition.isExact, let filter = query.filter else {
-            return try database.pool.read { db in
-                try Int64.fetchAll(db, sql: "SELECT id FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
+        try database.pool.read { db in
+            let condition = try Self.condition(query, ids: ids, db)
+            let arguments = StatementArguments([ids.lowerBound, ids.upperBound]) + StatementArguments(condition.arguments)
+            let range = "id BETWEEN ? AND ? AND (\(condition.sql))"
+            guard !condition.isExact, let filter = query.filter else {
+                return try Int64.fetchAll(db, sql: "SELECT id FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
             }
-        }
-        let columns = Self.columns(reading: filter)
-        return try database.pool.read { db in
+            let columns = Self.columns(reading: filter)
             var matching: [Int64] = []
             let cursor = try FlowRecord.fetchCursor(
                 db, sql: "SELECT \(columns) FROM flows WHERE \(range) ORDER BY id", arguments: arguments)
@@ -44,13 +42,15 @@ extension TrafficRepository {
     /// Those of `ids` whose flows match `query`, in the order given: a search over a view's own
     /// rows (which may be sparse in the id space), a few hundred ids per statement.
     public func matchingFlowIDs(among ids: [Int64], query: FlowQuery) throws -> [Int64] {
-        let condition = FilterSQLCondition(query)
-        let filter = condition.isExact ? nil : query.filter
+        let filter = FilterSQLCondition(query).isExact ? nil : query.filter
         let columns = filter.map(Self.columns(reading:)) ?? "id"
         var matching: Set<Int64> = []
         try database.pool.read { db in
             for start in stride(from: 0, to: ids.count, by: 500) {
                 let part = Array(ids[start..<min(start + 500, ids.count)])
+                // The part's span of ids: a full-text search then reads only that part of its index.
+                guard let low = part.min(), let high = part.max() else { continue }
+                let condition = try Self.condition(query, ids: low...high, db)
                 let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
                 let sql = "SELECT \(columns) FROM flows WHERE id IN (\(placeholders)) AND (\(condition.sql))"
                 let arguments = StatementArguments(part) + StatementArguments(condition.arguments)

@@ -24,8 +24,7 @@ public struct TrafficRepository: Sendable {
     public func insert(_ flows: [Flow]) throws -> [Int64] {
         if flows.isEmpty { return [] }
         return try database.pool.write { db in
-            guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
-            let statement = try FlowInsertStatement(connection: connection, sql: Self.flowInsertSQL,
+            let statement = try FlowInsertStatement(db, sql: Self.flowInsertSQL,
                                                     bodyFiles: database.bodyFiles)
             defer { statement.finalize() }
             var ids: [Int64] = []

@@ -12,6 +12,10 @@ import XCTest
 /// SQL condition claims to be exact it selects them on its own.
 final class FilterSQLConditionTests: XCTestCase {
     func testSQLAndSwiftSelectTheSameFlows() throws {
+        // Small full-text shards: searches read several (`FullTextIndex`).
+        let saved = FullTextIndex.shardSize
+        FullTextIndex.shardSize = 7
+        defer { FullTextIndex.shardSize = saved }
         let repository = try makeRepository()
         try repository.insert(FilterCorpus.flows)
         var stored: [Flow] = []
@@ -62,6 +66,11 @@ final class FilterSQLConditionTests: XCTestCase {
         XCTAssertEqual(delivered, expected, shown, file: file, line: line)
         XCTAssertEqual(try repository.count(matching: query), expected.count, shown, file: file, line: line)
 
+        // A slice of the id space, as the TUI reads (a search reads only the shards it spans).
+        XCTAssertEqual(try repository.matchingFlowIDs(in: 9...22, query: query), expected.filter { (9...22).contains($0) },
+                       "slice of \(shown)", file: file, line: line)
+        XCTAssertEqual(try repository.matchingFlowIDs(among: [25, 3, 17, 8], query: query),
+                       [25, 3, 17, 8].filter(expected.contains), "among of \(shown)", file: file, line: line)
         let selected = try repository.flowIDsSelectedBySQL(query)
         let isExact = FilterSQLCondition(filter.expression).isExact
         if isExact {

@@ -34,11 +34,15 @@ final class FullTextIndexTests: XCTestCase {
         return ids
     }
 
-    /// The rows of kept text, after FTS5 found its index consistent with them.
-    private func indexRows(_ repository: TrafficRepository) throws -> Int {
+    /// The shards (FTS5 found each consistent), each as the number of its rows holding `word`
+    /// (a contentless table cannot be counted otherwise).
+    private func shardRows(_ repository: TrafficRepository, holding word: String = "common") throws -> [Int] {
         try repository.database.pool.write { db in
-            try db.execute(sql: "INSERT INTO flows_fts(flows_fts, rank) VALUES ('integrity-check', 1)")
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM flows_fts_text") ?? -1
+            try FullTextIndex.shards(db).map { shard in
+                try db.execute(sql: "INSERT INTO \(shard.table)(\(shard.table)) VALUES ('integrity-check')")
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM \(shard.table) WHERE \(shard.table) MATCH ?",
+                                        arguments: [word]) ?? -1
+            }
         }
     }
 
@@ -77,47 +81,53 @@ final class FullTextIndexTests: XCTestCase {
         XCTAssertEqual(try ids("~ftss 'png'", repository), [4])
     }
 
-    /// Deleting flows (by id, by retention, all of them) takes their index rows too, so a later
-    /// flow never inherits an old flow's words.
-    func testTheIndexLeavesWithItsFlows() throws {
+    /// Removed flows (by id, by retention, all of them) are never found again, though their rows
+    /// stay until their shard goes; a later flow never inherits an old flow's words.
+    func testRemovedFlowsAreNeverFound() throws {
         let repository = try makeRepository()
         try repository.insert(try (1...10).map { try flow($0, body: "word\($0) shared") })
         try repository.delete(ids: [2, 3])
-        XCTAssertEqual(try indexRows(repository), 8)
         XCTAssertEqual(try ids("~fts word2 OR word3", repository), [])
+        XCTAssertEqual(try repository.count(matching: FlowQuery(filter: try FlowFilter(parsing: "~fts shared"))), 8)
         _ = try repository.enforce(RetentionPolicy(maxFlows: 4))
-        XCTAssertEqual(try indexRows(repository), try repository.count())
         XCTAssertEqual(try ids("~fts shared", repository).count, try repository.count())
         let kept = try repository.count()
-        XCTAssertGreaterThan(kept, 0)
         XCTAssertEqual(try repository.deleteAllFlows(), kept)
-        XCTAssertEqual(try indexRows(repository), 0)
+        XCTAssertEqual(try shardRows(repository), [], "every shard dropped")
         try repository.insert([try flow(11, body: "after")])
         XCTAssertEqual(try ids("~fts after", repository), [11])
         XCTAssertEqual(try ids("~fts shared", repository), [])
+        XCTAssertEqual(try shardRows(repository, holding: "after"), [1])
     }
 
-    /// Kept text reads back field by field, compressed or not; a malformed document reads as
-    /// empty fields (FTS5 must never fail a delete over one).
-    func testStoredDocumentsReadBackExactly() {
-        let encoder = FullTextDocumentEncoder()
-        let small = FullTextDocument(url: "http://a.test/", requestHeaders: "Host: a.test\n", requestBody: "",
-                                     responseHeaders: "", responseBody: "nul\u{0}ok ☃")
-        let large = FullTextDocument(url: "http://b.test/" + String(repeating: "p/", count: 300),
-                                     requestHeaders: "X: y\n", requestBody: String(repeating: "body ", count: 2_000),
-                                     responseHeaders: "Z: é\n", responseBody: "end")
-        for document in [small, large] {
-            let stored = encoder.encode(document)
-            XCTAssertEqual(stored.first, document == large ? 1 : 0)
-            if document == large { XCTAssertLessThan(stored.count, 2_000, "compressed") }
-            for (index, field) in FullTextField.allCases.enumerated() {
-                XCTAssertEqual(FullTextStoredDocument.field(stored, index), document[field])
-            }
-        }
-        let stored = encoder.encode(large)
-        for malformed in [[], [7], [0, 9, 0], [1, 1, 2, 3], Array(stored.prefix(stored.count / 2)), [0, 255, 255, 255, 127]] {
-            XCTAssertEqual(FullTextStoredDocument.field(malformed, 4), "", "\(malformed.prefix(8))")
-        }
+    /// Flows fill shards of `shardSize`; a shard whose flows are all gone is dropped, one with a
+    /// few left (marked flows retention keeps) has them indexed in the next and is dropped, and
+    /// every search still finds exactly the flows there are.
+    func testShardsComeAndGoWithTheirFlows() throws {
+        let saved = FullTextIndex.shardSize
+        FullTextIndex.shardSize = 10
+        defer { FullTextIndex.shardSize = saved }
+        let repository = try makeRepository()
+        var flows = try (1...45).map { try flow($0, body: "common w\($0)") }
+        for index in [3, 14] { flows[index - 1].marked = true }
+        try repository.insert(flows)
+        XCTAssertEqual(try shardRows(repository), [10, 10, 10, 10, 5])
+        XCTAssertEqual(try ids("~fts common", repository).count, 45)
+
+        // The oldest unmarked go (26 of them: down to 5 % under the limit). Shard 1 keeps only #3
+        // (retireBelow is 1 here): retired into shard 2, which keeps #3 and #14 and stays.
+        _ = try repository.enforce(RetentionPolicy(maxFlows: 20, keepMarked: true))
+        let left = try repository.latestFlows(limit: 100).compactMap(\.id).sorted()
+        XCTAssertTrue(left.contains(3) && left.contains(14))
+        XCTAssertEqual(try ids("~fts common", repository), left)
+        XCTAssertEqual(try ids("~fts 'w3 OR w14'", repository), [3, 14])
+        XCTAssertEqual(try shardRows(repository, holding: "w3"), [1, 0, 0, 0])
+        XCTAssertEqual(try repository.database.pool.read { db in try FullTextIndex.shards(db).map(\.number) }, [2, 3, 4, 5])
+        XCTAssertEqual(try repository.database.pool.read { db in try FullTextIndex.shards(db).first?.firstID }, 1,
+                       "the oldest shard left starts where the retired ones did")
+        try repository.insert(try (46...60).map { try flow($0, body: "common late") })
+        XCTAssertEqual(try ids("~fts late", repository), Array(46...60).map(Int64.init))
+        XCTAssertEqual(try ids("~fts common", repository).count, left.count + 15)
     }
 
     /// A capture from before schema v14 is indexed when the proxy opens it, bodies in files too.
@@ -131,7 +141,7 @@ final class FullTextIndexTests: XCTestCase {
             try repository.insert([try flow(1, body: "oldneedle"), large])
             // As schema v13 left it: no index, no record of v14.
             try repository.database.pool.write { db in
-                try db.execute(sql: "DROP TABLE flows_fts; DROP VIEW flows_fts_source; DROP TABLE flows_fts_text")
+                try db.execute(sql: "DROP TABLE flows_fts_1; DROP TABLE flows_fts_shards")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v14-full-text'")
             }
         }
@@ -141,7 +151,7 @@ final class FullTextIndexTests: XCTestCase {
         XCTAssertEqual(TrafficDatabase.flowsAwaitingSearchIndex(path: directory.file("none.sqlite")), 0)
         XCTAssertEqual(try ids("~fts oldneedle", repository), [1])
         XCTAssertEqual(try ids("~fts bigneedle", repository), [2])
-        XCTAssertEqual(try indexRows(repository), 2)
+        XCTAssertEqual(try shardRows(repository, holding: "item"), [2])
     }
 
     /// A spooled body (a live download of 256 KiB and more) is indexed from its spool's start.
@@ -172,7 +182,7 @@ final class FullTextIndexTests: XCTestCase {
         XCTAssertEqual(hits.map(\.flow.id), [30, 27, 24, 21])
         let excerpt = try XCTUnwrap(hits.first?.excerpts.first)
         XCTAssertEqual(excerpt.field, .responseBody)
-        XCTAssertEqual(excerpt.text, "status \u{E000}invalid token\u{E001}")
+        XCTAssertEqual(excerpt.text, "status \u{E000}invalid\u{E001} \u{E000}token\u{E001}")
         XCTAssertEqual(hits.first?.flow.responseBody.bytes, Data(), "listed without bodies")
 
         let narrowed = FlowQuery(filter: try FlowFilter(parsing: #"~fts '"invalid token"' & ~u /item/1"#))

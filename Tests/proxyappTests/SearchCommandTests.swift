@@ -31,11 +31,11 @@ final class SearchCommandTests: XCTestCase {
         XCTAssertEqual(lines.count, 1 + 2 * 2 + 1, lines.joined(separator: "\n"))
         XCTAssertTrue(lines[1].hasPrefix("#5 "), lines[1])
         XCTAssertTrue(lines[3].hasPrefix("#6 "), lines[3])
-        XCTAssertEqual(lines[4], #"        request body: {"[user_id]": 600, "note": "line\x1b[2J one two"}"#)
+        XCTAssertEqual(lines[4], #"        request body: {"[user]_[id]": 600, "note": "line\x1b[2J one two"}"#)
         XCTAssertEqual(lines.last, "(the newest 2 of 6 matches; --limit N shows more)")
 
         let colored = try command.output(repository, colored: true)
-        XCTAssertTrue(colored[4].contains("\u{1B}[1;4muser_id\u{1B}[22;24m"), colored[4])
+        XCTAssertTrue(colored[4].contains("\u{1B}[1;4muser\u{1B}[22;24m_\u{1B}[1;4mid\u{1B}[22;24m"), colored[4])
         XCTAssertFalse(colored[4].contains("\u{1B}[2J"), "text from traffic is escaped")
 
         let narrowed = try SearchCommand.parse(["--data-dir", directory.path, "--filter", "~m POST", "--count", "user", "id"])

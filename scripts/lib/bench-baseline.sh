@@ -54,8 +54,12 @@ baseline_proxy_start() {  # WHO BIN
   local -a args=("${PROXY_RUN_ARGS[@]}")
   rm -rf "$data"
   port=$(pick_free_port)
-  # A build from before retention keeps everything anyway and does not know its flags.
-  if ! "$bin" run --help 2>/dev/null | grep -q -- '--max-db-size'; then
+  # A build from before retention keeps everything anyway and does not know its flags. (The help
+  # is read whole first: `grep -q` in a pipe stops reading early, and under pipefail the help's
+  # SIGPIPE made a build that knows the flags look as if it did not.)
+  local help
+  help=$("$bin" run --help 2>/dev/null || true)
+  if [[ $help != *--max-db-size* ]]; then
     local -a known=() skip=0 arg
     for arg in "${args[@]}"; do
       if ((skip)); then skip=0; continue; fi

@@ -8,33 +8,20 @@ import FlowFilter
 /// every word of a phrase is marked where it appears, and a prefix search (`tok*`) marks the
 /// words starting so. Words under a `NOT` are never marked.
 public struct WordHighlight: Sendable, Equatable {
-    private var words: Set<String> = []
-    private var prefixes: [String] = []
+    private let terms: FullTextTerms
 
     public init(_ searches: [FullTextQuery]) {
-        var pending = searches
-        while let query = pending.popLast() {
-            switch query {
-            case .phrase(let phrase, let prefix):
-                words.formUnion(prefix ? phrase.dropLast() : phrase[...])
-                if prefix, let last = phrase.last { prefixes.append(last) }
-            case .and(let left, let right), .or(let left, let right): pending += [left, right]
-            case .andNot(let left, _): pending.append(left)
-            case .fields(_, let inner): pending.append(inner)
-            }
-        }
+        terms = FullTextTerms(searches)
     }
 
-    public var isEmpty: Bool { words.isEmpty && prefixes.isEmpty }
+    public var isEmpty: Bool { terms.isEmpty }
 
     /// `line` with the runs split so that every marked word is drawn reversed.
     func apply(to line: DetailLine) -> DetailLine {
         guard !isEmpty else { return line }
         var runs: [DetailLine.Run] = []
         for run in line.runs {
-            let marked = FullTextTokenizer.tokens(run.text).filter { token in
-                words.contains(token.text) || prefixes.contains { token.text.hasPrefix($0) }
-            }
+            let marked = terms.marked(in: run.text)
             guard !marked.isEmpty else {
                 runs.append(run)
                 continue

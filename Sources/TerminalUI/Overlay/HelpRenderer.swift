@@ -18,6 +18,7 @@ public enum HelpRenderer {
             "Filter expressions: ~d domain  ~u url  ~m method  ~c code  ~h header  ~b body",
             "  ~t content type  ~q no response  ~e error  ~marked  ~tcp  ~rule rule name,",
             "  ~h2 HTTP/2  ~replay sent again (r), combined with ! & | ( ).",
+            "  ~fts 'words' finds words in URLs, headers and text bodies (the index).",
         ]
         return lines
     }

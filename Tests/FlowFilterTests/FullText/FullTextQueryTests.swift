@@ -116,4 +116,24 @@ final class FullTextQueryTests: XCTestCase {
         XCTAssertFalse(try matches("~fts 'token NOT abc'"))
         XCTAssertTrue(try matches("~fts 'nothere OR abc'"))
     }
+
+    /// Excerpts: a few words around the first marked word of each field that has one, marked
+    /// words bracketed, `…` where the text goes on; NOT words are not marked.
+    func testExcerptsAroundTheWordsFound() throws {
+        let document = FullTextDocument(
+            url: "https://api.test/v1/users/42", requestHeaders: "Authorization: Bearer abc\n", requestBody: "",
+            responseHeaders: "Content-Type: text/plain\n",
+            responseBody: "one two three four five six seven Invalid token here, then eight nine ten eleven twelve "
+                + "thirteen fourteen fifteen sixteen seventeen eighteen")
+        let search = try FullTextQuery(parsing: #""invalid token" OR user* NOT bearer"#)
+        let excerpts = FullTextExcerpt.excerpts(of: document, search: search, start: "[", end: "]")
+        XCTAssertEqual(excerpts.map(\.field), [.url, .responseBody])
+        XCTAssertEqual(excerpts.first?.text, "https://api.test/v1/[users]/42", "whole: nothing cut off")
+        XCTAssertEqual(excerpts.last?.text,
+                       "…three four five six seven [Invalid] [token] here, then eight nine ten eleven twelve thirteen fourteen "
+                       + "fifteen sixteen…")
+        XCTAssertEqual(FullTextExcerpt.excerpts(of: document, search: search, side: .request, start: "[", end: "]").map(\.field),
+                       [.url])
+        XCTAssertTrue(FullTextExcerpt.excerpts(of: document, search: try FullTextQuery(parsing: "absent")).isEmpty)
+    }
 }
