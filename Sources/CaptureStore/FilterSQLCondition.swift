@@ -66,6 +66,9 @@ struct FilterSQLCondition {
         }
     }
 
+    /// Without a scope a full-text search selects nothing (it is still exact): only
+    /// `isExact` may be asked of such a condition. Conditions whose SQL runs are built inside the
+    /// read, by `TrafficRepository.condition`.
     init(_ expression: FilterExpression, fullText: FullTextScope = FullTextScope()) {
         self.init(expression, depth: 0, scope: fullText)
         if arguments.count > Self.maximumArguments { self = Self.unknown }

@@ -24,11 +24,7 @@ struct FlowInsertStatement {
     /// (inside its write transaction).
     init(_ db: Database, sql: String, bodyFiles: BodyFileStore) throws {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
-        var statement: OpaquePointer?
-        let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else {
-            throw Self.error(code, connection, sql: sql)
-        }
+        let statement = try SQLiteBinding.prepare(sql, on: connection)
         do {
             self.fullText = try FullTextInsertStatement(db)
         } catch {
@@ -47,10 +43,10 @@ struct FlowInsertStatement {
 
     /// Inserts one flow and returns its new row id.
     func insert(_ flow: Flow) throws -> Int64 {
-        // Spooled bodies are named first: one whose file could not be written is stored empty
-        // and truncated, and the columns below must say so.
         // The index reads a spooled body's start from its spool, so before the spool is claimed.
         let document = FullTextDocument(flow)
+        // Spooled bodies are named first: one whose file could not be written is stored empty
+        // and truncated, and the columns below must say so.
         var flow = flow
         let spooled = (claim(&flow.requestBody), claim(&flow.responseBody))
         var column: Int32 = 0
@@ -158,7 +154,7 @@ struct FlowInsertStatement {
             }
         }
         guard result.0 == SQLITE_DONE || result.0 == SQLITE_OK else {
-            throw Self.error(result.0, connection, sql: nil)
+            throw SQLiteBinding.error(result.0, connection)
         }
         try fullText.insert(document, id: result.1)
         return result.1
@@ -202,20 +198,7 @@ struct FlowInsertStatement {
     private static let tlsColumnCount = 9
 
     private func bind(text: String?, at index: Int32) {
-        guard var text else {
-            sqlite3_bind_null(handle, index)
-            return
-        }
-        text.withUTF8 { bytes in
-            if let base = bytes.baseAddress, bytes.count > 0 {
-                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
-                }
-            } else {
-                // An empty buffer may have no address, which SQLite would store as NULL.
-                sqlite3_bind_text(handle, index, "", 0, Self.transient)
-            }
-        }
+        SQLiteBinding.bind(text: text, to: handle, at: index)
     }
 
     /// Empty bodies are stored as NULL (as GRDB stored them before); small ones are bound
@@ -226,13 +209,5 @@ struct FlowInsertStatement {
             return
         }
         sqlite3_bind_blob(handle, index, base, Int32(bytes.count), nil)
-    }
-
-    /// SQLITE_TRANSIENT (a C macro Swift cannot import): SQLite copies the bytes.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    private static func error(_ code: Int32, _ connection: OpaquePointer, sql: String?) -> DatabaseError {
-        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
-                      sql: sql)
     }
 }

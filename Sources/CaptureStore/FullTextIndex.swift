@@ -182,40 +182,18 @@ final class FullTextInsertStatement {
         guard let handle else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no full-text shard to insert into") }
         sqlite3_bind_int64(handle, 1, id)
         for (position, field) in FullTextField.allCases.enumerated() {
-            var value = document[field]
-            let column = Int32(position + 2)
-            value.withUTF8 { bytes in
-                guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                    sqlite3_bind_text(handle, column, "", 0, Self.transient)
-                    return
-                }
-                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    _ = sqlite3_bind_text(handle, column, $0, Int32(bytes.count), Self.transient)
-                }
-            }
+            SQLiteBinding.bind(text: document[field], to: handle, at: Int32(position + 2))
         }
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
-        }
+        guard code == SQLITE_DONE else { throw SQLiteBinding.error(code, connection) }
     }
 
     private func use(_ next: FullTextIndex.Shard) throws {
         finalize()
-        var statement: OpaquePointer?
-        let sql = FullTextIndex.insertSQL(next.number)
-        let code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
-        guard code == SQLITE_OK, let statement else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)),
-                                sql: sql)
-        }
-        handle = statement
+        handle = try SQLiteBinding.prepare(FullTextIndex.insertSQL(next.number), on: connection)
         shard = next
     }
-
-    /// SQLITE_TRANSIENT (a C macro Swift cannot import): SQLite copies the bytes.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
 
 extension TrafficDatabase {

@@ -18,7 +18,8 @@ extension FilterExpression {
         case .not(let operand): return !operand.matches(flow, fullText: fullText)
         case .fullText(let query, let side):
             if let fullText { return fullText(query, side) }
-            return query.matches(FullTextDocument.Words(FullTextDocument(flow)), in: FullTextField.side(side))
+            return query.matches(FullTextDocument.Words(FullTextDocument(flow, readingSpools: false)),
+                                 in: FullTextField.side(side))
         case .domain(let regex): return regex.matches(flow.host)
         case .url(let regex): return regex.matches(flow.url)
         case .method(let regex): return regex.matches(flow.method)
@@ -32,8 +33,10 @@ extension FilterExpression {
                 message.headers.contains { regex.matches("\($0.name): \($0.value)") }
             }
         case .body(let regex, let side):
+            // A body on its way to disk (a live flow's, `BodySpool`) is not read: that would wait
+            // for the disk, on an event loop when a breakpoint asks.
             let inBodies = side.messages(of: flow).contains { message in
-                guard !message.body.bytes.isEmpty else { return false }
+                guard message.body.spool == nil, !message.body.bytes.isEmpty else { return false }
                 let decoded = BodyDecoder.decode(
                     [UInt8](message.body.bytes), contentEncoding: message.headers.first(named: "Content-Encoding"))
                 return regex.matches(String(decoding: decoded.bytes, as: UTF8.self))

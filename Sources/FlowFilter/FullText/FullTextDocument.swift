@@ -37,13 +37,17 @@ public struct FullTextDocument: Sendable, Equatable {
     }
 
     /// The document of `flow`. A spooled body is read back from its spool (its first part only
-    /// when it needs no decoding): call it before the spool is claimed.
-    public init(_ flow: Flow) {
+    /// when it needs no decoding): call it before the spool is claimed. With `readingSpools`
+    /// false (a filter on a live flow, on an event loop) a spooled body counts as no text: reading
+    /// it would wait for the disk.
+    public init(_ flow: Flow, readingSpools: Bool = true) {
         url = flow.url
         requestHeaders = Self.lines(flow.requestHeaders)
         responseHeaders = Self.lines(flow.responseHeaders)
-        requestBody = Self.text(of: flow.requestBody, headers: flow.requestHeaders)
-        responseBody = Self.text(of: flow.responseBody, headers: flow.responseHeaders)
+        requestBody = !readingSpools && flow.requestBody.spool != nil ? ""
+            : Self.text(of: flow.requestBody, headers: flow.requestHeaders)
+        responseBody = !readingSpools && flow.responseBody.spool != nil ? ""
+            : Self.text(of: flow.responseBody, headers: flow.responseHeaders)
     }
 
     public subscript(field: FullTextField) -> String {

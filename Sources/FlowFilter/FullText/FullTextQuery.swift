@@ -34,16 +34,6 @@ public indirect enum FullTextQuery: Sendable, Equatable, CustomStringConvertible
 
     public var description: String { ftsQuery }
 
-    /// The words a match can show (every phrase outside a `NOT`'s right side), for highlighting.
-    public var positiveWords: [String] {
-        switch self {
-        case .phrase(let words, _): return words
-        case .and(let left, let right), .or(let left, let right): return left.positiveWords + right.positiveWords
-        case .andNot(let left, _): return left.positiveWords
-        case .fields(_, let inner): return inner.positiveWords
-        }
-    }
-
     /// Whether the document's words, field by field, satisfy the query within `fields`.
     public func matches(_ document: FullTextDocument.Words, in fields: Set<FullTextField> = Set(FullTextField.allCases))
         -> Bool
