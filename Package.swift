@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "proxyapp", targets: ["proxyapp"]),
         .library(name: "ProxyEngine", targets: ["ProxyEngine"]),
         .library(name: "CaptureStore", targets: ["CaptureStore"]),
+        .library(name: "SharedCapture", targets: ["SharedCapture"]),
         .library(name: "FlowExport", targets: ["FlowExport"]),
         .library(name: "TerminalUI", targets: ["TerminalUI"]),
         .library(name: "ProxyAppUI", targets: ["ProxyAppUI"]),
@@ -41,6 +42,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         // Already resolved through swift-nio; the engine's connection counter uses it directly.
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.2.0"),
+        // The shared capture in PostgreSQL (--store postgres://…): SharedCapture.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Flows, headers, timings: value types with no I/O and no NIO.
@@ -81,6 +84,17 @@ let package = Package(
                            // SHA-256 names the body files (BodyFileStore).
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: hotPathSettings
+        ),
+        // The capture in PostgreSQL, shared by a team's proxies (--store postgres://…): the writer
+        // backend behind CaptureWriter, the schema, and the reads of `flows --store`.
+        .target(
+            name: "SharedCapture",
+            dependencies: ["CaptureStore", "ProxyModel", "FlowFilter",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // The pin registry the proxy runs with: ProxyCore's auto-pin policy behind a lock, saved in the capture.
         .target(
@@ -152,7 +166,7 @@ let package = Package(
             dependencies: [
                 "ProxyModel", "ProxyEngine", "CaptureStore", "ProxyTLS", "FlowFilter", "FlowExport", "TerminalUI",
                 "CaptureExport", "ProxyAppUI", "Rules", "RulesFile", "ProxyCore", "PersistentPins", "QRCode",
-                "ControlChannel", "RequestComposer",
+                "ControlChannel", "RequestComposer", "SharedCapture",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -197,6 +211,13 @@ let package = Package(
             path: "Benchmarks/proxyapp-load",
             swiftSettings: hotPathSettings
         ),
+        // Test support: a throwaway PostgreSQL cluster (initdb, pg_ctl) for the shared-capture tests.
+        .target(name: "PostgresTestSupport", dependencies: ["SharedCapture", "TestSupport", "ChildProcess"],
+                path: "Tests/Support/PostgresTestSupport"),
+        .testTarget(name: "SharedCaptureTests",
+                    dependencies: ["SharedCapture", "CaptureStore", "ProxyModel", "FlowFilter", "PostgresTestSupport",
+                                   "CaptureTestSupport", "TestSupport",
+                                   .product(name: "Logging", package: "swift-log")]),
         // Test support: runs client programs (curl, openssl) for the test targets that need them.
         .target(
             name: "ChildProcess",
@@ -219,7 +240,8 @@ let package = Package(
         // (XCTest only for that teardown block).
         .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
         // Test support: a capture database in a temporary directory, for the targets that test over one.
-        .target(name: "CaptureTestSupport", dependencies: ["CaptureStore", "ProxyModel", "TestSupport"],
+        .target(name: "CaptureTestSupport", dependencies: ["CaptureStore", "ProxyModel", "TestSupport",
+                                                         .product(name: "Logging", package: "swift-log")],
                 path: "Tests/Support/CaptureTestSupport"),
         // Test support: checks a HAR document against the HAR 1.2 rules the export promises.
         .target(name: "HARValidation", path: "Tests/Support/HARValidation"),
@@ -338,7 +360,7 @@ let package = Package(
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
                 "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins", "TestSupport",
-                "HARValidation", "CaptureExport", "FlowFilter", "ControlChannel",
+                "HARValidation", "CaptureExport", "FlowFilter", "ControlChannel", "PostgresTestSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

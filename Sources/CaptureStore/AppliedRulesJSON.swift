@@ -9,9 +9,9 @@ import ProxyModel
 /// throws: a value that is not an array of strings (written by hand with `sqlite3`, say) reads as
 /// no rules. The filter's SQL function `proxyapp_rules_regexp` reads through `decode` too, so SQL
 /// and Swift see the same names.
-enum AppliedRulesJSON {
+package enum AppliedRulesJSON {
     /// The column value for `names`: nil (NULL) when there are none.
-    static func encode(_ names: [String]) -> String? {
+    package static func encode(_ names: [String]) -> String? {
         if names.isEmpty { return nil }
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(names.reduce(2) { $0 + $1.utf8.count + 3 })
@@ -24,7 +24,7 @@ enum AppliedRulesJSON {
     }
 
     /// The names in a column value; empty for NULL and for anything but an array of strings.
-    static func decode(_ text: String?) -> [String] {
+    package static func decode(_ text: String?) -> [String] {
         guard let text else { return [] }
         if let names = HeaderFieldsJSONParser.parseStrings(text) { return names }
         return (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []

@@ -182,14 +182,14 @@ struct CaptureQueue {
 }
 
 /// What the capture queue carries to the writer, in order: a flow (with its key when messages
-/// will follow it), messages of an open flow, or the end of one.
-enum CaptureItem {
+/// will follow it), messages of an open flow, or the end of one. Public for `CaptureBackend`s.
+public enum CaptureItem: Sendable {
     case flow(Flow, open: OpenFlowKey?)
     case messages([CapturedMessage], OpenFlowKey)
     case end(OpenFlowEnd, OpenFlowKey)
 
     /// Captured bytes it holds (bodies, payloads).
-    var capturedBytes: Int {
+    public var capturedBytes: Int {
         switch self {
         case .flow(let flow, _): return flow.capturedBodyBytes
         case .messages(let messages, _): return CaptureQueue.payloadBytes(messages)

@@ -3,14 +3,15 @@ import Logging
 import ProxyModel
 
 /// The `FlowSink` the engine hands finished flows to: a bounded queue drained by one writer
-/// thread that commits in batches.
+/// thread that commits in batches to a `CaptureBackend` (SQLite, or a shared PostgreSQL).
 ///
 /// It exists so that proxying never waits on the database. `record` runs on event loops and
 /// only takes a short lock to queue the flow (or strip/drop it under the `CaptureQueue`
 /// policy when the writer falls behind). The writer thread commits a batch when it holds
 /// `maxBatchSize` flows or when its oldest flow has waited `maxBatchDelay`. A database error
 /// (disk full, file deleted, locked) loses that batch, is counted and logged once per outage,
-/// and the writer goes on with the next one.
+/// and the writer goes on with the next one; a store that cannot be reached (a database server
+/// down) keeps its batch and the queue instead, within their bounds, until it is back.
 public final class CaptureWriter: FlowSink {
     /// Bounds on what the writer holds in memory and how it batches.
     public struct Limits: Sendable {
@@ -49,13 +50,21 @@ public final class CaptureWriter: FlowSink {
     ///   burst: the run gives memory back to the system there (`MemoryTuning.trim`).
     /// - Parameter retention: what the capture keeps; the writer removes older flows between
     ///   batches, up to 2,000 at a time, and whenever it has nothing to write.
-    public init(repository: TrafficRepository, limits: Limits = Limits(), logger: Logger,
+    public convenience init(repository: TrafficRepository, limits: Limits = Limits(), logger: Logger,
+                            retention: RetentionPolicy = RetentionPolicy(),
+                            onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil) {
+        self.init(backend: SQLiteCaptureBackend(repository: repository), limits: limits, logger: logger,
+                  retention: retention, onCommitted: onCommitted, onIdle: onIdle)
+    }
+
+    /// Starts the writer thread over any store (`CaptureBackend`); the same as above otherwise.
+    public init(backend: any CaptureBackend, limits: Limits = Limits(), logger: Logger,
                 retention: RetentionPolicy = RetentionPolicy(),
                 onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil) {
         precondition(limits.maxQueuedFlows > 0, "maxQueuedFlows must be positive")
         precondition(limits.maxBatchSize > 0, "maxBatchSize must be positive")
         self.limits = limits
-        state = CaptureWriterState(repository: repository, limits: limits, logger: logger, retention: retention,
+        state = CaptureWriterState(backend: backend, limits: limits, logger: logger, retention: retention,
                                    onCommitted: onCommitted, onIdle: onIdle)
         let thread = Thread { [state] in state.run() }
         thread.name = "proxyapp.capture-writer"

@@ -10,7 +10,7 @@ import ProxyModel
 /// writer thread. Database work and `onCommitted` run with the lock released, so `record`
 /// never waits on them. That is what makes the `@unchecked Sendable` sound.
 final class CaptureWriterState: @unchecked Sendable {
-    private let repository: TrafficRepository
+    private let backend: any CaptureBackend
     private let logger: Logger
     private let onCommitted: (@Sendable ([Flow]) -> Void)?
     /// Run once the queue has stayed empty for `idleDelay` after a batch was written.
@@ -21,6 +21,7 @@ final class CaptureWriterState: @unchecked Sendable {
     private var idlePending = false
     private var lastWrittenAt = Date()
     private let maxBatchSize: Int
+    private let maxQueuedFlows: Int
     /// Queued body bytes that make a batch due at once, whatever its age: a few large captured
     /// bodies (downloads of up to the 16 MiB cap) must not sit in memory for the batch delay
     /// while more arrive.
@@ -52,6 +53,10 @@ final class CaptureWriterState: @unchecked Sendable {
 
     // Writer thread only.
     private var failing = false
+    /// The store was unreachable at the last attempt (`CaptureBackend.isUnreachable`).
+    private var unreachable = false
+    /// Flows lost at close because the store was still unreachable.
+    private var unstoredAtClose = 0
     private var failuresInOutage = 0
     private var lastSeenDropped = 0
     private var lastSeenStripped = 0
@@ -75,15 +80,16 @@ final class CaptureWriterState: @unchecked Sendable {
     /// Flows removed per retention transaction (a capture batch waits for one at most).
     static let retentionBatchSize = 2_000
 
-    init(repository: TrafficRepository, limits: CaptureWriter.Limits, logger: Logger,
+    init(backend: any CaptureBackend, limits: CaptureWriter.Limits, logger: Logger,
          retention: RetentionPolicy = RetentionPolicy(),
          onCommitted: (@Sendable ([Flow]) -> Void)?, onIdle: (@Sendable () -> Void)? = nil) {
-        self.repository = repository
+        self.backend = backend
         self.retention = retention
         self.logger = logger
         self.onCommitted = onCommitted
         self.onIdle = onIdle
         maxBatchSize = limits.maxBatchSize
+        maxQueuedFlows = limits.maxQueuedFlows
         maxBatchDelay = Self.seconds(limits.maxBatchDelay)
         retentionInterval = Self.seconds(limits.retentionInterval)
         queue = CaptureQueue(maxFlows: limits.maxQueuedFlows, maxBodyBytes: limits.maxQueuedBodyBytes)
@@ -200,10 +206,11 @@ final class CaptureWriterState: @unchecked Sendable {
         enforceRetention()
         while let written = writeNextBatch() {
             // The batch (and its bodies) is gone by now: checkpointing does not hold it.
-            checkpointIfDue(adding: written)
+            backend.didCommit(bytes: written)
             if retentionIsDue { enforceRetention() }
         }
-        checkpointAtClose()
+        logUnstoredAtClose()
+        backend.close(logger: logger)
         condition.lock()
         finished = true
         condition.broadcast()
@@ -261,7 +268,7 @@ final class CaptureWriterState: @unchecked Sendable {
                         idlePending = false
                         queue.releaseSpareCapacity()
                         condition.unlock()
-                        repository.releaseMemory()
+                        backend.releaseMemory()
                         onIdle?()
                         condition.lock()
                     } else {
@@ -301,7 +308,7 @@ final class CaptureWriterState: @unchecked Sendable {
         retentionMoreDue = false
         guard !retention.keepsEverything else { return }
         do {
-            let outcome = try repository.enforce(retention, batchSize: Self.retentionBatchSize, maxBatches: 1,
+            let outcome = try backend.enforce(retention, batchSize: Self.retentionBatchSize, maxBatches: 1,
                                                  protected: Set(openRows.values))
             retentionMoreDue = outcome.moreDue
             retentionRoom = (outcome.flowRoom, outcome.byteRoom)
@@ -312,97 +319,128 @@ final class CaptureWriterState: @unchecked Sendable {
                 logger.debug("capture retention removed flows", metadata: ["count": "\(outcome.flowsRemoved)"])
             }
         } catch {
-            logger.warning("capture retention could not remove old flows: \(error)")
-        }
-    }
-
-    /// Bytes committed to the log since the last checkpoint (bodies kept in the database plus a
-    /// rough per-row overhead).
-    private var bytesSinceCheckpoint = 0
-    /// A checkpoint is due once this much has gone into the write-ahead log (SQLite's own
-    /// default is 1000 pages, about 4 MiB).
-    static let checkpointBytes = 4 << 20
-
-    /// Runs a passive checkpoint once enough has been written, after the batch that made it due
-    /// has been let go. A failing checkpoint is not a lost flow: the log just keeps growing until
-    /// the next one succeeds.
-    private func checkpointIfDue(adding bytes: Int) {
-        bytesSinceCheckpoint += bytes
-        guard bytesSinceCheckpoint >= Self.checkpointBytes else { return }
-        bytesSinceCheckpoint = 0
-        do {
-            try repository.checkpoint()
-        } catch {
-            logger.debug("capture database checkpoint failed", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// After the last batch: the whole log goes into the database file and the `-wal` file is
-    /// emptied, so a stopped proxy leaves one self-contained capture. Failing (a reader in
-    /// another process held on, the file is gone) loses nothing: the next opener folds it in.
-    private func checkpointAtClose() {
-        guard repository.database.fileIsInPlace else { return }
-        do {
-            try repository.checkpointTruncating()
-        } catch {
-            logger.notice("capture database: the write-ahead log was not folded into the file at close", metadata: [
-                "path": "\(repository.database.path)", "error": "\(error)",
-            ])
+            // An unreachable store is said once by the writes; retention just waits for it.
+            if backend.isUnreachable(error) {
+                logger.debug("capture retention waits for the store", metadata: ["error": "\(error)"])
+            } else {
+                logger.warning("capture retention could not remove old flows: \(error)")
+            }
         }
     }
 
     /// Writes one batch; the flows with their ids, or nil when the batch was lost.
+    ///
+    /// While the store is unreachable (`CaptureBackend.isUnreachable`) the batch is kept and
+    /// tried again with back-off, and flows keep queueing behind it up to the queue's bounds
+    /// (then they are dropped and counted): a database that is down for a while loses nothing
+    /// short of that. Once closing, a batch for a store still unreachable is lost at once, so
+    /// shutdown never waits on a dead server.
     private func commit(_ items: [CaptureItem], bytes: inout Int) -> [Flow]? {
-        do {
-            guard repository.database.fileIsInPlace else {
-                throw CaptureStoreError.databaseFileGone(path: repository.database.path)
-            }
-            var batch: [Flow] = []
-            batch.reserveCapacity(items.count)
-            var onlyFlows = true
-            for item in items {
-                if case .flow(let flow, let key) = item, key == nil {
-                    batch.append(flow)
-                } else {
-                    onlyFlows = false
+        var delay = Self.firstRetryDelay
+        while true {
+            if unreachable && isClosing {
+                unstoredAtClose += items.reduce(0) { count, item in
+                    if case .flow = item { return count + 1 }
+                    return count
                 }
+                return nil
             }
-            let ids: [Int64]
-            if onlyFlows {
-                ids = try repository.insert(batch)  // the common case, as fast as before messages
-            } else {
-                batch = items.compactMap { item in
-                    if case .flow(let flow, _) = item { return flow }
-                    return nil
-                }
+            do {
                 // On a copy: a batch that fails leaves the rows it would have added unknown.
                 var rows = openRows
-                ids = try repository.write(items, openRows: &rows)
+                let ids = try backend.write(items, openRows: &rows)
                 openRows = rows
+                for item in items {
+                    bytes += item.loggedBytes + 512
+                }
+                noteWorking()
+                guard onCommitted != nil else { return [] }
+                var flows: [Flow] = []
+                flows.reserveCapacity(ids.count)
+                for item in items {
+                    if case .flow(let flow, _) = item { flows.append(flow) }
+                }
+                for index in flows.indices { flows[index].id = ids[index] }
+                return flows
+            } catch {
+                if backend.isUnreachable(error) {
+                    noteUnreachable(error)
+                    logDrops(dropped: currentDrops.dropped, stripped: currentDrops.stripped)
+                    waitBeforeRetry(delay)
+                    delay = min(delay * 2, Self.maxRetryDelay)
+                    continue
+                }
+                failuresInOutage = failing ? failuresInOutage + 1 : 1
+                if !failing {
+                    failing = true
+                    logger.error("capture database write failed; flows are being lost until it works again", metadata: [
+                        "store": "\(backend.storeDescription)", "error": "\(error)",
+                    ])
+                }
+                return nil
             }
-            for item in items {
-                bytes += item.loggedBytes + 512
-            }
-            if failing {
-                logger.notice("capture database writes work again", metadata: [
-                    "path": "\(repository.database.path)", "failedBatches": "\(failuresInOutage)",
-                ])
-                failing = false
-            }
-            guard onCommitted != nil else { return [] }
-            var flows = batch
-            for index in flows.indices { flows[index].id = ids[index] }
-            return flows
-        } catch {
-            failuresInOutage = failing ? failuresInOutage + 1 : 1
-            if !failing {
-                failing = true
-                logger.error("capture database write failed; flows are being lost until it works again", metadata: [
-                    "path": "\(repository.database.path)", "error": "\(error)",
-                ])
-            }
-            return nil
         }
+    }
+
+    /// The first wait before a batch is tried again on an unreachable store; it doubles up to
+    /// `maxRetryDelay`.
+    nonisolated(unsafe) static var firstRetryDelay: TimeInterval = 0.5
+    static let maxRetryDelay: TimeInterval = 30
+
+    /// A write worked: says so once if writes had been failing or the store was unreachable.
+    private func noteWorking() {
+        if failing {
+            logger.notice("capture database writes work again", metadata: [
+                "store": "\(backend.storeDescription)", "failedBatches": "\(failuresInOutage)",
+            ])
+            failing = false
+        }
+        if unreachable {
+            logger.notice("capture store reachable again: the flows kept meanwhile are being stored", metadata: [
+                "store": "\(backend.storeDescription)",
+            ])
+            unreachable = false
+        }
+    }
+
+    /// The store cannot be reached: says so once per outage.
+    private func noteUnreachable(_ error: any Error) {
+        guard !unreachable else { return }
+        unreachable = true
+        logger.warning("capture store unreachable: keeping flows in memory and trying again", metadata: [
+            "store": "\(backend.storeDescription)", "error": "\(error)", "keepsAtMost": "\(maxQueuedFlows)",
+        ])
+    }
+
+    /// Sleeps `seconds` on the writer thread, waking early when closing.
+    private func waitBeforeRetry(_ seconds: TimeInterval) {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !closing && Date() < deadline {
+            _ = condition.wait(until: deadline)
+        }
+    }
+
+    private var isClosing: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closing
+    }
+
+    /// The queue's drop counters now.
+    private var currentDrops: (dropped: Int, stripped: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (queue.flowsDropped, queue.flowsStripped)
+    }
+
+    /// Says how many flows were never stored because the store stayed unreachable until close.
+    private func logUnstoredAtClose() {
+        guard unstoredAtClose > 0 else { return }
+        logger.error("capture store unreachable at shutdown: flows kept in memory were not stored", metadata: [
+            "store": "\(backend.storeDescription)", "flows": "\(unstoredAtClose)",
+        ])
     }
 
     /// Logs once per overload episode that the queue started dropping flows or stripping

@@ -119,6 +119,9 @@ struct FilterSQLCondition {
             self = Self(sql: "marked <> 0")
         case .replay:
             self = Self(sql: "replay_of IS NOT NULL")
+        case .proxy:
+            // A proxy's own capture names no proxy on its flows (`Flow.proxyName` is nil).
+            self = Self(sql: "0")
         case .http:
             self = Self(sql: "kind = ?", arguments: [FlowKind.http.rawValue.databaseValue])
         case .http2:

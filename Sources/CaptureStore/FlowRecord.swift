@@ -256,3 +256,10 @@ extension FlowRecord: TableRecord {
         Columns.requestBody, Columns.responseBody, Columns.forwardedRequestBody, Columns.originResponseBody,
     ]
 }
+
+/// The capture's timestamp convention (epoch milliseconds, rounded, never trapping), for the
+/// shared PostgreSQL store as well.
+package enum CaptureTime {
+    package static func milliseconds(_ date: Date) -> Int64 { FlowRecord.milliseconds(date) }
+    package static func date(milliseconds: Int64) -> Date { FlowRecord.date(milliseconds: milliseconds) }
+}

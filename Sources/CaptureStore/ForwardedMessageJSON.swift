@@ -10,8 +10,8 @@ import ProxyModel
 /// are in the matching BLOB column); without them the body was the client's. No header name
 /// can start with `:`, so the two never mix. NULL (most flows) means no rule changed that
 /// message. A malformed value reads as nil, never an error: the flow stays readable.
-enum ForwardedMessageJSON {
-    static func encode(_ request: ForwardedRequest?) -> String? {
+package enum ForwardedMessageJSON {
+    package static func encode(_ request: ForwardedRequest?) -> String? {
         guard let request else { return nil }
         var fields = [
             HeaderField(name: ":method", value: request.method), HeaderField(name: ":scheme", value: request.scheme),
@@ -22,7 +22,7 @@ enum ForwardedMessageJSON {
         return HeaderFieldsJSON.encode(fields + request.headers)
     }
 
-    static func encode(_ response: OriginResponse?) -> String? {
+    package static func encode(_ response: OriginResponse?) -> String? {
         guard let response else { return nil }
         var fields = [HeaderField(name: ":status", value: String(response.status))]
         if let reason = response.reason { fields.append(HeaderField(name: ":reason", value: reason)) }
@@ -30,7 +30,7 @@ enum ForwardedMessageJSON {
         return HeaderFieldsJSON.encode(fields + response.headers)
     }
 
-    static func request(_ text: String?, body: Data?) -> ForwardedRequest? {
+    package static func request(_ text: String?, body: Data?) -> ForwardedRequest? {
         guard let (pseudo, headers) = split(text), let method = pseudo[":method"], let scheme = pseudo[":scheme"],
               let host = pseudo[":host"], let port = pseudo[":port"].flatMap({ Int($0) }), let path = pseudo[":path"]
         else { return nil }
@@ -38,14 +38,14 @@ enum ForwardedMessageJSON {
                                 body: capturedBody(pseudo, bytes: body))
     }
 
-    static func response(_ text: String?, body: Data?) -> OriginResponse? {
+    package static func response(_ text: String?, body: Data?) -> OriginResponse? {
         guard let (pseudo, headers) = split(text), let status = pseudo[":status"].flatMap({ Int($0) }) else { return nil }
         return OriginResponse(status: status, reason: pseudo[":reason"], headers: headers,
                               body: capturedBody(pseudo, bytes: body))
     }
 
     /// The BLOB column's bytes: the changed body's, else nothing (NULL).
-    static func bodyBytes(_ body: CapturedBody?) -> Data {
+    package static func bodyBytes(_ body: CapturedBody?) -> Data {
         body?.bytes ?? Data()
     }
 

@@ -8,12 +8,12 @@ import ProxyModel
 /// which must keep up with tens of thousands of flows per second; `JSONEncoder` costs several
 /// times more. Decoding is hand-written too (`HeaderFieldsJSONParser`: exports and the TUI read
 /// many rows), with `JSONDecoder` behind it for anything the fast reader does not expect.
-enum HeaderFieldsJSON {
+package enum HeaderFieldsJSON {
     /// The JSON text for `fields`, in order, duplicates kept.
     ///
     /// Strings escaped by `JSONStringEscaper`'s `.required` policy: `"`, `\` and controls below
     /// U+0020; everything else, non-ASCII included, passes through as UTF-8.
-    static func encode(_ fields: [HeaderField]) -> String {
+    package static func encode(_ fields: [HeaderField]) -> String {
         if fields.isEmpty { return "[]" }
         var out: [UInt8] = []
         var estimate = 2
@@ -33,7 +33,7 @@ enum HeaderFieldsJSON {
     }
 
     /// Parses what `encode` wrote (or any JSON array of two-string arrays).
-    static func decode(_ text: String) throws -> [HeaderField] {
+    package static func decode(_ text: String) throws -> [HeaderField] {
         if text == "[]" { return [] }
         if let fields = HeaderFieldsJSONParser.parse(text) { return fields }
         let pairs: [[String]]

@@ -35,7 +35,7 @@ extension FilterExpression {
             return FilterExpression.header(regex, .request).matches(flow) ? true : nil
         case .statusCode, .contentType, .header, .body, .fullText, .rule, .requestWithoutResponse, .hasResponse, .hasError:
             return nil
-        case .domain, .url, .method, .marked, .replay, .websocket, .http, .http2, .tunnel, .all:
+        case .domain, .url, .method, .marked, .replay, .websocket, .http, .http2, .tunnel, .all, .proxy:
             return matches(flow)
         }
     }

@@ -48,6 +48,7 @@ extension FilterExpression {
                     && regex.matches(String(decoding: message.payload, as: UTF8.self))
             }
         case .rule(let regex): return flow.appliedRules.contains(where: regex.matches)
+        case .proxy(let regex): return flow.proxyName.map(regex.matches) ?? false
         case .requestWithoutResponse: return flow.kind == .http && flow.status == nil
         case .hasResponse: return flow.status != nil
         case .hasError: return flow.error != nil

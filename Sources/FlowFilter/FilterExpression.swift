@@ -31,6 +31,9 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
     case fullText(FullTextQuery, FilterMessageSide)
     /// `~rule REGEX`: the name of any rule that acted on the flow (`Flow.appliedRules`).
     case rule(FilterRegex)
+    /// `~proxy REGEX`: the name of the proxy that captured the flow, in a shared capture
+    /// (`Flow.proxyName`); never matches a flow of a proxy's own capture.
+    case proxy(FilterRegex)
     /// `~q`: an HTTP request that has no response (yet, or ever).
     case requestWithoutResponse
     /// `~s`: a response arrived.
@@ -71,6 +74,7 @@ public indirect enum FilterExpression: Sendable, CustomStringConvertible {
         case .fullText(let query, let side):
             return "~fts\(side.suffix) '" + query.ftsQuery.replacingOccurrences(of: "'", with: "\\'") + "'"
         case .rule(let regex): return "~rule \(regex)"
+        case .proxy(let regex): return "~proxy \(regex)"
         case .requestWithoutResponse: return "~q"
         case .hasResponse: return "~s"
         case .hasError: return "~e"

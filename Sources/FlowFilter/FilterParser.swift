@@ -163,7 +163,7 @@ struct FilterParser {
         "t": { .contentType($0, .either) }, "tq": { .contentType($0, .request) }, "ts": { .contentType($0, .response) },
         "h": { .header($0, .either) }, "hq": { .header($0, .request) }, "hs": { .header($0, .response) },
         "b": { .body($0, .either) }, "bq": { .body($0, .request) }, "bs": { .body($0, .response) },
-        "rule": { .rule($0) },
+        "rule": { .rule($0) }, "proxy": { .proxy($0) },
     ]
 
     /// Body regexes let `.` cross newlines, as mitmproxy's (DOTALL) do.

@@ -86,6 +86,9 @@ public struct Flow: Sendable, Hashable {
     /// The flow this one sent again (`r` in the TUI, `proxyapp replay`, an edit and resend):
     /// its id; nil for traffic a client sent.
     public var replayOf: Int64?
+    /// The proxy that captured the flow, in a capture shared by several (`run --store … --name`);
+    /// nil in a proxy's own capture. Not an `init` parameter: only the shared store sets it.
+    public var proxyName: String?
 
     public init(
         id: Int64? = nil, kind: FlowKind = .http, clientAddress: String = "", startedAt: Date = Date(),

@@ -6,8 +6,8 @@ import Darwin
 
 /// This machine's host name, for naming the root CA after the machine it was made on. Read with
 /// `gethostname` (no DNS lookup, unlike `ProcessInfo.hostName` on some platforms).
-enum MachineName {
-    static var current: String {
+public enum MachineName {
+    public static var current: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown host" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

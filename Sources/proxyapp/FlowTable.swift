@@ -32,6 +32,13 @@ enum FlowTable {
                    path: TerminalText.escaped(path), size: size, duration: duration)
     }
 
+    /// The shared capture's lines (`flows --store`): the proxy that captured each flow first.
+    static let sharedHeader = pad("PROXY", 12) + " " + header
+
+    static func line(for flow: Flow, proxy: String) -> String {
+        pad(TerminalText.escaped(proxy), 12) + " " + line(for: flow)
+    }
+
     private static func row(id: String, time: String, method: String, status: String, host: String,
                             path: String, size: String, duration: String) -> String {
         pad(id, 7) + " " + pad(time, 12) + " " + pad(method, 7) + " " + pad(status, 6) + " "

@@ -3,6 +3,7 @@ import CaptureStore
 import FlowFilter
 import Foundation
 import ProxyModel
+import SharedCapture
 
 /// `proxyapp flows`: the latest captured flows as a table, read-only, safe while a proxy writes.
 struct FlowsCommand: ParsableCommand {
@@ -10,6 +11,8 @@ struct FlowsCommand: ParsableCommand {
         commandName: "flows", abstract: "Print the latest captured flows (newest last).")
 
     @OptionGroup var data: DataDirectoryOptions
+
+    @OptionGroup var store: StoreOptions
 
     @Option(name: .shortAndLong, help: "How many flows to print.")
     var limit: Int = 50
@@ -29,6 +32,10 @@ struct FlowsCommand: ParsableCommand {
 
     func run() throws {
         let flowFilter = try filter.map { try FilterArgument.parse($0) }
+        if let address = try store.address() {
+            try printShared(PostgresFlowReader(session: StoreOptions.openSession(address)), filter: flowFilter)
+            return
+        }
         let repository = try data.openExistingCapture()
         guard let flowFilter else {
             if count {
@@ -49,6 +56,23 @@ struct FlowsCommand: ParsableCommand {
         print(FlowTable.header)
         for flow in try latestFlows(matching: query, in: repository) {
             print(FlowTable.line(for: flow))
+        }
+    }
+
+    /// The shared capture: every proxy's flows, newest last, each with its proxy's name.
+    func printShared(_ reader: PostgresFlowReader, filter: FlowFilter?) throws {
+        do {
+            if count {
+                print(try reader.count(matching: filter))
+                return
+            }
+            let flows = try reader.latestFlows(limit: limit, matching: filter)
+            print(FlowTable.sharedHeader)
+            for flow in flows.reversed() {
+                print(FlowTable.line(for: flow, proxy: flow.proxyName ?? ""))
+            }
+        } catch let error as SharedCaptureError {
+            throw CLIError("\(error)")
         }
     }
 

@@ -34,8 +34,13 @@ struct RetentionOptions: ParsableArguments {
     }
 
     /// The banner line: `Keeping: up to 2.0 GiB, 30d (oldest go first; marked kept)`.
-    static func bannerLine(_ policy: RetentionPolicy) -> String {
-        "Keeping: " + summary(policy)
+    /// In a shared PostgreSQL store the size limit is the database's business (`shared`).
+    static func bannerLine(_ policy: RetentionPolicy, shared: Bool = false) -> String {
+        guard shared else { return "Keeping: " + summary(policy) }
+        var applied = policy
+        applied.maxBytes = nil
+        let note = policy.maxBytes == nil ? "" : " (--max-db-size is not applied to a PostgreSQL store)"
+        return "Keeping: " + summary(applied) + note
     }
 
     /// What the capture keeps, for the banner and the TUI's `i` screen.

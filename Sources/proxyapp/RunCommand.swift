@@ -11,8 +11,10 @@ import ProxyCore
 import ProxyEngine
 import ProxyAppUI
 import ProxyModel
+import ProxyTLS
 import Rules
 import RulesFile
+import SharedCapture
 import TerminalUI
 
 /// `proxyapp run` (the default): starts the proxy and captures every exchange into
@@ -34,6 +36,12 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var data: DataDirectoryOptions
 
     @OptionGroup(title: "Keeping captures") var retention: RetentionOptions
+
+    @OptionGroup(title: "Sharing the capture") var store: StoreOptions
+
+    @Option(help: ArgumentHelp("This proxy's name on its flows in a shared --store (default: the host name).",
+                               valueName: "name"))
+    var name: String?
 
     @Option(help: "Body bytes stored per request or response; the rest is counted, not kept.")
     var maxBodySize: ByteCount = RunCommand.defaultMaxBodySize
@@ -107,6 +115,12 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         try Self.validateMaxBodySize(maxBodySize)
+        if let name {
+            try ProxyNameArgument.validate(name)
+            guard try store.address() != nil else {
+                throw ValidationError("--name names this proxy's flows in a shared store: add --store postgres://…")
+            }
+        }
         for (name, value) in [("--idle-timeout", idleTimeout), ("--connect-timeout", connectTimeout),
                               ("--upstream-timeout", upstreamTimeout), ("--dns-timeout", dnsTimeout)] where value <= 0 {
             throw ValidationError("\(name) must be a positive number of seconds.")
@@ -152,6 +166,11 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
         }
         let withTUI = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let sharedAddress = try store.address()
+        if sharedAddress != nil && withTUI {
+            throw CLIError("the TUI does not read a PostgreSQL store yet: add --headless (each flow is printed as "
+                           + "it is stored), and list the shared capture with `proxyapp flows --store URL`.")
+        }
         var onCommitted: (@Sendable ([Flow]) -> Void)?
         if !quiet && !withTUI {
             let printer = FlowLinePrinter()
@@ -161,7 +180,17 @@ struct RunCommand: AsyncParsableCommand {
         let initialRules = try rulesOptions.loadForRun(data: data)
         let https = try self.https.makeSetup(data: data, repository: repository, logger: logger)
         let retentionPolicy = try retention.policy()
-        let writer = CaptureWriter(repository: repository, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
+        let backend: any CaptureBackend
+        var captureLine = "Capture: \(data.databasePath)"
+        if let sharedAddress {
+            let proxyName = name ?? MachineName.current
+            backend = PostgresCaptureBackend(session: try StoreOptions.openSession(sharedAddress, tolerateOutage: true),
+                                             proxyName: proxyName)
+            captureLine = "Capture: \(sharedAddress.redacted) (shared; this proxy's flows are named \(proxyName))"
+        } else {
+            backend = SQLiteCaptureBackend(repository: repository)
+        }
+        let writer = CaptureWriter(backend: backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
                                    onIdle: { MemoryTuning.trim() })
 
         var configuration = ProxyConfiguration()
@@ -233,8 +262,8 @@ struct RunCommand: AsyncParsableCommand {
         var banner = "ProxyApp listening on http://\(bound)  (export http_proxy=http://\(bound) https_proxy=http://\(bound))\n"
         banner += "Data directory: \(directory.path)\n"
         if let tightened { banner += tightened + "\n" }
-        banner += "Capture: \(data.databasePath)\n"
-        banner += RetentionOptions.bannerLine(retentionPolicy) + "\n"
+        banner += TerminalText.escaped(captureLine) + "\n"
+        banner += RetentionOptions.bannerLine(retentionPolicy, shared: sharedAddress != nil) + "\n"
         banner += https?.banner ?? "HTTPS: not decrypted (--no-intercept): CONNECT is relayed as opaque tunnels\n"
         if let line = upstream.bannerLine { banner += TerminalText.escaped(line) + "\n" }
         if let throttle {
@@ -326,8 +355,10 @@ struct RunCommand: AsyncParsableCommand {
         await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
                             writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics
-        Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in \(data.databasePath)"
-              + (statistics.flowsDropped > 0 ? " (\(statistics.flowsDropped) dropped under load)" : "") + "\n")
+        let lost = statistics.flowsDropped + statistics.flowsFailed
+        Console.write("Stored \(statistics.flowsWritten) flow\(statistics.flowsWritten == 1 ? "" : "s") in "
+              + TerminalText.escaped(sharedAddress?.redacted ?? data.databasePath)
+              + (lost > 0 ? " (\(lost) not stored: dropped under load or while the store failed)" : "") + "\n")
     }
 }
 

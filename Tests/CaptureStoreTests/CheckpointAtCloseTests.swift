@@ -1,3 +1,4 @@
+import CaptureTestSupport
 import Dispatch
 import Foundation
 import ProxyModel

@@ -86,6 +86,8 @@ enum FilterCorpus {
         "!(!~c 204 & !(~d ws | ~u /p/2))",
         "~rule ads", "~rule '^rewrite \"ua\"'", #"~rule \\"#, "!~rule .", "~rule ads & ~rule map",
         "~rule fixtures/1 | ~c 404", "!~rule ads & ~s",
+        // A proxy's own capture names no proxy: `~proxy` matches nothing there, `!~proxy` everything.
+        "!~proxy '' & ~c 200", "~proxy . | ~c 404",
         // Full-text searches: the index in SQL, FullTextDocument and FullTextTokenizer in Swift.
         "~fts checkout", "~fts 'Checkout complete'", "~fts '\"checkout complete\"'", "~ftsq password", "~ftss 'server nginx'",
         "~fts pw1*", "~fts 'pw1 OR nginx'", "~fts 'envoy NOT p'", "~fts BÜCHER", "~fts 'url:bucher'",

@@ -8,11 +8,6 @@ import XCTest
 /// and clients trusting the new one would fail and pin their hosts). After `kill -9` (no clean
 /// exit, the marker file stays behind) it works, and the next proxy signs with the new CA.
 final class CARegenerateWhileRunningTests: XCTestCase {
-    private func proxyapp(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let outcome = try await ChildProcess.run(executable, arguments, timeout: 30, mergeOutput: true)
-        return (outcome.exitCode, String(decoding: outcome.stderr, as: UTF8.self))
-    }
-
     func testRegenerateIsRefusedWhileAProxyRunsAndWorksAfterKill9() async throws {
         let executable = try XCTUnwrap(ProxyAppProcess.builtExecutable,
                                        "no proxyapp executable in \(ProxyAppProcess.buildDirectory.path): build it first")
@@ -22,7 +17,7 @@ final class CARegenerateWhileRunningTests: XCTestCase {
         addTeardownBlock { proxy.killHard() }
         let original = try Data(contentsOf: certificate)
 
-        let refused = try await proxyapp(executable, ["ca", "regenerate", "--data-dir", data.path])
+        let refused = try await runProxyApp(executable, ["ca", "regenerate", "--data-dir", data.path])
         XCTAssertNotEqual(refused.status, 0, refused.output)
         XCTAssertTrue(refused.output.contains("pid \(proxy.processIdentifier), listening on 127.0.0.1:\(proxy.port)"), refused.output)
         XCTAssertTrue(refused.output.contains("Stop it first"), refused.output)
@@ -32,7 +27,7 @@ final class CARegenerateWhileRunningTests: XCTestCase {
         let markers = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("run").path)
         XCTAssertEqual(markers.sorted(), ["control.sock", "proxy-\(proxy.processIdentifier).lock"],
                        "kill -9 leaves the marker file (and the control socket's file, replaced by the next proxy) behind")
-        let regenerated = try await proxyapp(executable, ["ca", "regenerate", "--data-dir", data.path])
+        let regenerated = try await runProxyApp(executable, ["ca", "regenerate", "--data-dir", data.path])
         XCTAssertEqual(regenerated.status, 0, regenerated.output)
         let renewed = try Data(contentsOf: certificate)
         XCTAssertNotEqual(renewed, original)

@@ -10,11 +10,6 @@ import XCTest
 /// decides which origins the proxy trusts, `--no-intercept` passes the origin's TLS through,
 /// and each exchange is listed by `proxyapp flows` and exported as valid HAR.
 final class RunHTTPSEndToEndTests: XCTestCase {
-    private func proxyapp(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let outcome = try await ChildProcess.run(executable, arguments, timeout: 30, mergeOutput: true)
-        return (outcome.exitCode, String(decoding: outcome.stderr, as: UTF8.self))
-    }
-
     /// The flow lines `proxyapp flows` prints for `data` (its header line dropped), once it
     /// stores `count` flows: the capture commits in batches, so this waits for that (bounded
     /// only as a safety net) and fails when a different number is listed.
@@ -22,11 +17,11 @@ final class RunHTTPSEndToEndTests: XCTestCase {
         let deadline = Date().addingTimeInterval(30)
         var stored = ""
         repeat {
-            stored = try await proxyapp(executable, ["flows", "--count", "--data-dir", data.path]).output
+            stored = try await runProxyApp(executable, ["flows", "--count", "--data-dir", data.path]).output
             if Int(stored.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= count { break }
             try await Task.sleep(nanoseconds: 100_000_000)
         } while Date() < deadline
-        let listed = try await proxyapp(executable, ["flows", "--data-dir", data.path])
+        let listed = try await runProxyApp(executable, ["flows", "--data-dir", data.path])
         XCTAssertEqual(listed.status, 0, listed.output)
         let lines = listed.output.split(separator: "\n").map(String.init).filter { $0.hasPrefix("#") }
         XCTAssertEqual(lines.count, count, "flows stored: \(stored)\n\(listed.output)")
@@ -65,7 +60,7 @@ final class RunHTTPSEndToEndTests: XCTestCase {
         XCTAssertEqual(originTrustOnly.result.exitCode, 60, originTrustOnly.result.summary)
         let pinned = try await Curl.fetch(viaProxy: proxy.port, url, ["--cacert", tls.originCAFile.path])
         XCTAssertEqual(pinned.status, 203, pinned.result.summary + "\n" + proxy.output)
-        let pins = try await proxyapp(executable, ["pins", "list", "--data-dir", data.path])
+        let pins = try await runProxyApp(executable, ["pins", "list", "--data-dir", data.path])
         XCTAssertTrue(pins.output.contains("localhost"), pins.output)
 
         // The decrypted exchange, the refused handshake that pinned the host, the pinned tunnel.
@@ -79,7 +74,7 @@ final class RunHTTPSEndToEndTests: XCTestCase {
 
         // The capture exports as valid HAR 1.2, the decrypted exchange with its status.
         let har = scratch.appendingPathComponent("capture.har")
-        let exported = try await proxyapp(executable, ["export", "--har", har.path, "--data-dir", data.path])
+        let exported = try await runProxyApp(executable, ["export", "--har", har.path, "--data-dir", data.path])
         XCTAssertEqual(exported.status, 0, exported.output)
         let document = try Data(contentsOf: har)
         XCTAssertEqual(HARValidator.problems(in: document), [])

@@ -152,6 +152,24 @@ final class FilterMatchingTests: XCTestCase {
         try assertMatches("~rule '' ~tcp", [tunnel], "an empty regex matches any flow some rule touched")
     }
 
+    /// `~proxy` matches the name of the proxy that captured a flow of a shared capture; a flow
+    /// of a proxy's own capture (no name) never matches, not even `~proxy ''`.
+    func testProxyName() throws {
+        var lab1 = api
+        lab1.proxyName = "lab-1"
+        var ci = tunnel
+        ci.proxyName = "CI-Runner"
+        let filter = try FlowFilter(parsing: "~proxy '^lab-'")
+        XCTAssertTrue(filter.matches(lab1))
+        XCTAssertFalse(filter.matches(ci))
+        XCTAssertFalse(filter.matches(api), "no name: a proxy's own capture")
+        XCTAssertTrue(try FlowFilter(parsing: "~proxy ci-runner & ~tcp").matches(ci), "case-insensitive")
+        XCTAssertFalse(try FlowFilter(parsing: "~proxy ''").matches(api))
+        XCTAssertTrue(try FlowFilter(parsing: "!~proxy lab").matches(api))
+        XCTAssertEqual(try FlowFilter(parsing: "~proxy lab").verdictBeforeResponse(lab1), true, "known from the start")
+        XCTAssertThrowsError(try FlowFilter(parsing: "~proxy"), "needs a name")
+    }
+
     /// A tunnel without a status is not `~q` either.
     func testTunnelWithoutStatusIsNotARequestWithoutResponse() throws {
         var open = tunnel

@@ -73,6 +73,21 @@ public enum ChildProcess {
     /// Not Foundation's `Process`: on Linux its `run()` reads `/proc/self/fd` entries past their
     /// end and crashes now and then (swift-corelibs-foundation PR #5472, Swift 6.3.1); with
     /// hundreds of curl runs a suite hit it.
+    /// Runs a program to completion on the calling thread, with no time limit, its output in
+    /// the file `output`, and returns its exit status: for set-up steps that must finish (a
+    /// throwaway database's `initdb` and `pg_ctl`). Blocks; never call it on an event loop.
+    public static func runBlocking(_ executable: String, _ arguments: [String], output: String,
+                                   environment: [String] = ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"]) throws -> Int32 {
+        let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(output)"]) }
+        defer { close(fd) }
+        let pid = try spawn(executable, arguments, environment: environment, stdout: fd, stderr: fd)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+
     private static func spawn(_ executable: String, _ arguments: [String], environment: [String],
                               stdout: Int32, stderr: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()

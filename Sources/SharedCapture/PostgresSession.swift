@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+
+/// One connection to the shared store, used by one thread at a time (the capture writer's, or
+/// a CLI command's), blocking that thread: the capture writer and the CLI are synchronous, and
+/// neither runs on an event loop.
+///
+/// It owns a one-thread event loop group for its connection, connects on first use, and
+/// connects again on the next call after the connection was lost. Every error leaves here as a
+/// `SharedCaptureError` in words (`PostgresErrorText`).
+public final class PostgresSession: @unchecked Sendable {
+    public let address: PostgresStoreAddress
+    private let group: MultiThreadedEventLoopGroup
+    private let logger: Logger
+    private let connectTimeout: TimeAmount
+    /// The open connection; nil before the first call and after one was lost. Used by one
+    /// thread at a time (see above), hence `@unchecked Sendable`.
+    private var connection: PostgresConnection?
+    private var nextConnectionID = 0
+
+    /// - Parameter logger: postgres-nio's own log lines; they are at trace and debug level.
+    public init(address: PostgresStoreAddress, connectTimeout: TimeAmount = .seconds(5),
+                logger: Logger = Logger(label: "proxyapp.postgres")) {
+        self.address = address
+        self.connectTimeout = connectTimeout
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    deinit {
+        if let connection { try? connection.close().wait() }
+        try? group.syncShutdownGracefully()
+    }
+
+    /// Opens the connection now if there is none (to report an unreachable store at start).
+    public func connect() throws {
+        _ = try openConnection()
+    }
+
+    /// Closes the connection; the next call opens a new one.
+    public func disconnect() {
+        if let connection { try? connection.close().wait() }
+        connection = nil
+    }
+
+    /// Runs one statement and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        let connection = try openConnection()
+        do {
+            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait()
+            return Array(result.rows)
+        } catch {
+            if connection.isClosed { self.connection = nil }
+            throw PostgresErrorText.translate(error, address: address)
+        }
+    }
+
+    /// Runs `body` between BEGIN and COMMIT; a thrown error rolls back (when the connection is
+    /// still there to say so) and is rethrown.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try query("BEGIN")
+        do {
+            let result = try body()
+            try query("COMMIT")
+            return result
+        } catch {
+            if connection != nil { _ = try? query("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private func openConnection() throws -> PostgresConnection {
+        if let connection, !connection.isClosed { return connection }
+        connection = nil
+        var configuration = PostgresConnection.Configuration(
+            host: address.host, port: address.port, username: address.user, password: address.password,
+            database: address.database, tls: try tls())
+        configuration.options.connectTimeout = connectTimeout
+        nextConnectionID += 1
+        do {
+            let opened = try PostgresConnection.connect(on: group.next(), configuration: configuration,
+                                                        id: nextConnectionID, logger: logger).wait()
+            connection = opened
+            return opened
+        } catch {
+            throw PostgresErrorText.translate(error, address: address)
+        }
+    }
+
+    /// The TLS mode of `address`, with libpq's meanings (see `PostgresStoreAddress.TLSMode`).
+    private func tls() throws -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch address.tls {
+        case .disable:
+            return .disable
+        case .prefer, .require:
+            configuration.certificateVerification = .none
+        case .verifyFull:
+            configuration.certificateVerification = .fullVerification
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw SharedCaptureError.unreachable(address: address.redacted,
+                                                 reason: "TLS could not be set up on this machine (its trust store)")
+        }
+        return address.tls == .prefer ? .prefer(context) : .require(context)
+    }
+}

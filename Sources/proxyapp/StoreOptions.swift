@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import SharedCapture
+
+/// `--store postgres://…` (or `PROXYAPP_STORE`): the capture shared by a team's proxies, which
+/// `run` writes to and `flows` reads, instead of `<data-dir>/traffic.sqlite`.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .customLong("store"), help: ArgumentHelp(
+        "A PostgreSQL capture shared by several proxies: postgres://USER:PASSWORD@HOST:PORT/DB "
+            + "(default: $PROXYAPP_STORE, else the local capture).",
+        valueName: "url"))
+    var storeText: String?
+
+    /// The environment variable read when `--store` is not given.
+    static let environmentVariable = "PROXYAPP_STORE"
+
+    func validate() throws {
+        _ = try address()
+    }
+
+    /// The shared store's address; nil for the local capture (no `--store`, no `PROXYAPP_STORE`).
+    func address(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresStoreAddress? {
+        let text = storeText ?? environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text else { return nil }
+        guard PostgresStoreAddress.looksLikePostgres(text) else {
+            let source = storeText == nil ? Self.environmentVariable : "--store"
+            throw ValidationError("\(source) takes a postgres:// URL (postgres://USER:PASSWORD@HOST:PORT/DB); "
+                                  + "the local capture needs none.")
+        }
+        do {
+            return try PostgresStoreAddress(parsing: text)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// Connects to the shared store and brings its schema up to date, or says in words why not
+    /// and what to do. With `tolerateOutage` (a proxy starting) a store that cannot be reached
+    /// only earns a warning on standard error: the capture writer keeps flows and tries again;
+    /// a refusal (a wrong password, no such database) is an error either way.
+    static func openSession(_ address: PostgresStoreAddress, tolerateOutage: Bool = false) throws -> PostgresSession {
+        let session = PostgresSession(address: address)
+        do {
+            try PostgresFlowReader(session: session).prepare()
+        } catch SharedCaptureError.unreachable(let named, let reason) where tolerateOutage {
+            FileHandle.standardError.write(Data(("Warning: cannot reach the PostgreSQL store \(named): \(reason). "
+                + "Proxying anyway; flows wait in memory (up to 50,000) until it answers.\n").utf8))
+        } catch {
+            throw CLIError("\(error). Check the URL and that the server runs, or drop --store (and "
+                           + "\(environmentVariable)) to use the local capture.")
+        }
+        return session
+    }
+}
+
+/// `run --name`: the name a proxy's flows carry in a shared store (default: the host name).
+enum ProxyNameArgument {
+    static func validate(_ name: String) throws {
+        guard !name.isEmpty, name.count <= 64 else {
+            throw ValidationError("--name takes 1 to 64 characters (got \(name.count)).")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control
+            || $0.properties.generalCategory == .format }) else {
+            throw ValidationError("--name cannot hold control or format characters.")
+        }
+    }
+}
