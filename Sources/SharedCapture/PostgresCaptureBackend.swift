@@ -8,9 +8,9 @@ import ProxyModel
 /// its flows, tagged with its name, into the same `proxyapp_flows`.
 ///
 /// A batch is one transaction; its plain flows go in multi-row INSERTs of up to
-/// `rowsPerStatement` rows (one round trip for a whole writer batch of 512 flows takes less
-/// than a fortieth of the time of one INSERT a flow, measured in the bench), WebSocket flows
-/// one at a time as their id is needed for the messages that follow. When the server cannot
+/// `rowsPerStatement` rows and about `bytesPerStatement` body bytes (one round trip for many
+/// flows rather than one each), WebSocket flows one at a time, as their id is needed for the
+/// messages that follow. When the server cannot
 /// be reached the error says so (`isUnreachable`) and `CaptureWriter` keeps the batch and
 /// tries again; the session connects again on that next try.
 public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
@@ -23,6 +23,16 @@ public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
 
     /// Rows per INSERT: 52 columns each, under PostgreSQL's 65,535 parameters a statement.
     static let rowsPerStatement = 512
+    /// Body bytes per INSERT, at most about (one flow's may pass it). Bodies spooled to disk
+    /// while their exchange ran are read back to be sent, and the capture queue does not count
+    /// them: without this bound, 512 spooled 16 MiB downloads would be 8 GiB in one statement.
+    static let bytesPerStatement = 8 << 20
+
+    /// The captured body bytes `flow` sends (spooled ones included).
+    static func storedBodyBytes(_ flow: Flow) -> Int {
+        flow.requestBody.storedCount + flow.responseBody.storedCount
+            + (flow.forwardedRequest?.body?.storedCount ?? 0) + (flow.originResponse?.body?.storedCount ?? 0)
+    }
 
     public init(session: PostgresSession, proxyName: String) {
         self.session = session
@@ -45,16 +55,21 @@ public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
             var ids: [Int64] = []
             ids.reserveCapacity(items.count)
             var pending: [Flow] = []
+            var pendingBytes = 0
             func insertPending() throws {
                 guard !pending.isEmpty else { return }
                 ids += try insert(pending)
                 pending.removeAll(keepingCapacity: true)
+                pendingBytes = 0
             }
             for item in items {
                 switch item {
                 case .flow(let flow, nil):
                     pending.append(flow)
-                    if pending.count == Self.rowsPerStatement { try insertPending() }
+                    pendingBytes += Self.storedBodyBytes(flow)
+                    if pending.count == Self.rowsPerStatement || pendingBytes >= Self.bytesPerStatement {
+                        try insertPending()
+                    }
                 case .flow(let flow, let key?):
                     try insertPending()
                     let id = try insert([flow])[0]

@@ -56,6 +56,20 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertNil(try reader(session).flow(id: 999_999))
     }
 
+    /// Bodies past the statement's byte bound split the batch's INSERT; every flow still
+    /// arrives whole and in order.
+    func testLargeBodiesSplitTheInsertAndArriveWhole() throws {
+        let session = try makeSession()
+        let writer = makeWriter(session, limits: .init(maxQueuedBodyBytes: 64 << 20, maxBatchDelay: .milliseconds(200)))
+        let sizes = [5 << 20, 10, 5 << 20, 3 << 20, 0]
+        for (index, size) in sizes.enumerated() { writer.record(Samples.flow(index, bodyBytes: size)) }
+        flush(writer)
+        let stored = try reader(session).latestFlows(limit: 10).reversed()
+        XCTAssertEqual(stored.map(\.responseBody.storedCount), sizes)
+        XCTAssertEqual(stored.map(\.path), (0..<sizes.count).map { "/item/\($0)" })
+        XCTAssertEqual(stored.first?.responseBody.bytes, Samples.flow(0, bodyBytes: 5 << 20).responseBody.bytes)
+    }
+
     func testTextPostgreSQLCannotHoldIsKeptAsNearAsItCan() throws {
         let session = try makeSession()
         let writer = makeWriter(session)
