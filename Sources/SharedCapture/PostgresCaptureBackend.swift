@@ -7,10 +7,9 @@ import ProxyModel
 /// The capture writer's backend for a shared PostgreSQL capture: every proxy of a team writes
 /// its flows, tagged with its name, into the same `proxyapp_flows`.
 ///
-/// A batch is one transaction; its plain flows go in multi-row INSERTs of up to
-/// `rowsPerStatement` rows and about `bytesPerStatement` body bytes (one round trip for many
-/// flows rather than one each), WebSocket flows one at a time, as their id is needed for the
-/// messages that follow. When the server cannot
+/// A batch is one transaction; its plain flows go in `COPY`s of up to `rowsPerStatement` rows
+/// and about `bytesPerStatement` body bytes, WebSocket flows one at a time, as their id is
+/// needed for the messages that follow. When the server cannot
 /// be reached the error says so (`isUnreachable`) and `CaptureWriter` keeps the batch and
 /// tries again; the session connects again on that next try.
 public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
@@ -21,9 +20,9 @@ public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
     /// hence `@unchecked Sendable`).
     private var migrated = false
 
-    /// Rows per INSERT: 52 columns each, under PostgreSQL's 65,535 parameters a statement.
+    /// Rows per COPY (a writer batch is 512 flows at most anyway).
     static let rowsPerStatement = 512
-    /// Body bytes per INSERT, at most about (one flow's may pass it). Bodies spooled to disk
+    /// Body bytes per COPY, at most about (one flow's may pass it). Bodies spooled to disk
     /// while their exchange ran are read back to be sent, and the capture queue does not count
     /// them: without this bound, 512 spooled 16 MiB downloads would be 8 GiB in one statement.
     static let bytesPerStatement = 8 << 20
@@ -92,29 +91,29 @@ public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
         return ids
     }
 
-    /// Inserts `flows` in one statement and returns their ids, in the order of the rows (the
-    /// order PostgreSQL processes and returns a multi-row VALUES list in).
+    /// Inserts `flows` with one `COPY` and returns their ids, in order: the ids are taken from
+    /// the table's sequence first (one round trip), then written with the rows.
+    ///
+    /// COPY rather than multi-row INSERTs: PostgreSQL parses no statement of 26,000 parameters
+    /// per batch, and the server spends about half the CPU per flow (the bench's `shared` phase,
+    /// in the note of #20).
     private func insert(_ flows: [Flow]) throws -> [Int64] {
-        let columns = PostgresFlowCodec.insertColumns
-        var sql = "INSERT INTO proxyapp_flows (" + columns.joined(separator: ", ") + ") VALUES "
-        var binds = PostgresBindings(capacity: flows.count * columns.count)
-        var parameter = 0
-        for (row, flow) in flows.enumerated() {
-            sql += row == 0 ? "(" : ", ("
-            for column in columns.indices {
-                parameter += 1
-                sql += column == 0 ? "$\(parameter)" : ", $\(parameter)"
-            }
-            sql += ")"
-            PostgresFlowCodec.bind(flow, proxy: proxyName, into: &binds)
-        }
-        sql += " RETURNING id"
-        let rows = try session.query(sql, binds)
-        guard rows.count == flows.count else {
-            throw SharedCaptureError.server(message: "the insert returned \(rows.count) ids for \(flows.count) flows",
+        var count = PostgresBindings()
+        count.append(Int64(flows.count))
+        let rows = try session.query(
+            "SELECT nextval('proxyapp_flows_id_seq') FROM generate_series(1, $1)", count)
+        let ids = try rows.map { try $0.decode(Int64.self) }.sorted()
+        guard ids.count == flows.count else {
+            throw SharedCaptureError.server(message: "the sequence gave \(ids.count) ids for \(flows.count) flows",
                                             sqlState: "XX000")
         }
-        return try rows.map { try $0.decode(Int64.self) }
+        var data = ByteBuffer()
+        data.reserveCapacity(flows.count * 1024)
+        for (flow, id) in zip(flows, ids) {
+            PostgresFlowCodec.appendCopyText(flow, id: id, proxy: proxyName, to: &data)
+        }
+        try session.copy(into: "proxyapp_flows", columns: ["id"] + PostgresFlowCodec.insertColumns, data: data)
+        return ids
     }
 
     private func insertMessages(_ messages: [CapturedMessage], flowID id: Int64) throws {

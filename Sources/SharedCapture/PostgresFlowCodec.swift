@@ -3,7 +3,7 @@ import Foundation
 import PostgresNIO
 import ProxyModel
 
-/// A `Flow` as a row of `proxyapp_flows`: the columns, the binds of an insert and the decoding
+/// A `Flow` as a row of `proxyapp_flows`: the columns, the text of a `COPY` and the decoding
 /// of a row, with the SQLite capture's conventions (epoch milliseconds, header lists as JSON
 /// text, bodies as the captured raw prefix beside their full size and a truncated flag).
 ///
@@ -29,52 +29,122 @@ enum PostgresFlowCodec {
     /// What a read selects: the id, then the insert's columns in the same order.
     static let selectColumns = "id, " + insertColumns.joined(separator: ", ")
 
-    /// Appends the binds of one row, in `insertColumns` order.
-    static func bind(_ flow: Flow, proxy: String, into binds: inout PostgresBindings) {
-        binds.append(text(proxy))
-        binds.append(flow.kind.rawValue)
-        binds.append(text(flow.clientAddress))
-        binds.append(CaptureTime.milliseconds(flow.startedAt))
-        binds.append(flow.finishedAt.map(CaptureTime.milliseconds))
+    /// The same without the bodies (NULL in their place): what a listing or a filter that
+    /// reads no body needs, a fraction of the bytes.
+    static let selectColumnsWithoutBodies = "id, " + insertColumns.map { column in
+        column.hasSuffix("_body") ? "NULL::bytea AS \(column)" : column
+    }.joined(separator: ", ")
+
+    /// One column's value of a row, before it is written as `COPY … FROM STDIN` text
+    /// (`appendCopyText`).
+    enum Value {
+        case text(String?)
+        case integer(Int64?)
+        case real(Double)
+        case boolean(Bool)
+        case bytes(CapturedBody?)
+    }
+
+    /// The row's values, in `insertColumns` order.
+    static func values(_ flow: Flow, proxy: String) -> [Value] {
         let timings = flow.timings
-        for value in [timings.dns, timings.connect, timings.tls, timings.send, timings.wait, timings.receive, timings.hold] {
-            binds.append(value.isFinite ? value : -1)
-        }
-        binds.append(text(flow.method))
-        binds.append(text(flow.scheme))
-        binds.append(text(flow.host))
-        binds.append(Int64(flow.port))
-        binds.append(text(flow.path))
-        binds.append(text(flow.httpVersion))
-        binds.append(flow.status.map(Int64.init))
-        binds.append(text(flow.reason))
-        binds.append(text(flow.error))
-        binds.append(flow.bytesUp)
-        binds.append(flow.bytesDown)
-        binds.append(flow.marked)
-        binds.append(flow.requestBody.size)
-        binds.append(flow.requestBody.truncated)
-        binds.append(flow.responseBody.size)
-        binds.append(flow.responseBody.truncated)
-        binds.append(HeaderFieldsJSON.encode(flow.requestHeaders))
-        binds.append(HeaderFieldsJSON.encode(flow.responseHeaders))
-        binds.append(text(flow.note))
         let tls = flow.tls
+        var values: [Value] = [
+            .text(proxy), .text(flow.kind.rawValue), .text(flow.clientAddress),
+            .integer(CaptureTime.milliseconds(flow.startedAt)), .integer(flow.finishedAt.map(CaptureTime.milliseconds)),
+        ]
+        for value in [timings.dns, timings.connect, timings.tls, timings.send, timings.wait, timings.receive, timings.hold] {
+            values.append(.real(value.isFinite ? value : -1))
+        }
+        values += [
+            .text(flow.method), .text(flow.scheme), .text(flow.host), .integer(Int64(flow.port)), .text(flow.path),
+            .text(flow.httpVersion), .integer(flow.status.map(Int64.init)), .text(flow.reason), .text(flow.error),
+            .integer(flow.bytesUp), .integer(flow.bytesDown), .boolean(flow.marked),
+            .integer(flow.requestBody.size), .boolean(flow.requestBody.truncated),
+            .integer(flow.responseBody.size), .boolean(flow.responseBody.truncated),
+            .text(HeaderFieldsJSON.encode(flow.requestHeaders)), .text(HeaderFieldsJSON.encode(flow.responseHeaders)),
+            .text(flow.note),
+        ]
         for value in [tls?.clientVersion, tls?.clientCipher, tls?.alpn, tls?.sni, tls?.upstreamVersion,
                       tls?.upstreamCipher, tls?.upstreamSubject, tls?.upstreamIssuer] {
-            binds.append(text(value))
+            values.append(.text(value))
         }
-        binds.append(tls?.upstreamNotAfter.map(CaptureTime.milliseconds))
-        binds.append(text(flow.serverAddress))
-        binds.append(AppliedRulesJSON.encode(flow.appliedRules))
-        binds.append(ForwardedMessageJSON.encode(flow.forwardedRequest))
-        binds.append(ForwardedMessageJSON.encode(flow.originResponse))
-        binds.append(flow.responseTrailers.isEmpty ? nil : HeaderFieldsJSON.encode(flow.responseTrailers))
-        binds.append(flow.streamID.map(Int64.init))
-        binds.append(Int64(flow.messageCount))
-        binds.append(flow.replayOf)
-        for body in [flow.requestBody, flow.responseBody, flow.forwardedRequest?.body, flow.originResponse?.body] {
-            binds.append(bytes(body))
+        values += [
+            .integer(tls?.upstreamNotAfter.map(CaptureTime.milliseconds)), .text(flow.serverAddress),
+            .text(AppliedRulesJSON.encode(flow.appliedRules)), .text(ForwardedMessageJSON.encode(flow.forwardedRequest)),
+            .text(ForwardedMessageJSON.encode(flow.originResponse)),
+            .text(flow.responseTrailers.isEmpty ? nil : HeaderFieldsJSON.encode(flow.responseTrailers)),
+            .integer(flow.streamID.map(Int64.init)), .integer(Int64(flow.messageCount)), .integer(flow.replayOf),
+            .bytes(flow.requestBody), .bytes(flow.responseBody), .bytes(flow.forwardedRequest?.body),
+            .bytes(flow.originResponse?.body),
+        ]
+        return values
+    }
+
+    /// Appends one row of `COPY … FROM STDIN` text: `id`, then `insertColumns`, tab-separated,
+    /// `\N` for NULL, backslash, tab, newline and carriage return escaped, `bytea` as `\\x`
+    /// and hex.
+    static func appendCopyText(_ flow: Flow, id: Int64, proxy: String, to buffer: inout ByteBuffer) {
+        buffer.writeString(String(id))
+        for value in values(flow, proxy: proxy) {
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            switch value {
+            case .text(nil), .integer(nil):
+                buffer.writeStaticString("\\N")
+            case .text(let text?):
+                appendEscaped(Self.text(text), to: &buffer)
+            case .integer(let number?):
+                buffer.writeString(String(number))
+            case .real(let number):
+                buffer.writeString(String(number))
+            case .boolean(let flag):
+                buffer.writeInteger(UInt8(ascii: flag ? "t" : "f"))
+            case .bytes(let body):
+                guard let body, body.storedCount > 0 else {
+                    buffer.writeStaticString("\\N")
+                    continue
+                }
+                buffer.writeStaticString("\\\\x")
+                appendHex(body.bytes, to: &buffer)
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    private static func appendEscaped(_ text: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let escaped: UInt8
+                switch bytes[index] {
+                case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+                case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+                case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+                case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+                default: continue
+                }
+                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
+                buffer.writeInteger(UInt8(ascii: "\\"))
+                buffer.writeInteger(escaped)
+                start = index + 1
+            }
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func appendHex(_ data: Data, to buffer: inout ByteBuffer) {
+        buffer.reserveCapacity(minimumWritableBytes: data.count * 2)
+        data.withUnsafeBytes { bytes in
+            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bytes.count * 2) { target in
+                for (index, byte) in bytes.enumerated() {
+                    target[index * 2] = hexDigits[Int(byte >> 4)]
+                    target[index * 2 + 1] = hexDigits[Int(byte & 0x0F)]
+                }
+                return bytes.count * 2
+            }
         }
     }
 
@@ -88,13 +158,6 @@ enum PostgresFlowCodec {
     static func text(_ value: String) -> String {
         guard value.utf8.contains(0) else { return value }
         return value.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
-    }
-
-    /// A body's captured bytes for a `bytea` column (read from its spool when spooled); nil
-    /// (NULL) when none were captured.
-    private static func bytes(_ body: CapturedBody?) -> ByteBuffer? {
-        guard let body, body.storedCount > 0 else { return nil }
-        return ByteBuffer(data: body.bytes)
     }
 
     /// The flow of a row read with `selectColumns`, `proxyName` set.

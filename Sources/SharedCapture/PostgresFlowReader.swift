@@ -26,30 +26,29 @@ public struct PostgresFlowReader {
     }
 
     /// The `limit` newest flows matching `filter` (nil: all), newest first; only those of
-    /// `proxy` when it is given.
-    public func latestFlows(limit: Int, matching filter: FlowFilter? = nil, proxy: String? = nil) throws -> [Flow] {
+    /// `proxy` when it is given, and only those started at or after `since`. With `bodies`
+    /// false the flows come without their bodies (empty, sizes kept) unless the filter reads them.
+    public func latestFlows(limit: Int, matching filter: FlowFilter? = nil, proxy: String? = nil, since: Date? = nil,
+                            bodies: Bool = true) throws -> [Flow] {
         var found: [Flow] = []
-        try forEachFlowNewestFirst(matching: filter, proxy: proxy) { flow in
+        try forEachFlowNewestFirst(matching: filter, proxy: proxy, since: since, bodies: bodies) { flow in
             found.append(flow)
             return found.count < limit
         }
         return found
     }
 
-    /// How many flows match `filter` (and are `proxy`'s, when given).
-    public func count(matching filter: FlowFilter? = nil, proxy: String? = nil) throws -> Int {
+    /// How many flows match `filter` (and are `proxy`'s, and started at or after `since`, when
+    /// given).
+    public func count(matching filter: FlowFilter? = nil, proxy: String? = nil, since: Date? = nil) throws -> Int {
         if filter == nil {
             var binds = PostgresBindings()
-            var condition = "true"
-            if let proxy {
-                binds.append(PostgresFlowCodec.text(proxy))
-                condition = "proxy = $1"
-            }
+            let condition = Self.condition(proxy: proxy, since: since, binds: &binds)
             let rows = try session.query("SELECT count(*) FROM proxyapp_flows WHERE \(condition)", binds)
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         }
         var count = 0
-        try forEachFlowNewestFirst(matching: filter, proxy: proxy) { _ in
+        try forEachFlowNewestFirst(matching: filter, proxy: proxy, since: since, bodies: false) { _ in
             count += 1
             return true
         }
@@ -65,20 +64,18 @@ public struct PostgresFlowReader {
     }
 
     /// Calls `body` with each matching flow, newest first, until it returns false.
-    private func forEachFlowNewestFirst(matching filter: FlowFilter?, proxy: String?,
+    private func forEachFlowNewestFirst(matching filter: FlowFilter?, proxy: String?, since: Date?, bodies: Bool,
                                         _ body: (Flow) throws -> Bool) throws {
+        let withBodies = bodies || filter?.expression.readsBodies(besidesFullText: false) == true
+        let columns = withBodies ? PostgresFlowCodec.selectColumns : PostgresFlowCodec.selectColumnsWithoutBodies
         var below = Int64.max
         while true {
             var binds = PostgresBindings()
             binds.append(below)
-            var condition = "id < $1"
-            if let proxy {
-                binds.append(PostgresFlowCodec.text(proxy))
-                condition += " AND proxy = $2"
-            }
+            let condition = "id < $1 AND " + Self.condition(proxy: proxy, since: since, binds: &binds)
             binds.append(Int64(pageSize))
             let rows = try session.query("""
-                SELECT \(PostgresFlowCodec.selectColumns) FROM proxyapp_flows WHERE \(condition)
+                SELECT \(columns) FROM proxyapp_flows WHERE \(condition)
                 ORDER BY id DESC LIMIT $\(binds.count)
                 """, binds)
             for row in rows {
@@ -89,5 +86,20 @@ public struct PostgresFlowReader {
             }
             if rows.count < pageSize { return }
         }
+    }
+
+    /// The SQL that narrows rows by proxy and start time (`true` for neither), its values
+    /// appended to `binds`.
+    private static func condition(proxy: String?, since: Date?, binds: inout PostgresBindings) -> String {
+        var parts: [String] = []
+        if let proxy {
+            binds.append(PostgresFlowCodec.text(proxy))
+            parts.append("proxy = $\(binds.count)")
+        }
+        if let since {
+            binds.append(CaptureTime.milliseconds(since))
+            parts.append("started_at >= $\(binds.count)")
+        }
+        return parts.isEmpty ? "true" : parts.joined(separator: " AND ")
     }
 }

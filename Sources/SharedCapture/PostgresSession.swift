@@ -74,6 +74,35 @@ public final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// `COPY table (columns) FROM STDIN` of `data` (text format, one buffer), blocking until
+    /// the server has taken it all.
+    public func copy(into table: String, columns: [String], data: ByteBuffer) throws {
+        let connection = try openConnection()
+        let outcome = CopyOutcome()
+        let logger = logger
+        Task {
+            do {
+                try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                    try await writer.write(data)
+                }
+            } catch {
+                outcome.error = error
+            }
+            outcome.done.signal()
+        }
+        outcome.done.wait()
+        if let error = outcome.error {
+            if connection.isClosed { self.connection = nil }
+            throw PostgresErrorText.translate(error, address: address)
+        }
+    }
+
+    /// What the task running a COPY hands back; `done` orders the write before the read.
+    private final class CopyOutcome: @unchecked Sendable {
+        let done = DispatchSemaphore(value: 0)
+        var error: (any Error)?
+    }
+
     private func openConnection() throws -> PostgresConnection {
         if let connection, !connection.isClosed { return connection }
         connection = nil

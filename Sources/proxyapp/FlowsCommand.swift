@@ -20,6 +20,9 @@ struct FlowsCommand: ParsableCommand {
     @Flag(help: "Print only the number of stored flows (that match --filter, if given).")
     var count = false
 
+    @Option(help: ArgumentHelp("Only flows started at or after TIME: \(SinceArgument.formatHelp).", valueName: "TIME"))
+    var since: SinceArgument?
+
     @Option(help: ArgumentHelp(
         "Only flows matching this filter expression, e.g. '~d example.com & !~c 200' (see README, \"Filter expressions\").",
         valueName: "EXPR"))
@@ -37,7 +40,7 @@ struct FlowsCommand: ParsableCommand {
             return
         }
         let repository = try data.openExistingCapture()
-        guard let flowFilter else {
+        guard flowFilter != nil || since != nil else {
             if count {
                 print(try repository.count())
                 return
@@ -48,7 +51,7 @@ struct FlowsCommand: ParsableCommand {
             }
             return
         }
-        let query = FlowQuery(filter: flowFilter)
+        let query = FlowQuery(filter: flowFilter, since: since?.date)
         if count {
             print(try repository.count(matching: query))
             return
@@ -63,10 +66,11 @@ struct FlowsCommand: ParsableCommand {
     func printShared(_ reader: PostgresFlowReader, filter: FlowFilter?) throws {
         do {
             if count {
-                print(try reader.count(matching: filter))
+                print(try reader.count(matching: filter, since: since?.date))
                 return
             }
-            let flows = try reader.latestFlows(limit: limit, matching: filter)
+            // The table shows no body: rows are read without them unless the filter reads them.
+            let flows = try reader.latestFlows(limit: limit, matching: filter, since: since?.date, bodies: false)
             print(FlowTable.sharedHeader)
             for flow in flows.reversed() {
                 print(FlowTable.line(for: flow, proxy: flow.proxyName ?? ""))

@@ -56,6 +56,31 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertNil(try reader(session).flow(id: 999_999))
     }
 
+    /// COPY's text format gives meaning to tabs, line ends, backslashes, `\N` (NULL) and a
+    /// line of `\.` (the end of the data): a flow holding them all reads back as it was sent.
+    func testCopySyntaxInTrafficIsOnlyText() throws {
+        let session = try makeSession()
+        let writer = makeWriter(session)
+        var flow = Samples.flow(1)
+        flow.path = "/a\tb\nc\rd\\e\\N"
+        flow.reason = "\\."
+        flow.note = "\\N"
+        flow.error = "\n\\.\n"
+        flow.method = "\\"
+        flow.serverAddress = ""
+        flow.requestBody = CapturedBody(bytes: Data("\t\n\\.\n\\N".utf8), size: 8)
+        writer.record(flow)
+        writer.record(Samples.flow(2))
+        flush(writer)
+        let stored = try reader(session).latestFlows(limit: 2)
+        XCTAssertEqual(stored.count, 2)
+        var expected = flow
+        expected.id = stored.last?.id
+        expected.proxyName = "lab-1"
+        XCTAssertEqual(stored.last, expected)
+        XCTAssertEqual(stored.first?.path, "/item/2", "the row after it is intact")
+    }
+
     /// Bodies past the statement's byte bound split the batch's INSERT; every flow still
     /// arrives whole and in order.
     func testLargeBodiesSplitTheInsertAndArriveWhole() throws {
@@ -68,6 +93,12 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertEqual(stored.map(\.responseBody.storedCount), sizes)
         XCTAssertEqual(stored.map(\.path), (0..<sizes.count).map { "/item/\($0)" })
         XCTAssertEqual(stored.first?.responseBody.bytes, Samples.flow(0, bodyBytes: 5 << 20).responseBody.bytes)
+        // A listing reads no body, unless its filter needs them.
+        let listed = try reader(session).latestFlows(limit: 10, bodies: false).reversed()
+        XCTAssertEqual(listed.map(\.responseBody.storedCount), [0, 0, 0, 0, 0])
+        XCTAssertEqual(listed.map(\.responseBody.size), sizes.map(Int64.init))
+        let byBody = try reader(session).latestFlows(limit: 10, matching: try FlowFilter(parsing: "~bs ."), bodies: false)
+        XCTAssertEqual(byBody.map(\.responseBody.storedCount), [3 << 20, 5 << 20, 10, 5 << 20])
     }
 
     func testTextPostgreSQLCannotHoldIsKeptAsNearAsItCan() throws {
@@ -177,6 +208,11 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertEqual(try reads.count(matching: try FlowFilter(parsing: "~d shop & ~c 200 & ~proxy 'lab-2$'")), 2)
         XCTAssertEqual(try reads.count(matching: try FlowFilter(parsing: "~proxy lab")), 30)
         XCTAssertEqual(try reads.count(matching: try FlowFilter(parsing: "!~proxy 1")), 15)
+        // Samples start a millisecond apart: since the 20th, ten are left.
+        let since = Date(timeIntervalSince1970: 1_763_760_000.020)
+        XCTAssertEqual(try reads.count(since: since), 10)
+        XCTAssertEqual(try reads.count(matching: filter, since: since), 1, "24 alone")
+        XCTAssertEqual(try reads.latestFlows(limit: 100, since: since).last?.path, "/item/20")
         XCTAssertEqual(try reads.latestFlows(limit: 2, matching: filter).count, 2)
         var small = reads
         small.pageSize = 4

@@ -47,6 +47,15 @@ shared_pg_stop() {
   SHARED_PG_DIR=""
 }
 
+# CPU ticks used so far by every PostgreSQL process of the cluster (server and backends).
+shared_pg_ticks() {
+  local total=0 pid
+  for pid in $(pgrep -u postgres -f "postgres" 2>/dev/null); do
+    total=$((total + $(proc_cpu_ticks "$pid" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
 # Rows in the shared capture.
 shared_pg_count() {  # PORT
   psql -tA -h 127.0.0.1 -p "$1" -U proxyapp -c "SELECT count(*) FROM proxyapp_flows" postgres 2>/dev/null || echo 0
@@ -55,7 +64,8 @@ shared_pg_count() {  # PORT
 # One round: SHARED_PROXIES wrk processes (CONC/SHARED_PROXIES connections each) load one proxy
 # each for DURATION s. Sets SR_RPS (sum of 2xx/3xx per second), SR_CPU (proxy CPU µs per request,
 # over all the proxies), SR_STORED (flows stored per second: rows added from start to the end of
-# the load, each proxy's queue flushed within 0.1 s) and, with a STORE, SR_LAGS (ms from a probe's
+# the load, each proxy's queue flushed within 0.1 s), SR_SERVER_CPU (PostgreSQL's CPU µs per flow
+# stored; meaningless in the SQLite rounds) and, with a STORE, SR_LAGS (ms from a probe's
 # response to it being listed by `proxyapp flows --store` in another process).
 shared_round() {  # MODE COUNT_CMD STORE PIDS PORTS
   local mode=$1 count_cmd=$2 store=$3 url="$ORIGIN_URL/1k" i p k c t0 t1 before after start end secs completed rps
@@ -66,6 +76,8 @@ shared_round() {  # MODE COUNT_CMD STORE PIDS PORTS
   before=$($count_cmd)
   t0=0
   for i in "${!pids[@]}"; do t0=$((t0 + $(proc_cpu_ticks "${pids[i]}"))); done
+  local pg0 pg1
+  pg0=$(shared_pg_ticks)
   start=$(date +%s%N)
   for i in "${!pids[@]}"; do
     timeout $((DURATION + 30)) wrk -t1 -c"$conns" -d"${DURATION}s" --latency --timeout 10s \
@@ -76,14 +88,17 @@ shared_round() {  # MODE COUNT_CMD STORE PIDS PORTS
   SR_LAGS=()
   if [[ -n $store ]]; then
     sleep 1
-    local probe sent seen
+    local probe sent seen since
     for ((p = 0; p < SHARED_PROBES; p++)); do
       probe="probe-$mode-$RANDOM-$p"
+      # The listing looks back 2 s only (--since), as a user watching for a request would.
+      since=$(date -u -d "@$(($(date +%s) - 2))" +%FT%TZ)
       curl -s -o /dev/null -x "http://127.0.0.1:${ports[0]}" "$url?$probe" || true
       sent=$(date +%s%N)
       seen=""
       for ((k = 0; k < 200; k++)); do
-        if "$PROXYAPP_BIN" flows --store "$store" --limit 1 --filter "~u $probe" 2>/dev/null | grep -q "$probe"; then
+        if "$PROXYAPP_BIN" flows --store "$store" --since "$since" --limit 1 --filter "~u $probe" 2>/dev/null |
+          grep -q "$probe"; then
           seen=$(date +%s%N)
           break
         fi
@@ -97,6 +112,7 @@ shared_round() {  # MODE COUNT_CMD STORE PIDS PORTS
   for i in "${!pids[@]}"; do t1=$((t1 + $(proc_cpu_ticks "${pids[i]}"))); done
   sleep 0.3  # the last batches (0.1 s) reach the store
   after=$($count_cmd)
+  pg1=$(shared_pg_ticks)
   completed=0 SR_RPS=0
   for i in "${!pids[@]}"; do
     read -r c _ rps _ < <(wrk_parse "$RUN_DIR/wrk-shared-$mode-$i.txt")
@@ -106,6 +122,7 @@ shared_round() {  # MODE COUNT_CMD STORE PIDS PORTS
   secs=$(div $((end - start)) 1000000000 1 3)
   SR_CPU=$(div "$(div $((t1 - t0)) "$CLK_TCK" 1 3)" "$completed" 1e6 1)
   SR_STORED=$(div $((after - before)) "$secs" 1 1)
+  SR_SERVER_CPU=$(div "$(div $((pg1 - pg0)) "$CLK_TCK" 1 3)" $((after - before)) 1e6 1)
 }
 
 # Sum of the flows in the SQLite captures of the phase's local proxies.
@@ -123,6 +140,7 @@ shared_sqlite_count() {
 phase_shared() {
   local pgport store i round
   local -a pg_pids=() pg_ports=() sq_pids=() sq_ports=() pg_rps=() pg_cpu=() pg_stored=() sq_rps=() sq_cpu=() sq_stored=() lags=()
+  local -a pg_server=()
   section "shared: $SHARED_PROXIES proxies under http keep-alive load at once, into one PostgreSQL (--store) vs each into its own SQLite, $SHARED_ROUNDS rounds of ${DURATION}s each, interleaved"
   pgport=$(pick_free_port)
   shared_pg_start "$BENCH_DIR/shared-pg" "$pgport"
@@ -141,7 +159,7 @@ phase_shared() {
   done
   for ((round = 1; round <= SHARED_ROUNDS; round++)); do
     shared_round postgres "shared_pg_count $pgport" "$store" "${pg_pids[*]}" "${pg_ports[*]}"
-    pg_rps+=("$SR_RPS") pg_cpu+=("$SR_CPU") pg_stored+=("$SR_STORED") lags+=("${SR_LAGS[@]}")
+    pg_rps+=("$SR_RPS") pg_cpu+=("$SR_CPU") pg_stored+=("$SR_STORED") lags+=("${SR_LAGS[@]}") pg_server+=("$SR_SERVER_CPU")
     report postgres "round $round requests/s, stored/s, CPU µs" "$SR_RPS $SR_STORED $SR_CPU"
     shared_round sqlite shared_sqlite_count "" "${sq_pids[*]}" "${sq_ports[*]}"
     sq_rps+=("$SR_RPS") sq_cpu+=("$SR_CPU") sq_stored+=("$SR_STORED")
@@ -153,6 +171,7 @@ phase_shared() {
   report sqlite "flows stored/s (median)" "$(median "${sq_stored[@]}")"
   report postgres "proxy CPU per request (median)" "$(median "${pg_cpu[@]}")" µs
   report sqlite "proxy CPU per request (median)" "$(median "${sq_cpu[@]}")" µs
+  report postgres "server CPU per flow stored (median)" "$(median "${pg_server[@]}")" µs
   report ratio "CPU per request postgres/sqlite" "$(div "$(median "${pg_cpu[@]}")" "$(median "${sq_cpu[@]}")" 1 3)"
   report ratio "requests/s postgres/sqlite" "$(div "$(median "${pg_rps[@]}")" "$(median "${sq_rps[@]}")" 1 3)"
   if ((${#lags[@]} > 0)); then
