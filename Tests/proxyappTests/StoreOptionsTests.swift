@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import SharedCapture
+import XCTest
+
+@testable import proxyapp
+
+/// `--store`, `PROXYAPP_STORE` and `--name`: what is taken, and the messages for what is not.
+final class StoreOptionsTests: XCTestCase {
+    func testTheStoreComesFromTheFlagElseTheEnvironment() throws {
+        let flag = try FlowsCommand.parse(["--store", "postgres://qa@db.test/lab"])
+        XCTAssertEqual(try flag.store.address(environment: ["PROXYAPP_STORE": "postgres://other@x/y"])?.host, "db.test")
+        let none = try FlowsCommand.parse([])
+        XCTAssertNil(try none.store.address(environment: [:]))
+        XCTAssertNil(try none.store.address(environment: ["PROXYAPP_STORE": ""]), "set but empty: the local capture")
+        XCTAssertEqual(try none.store.address(environment: ["PROXYAPP_STORE": "postgresql://qa@db.test:6000/x"])?.port, 6000)
+        XCTAssertThrowsError(try none.store.address(environment: ["PROXYAPP_STORE": "/tmp/capture.sqlite"])) { error in
+            XCTAssertTrue("\(error)".hasPrefix("PROXYAPP_STORE takes a postgres:// URL"), "\(error)")
+        }
+    }
+
+    func testBadStoresAndNamesAreUsageErrorsNamingTheProblem() {
+        XCTAssertThrowsError(try FlowsCommand.parse(["--store", "mysql://qa:pw@db/x"])) { error in
+            XCTAssertEqual(FlowsCommand.exitCode(for: error), .validationFailure)
+            let message = FlowsCommand.message(for: error)
+            XCTAssertTrue(message.hasPrefix("--store takes a postgres:// URL"), message)
+        }
+        XCTAssertThrowsError(try FlowsCommand.parse(["--store", "postgres://qa:hunter2@db/x?sslmode=maybe"])) { error in
+            let message = FlowsCommand.message(for: error)
+            XCTAssertTrue(message.contains("sslmode 'maybe' is not one of"), message)
+            XCTAssertFalse(message.contains("hunter2"), message)
+        }
+        XCTAssertThrowsError(try RunCommand.parse(["--name", "lab-1"])) { error in
+            XCTAssertTrue(RunCommand.message(for: error).contains("add --store postgres://"), RunCommand.message(for: error))
+        }
+        XCTAssertThrowsError(try RunCommand.parse(["--store", "postgres://qa@db/x", "--name", "lab\u{1b}[31m"])) { error in
+            XCTAssertTrue(RunCommand.message(for: error).contains("--name cannot hold control"), RunCommand.message(for: error))
+        }
+        XCTAssertThrowsError(try RunCommand.parse(["--store", "postgres://qa@db/x", "--name", String(repeating: "n", count: 65)]))
+        XCTAssertNoThrow(try RunCommand.parse(["--store", "postgres://qa@db/x", "--name", "QA lab 2 · phones"]))
+    }
+
+    func testSinceNarrowsTheListing() throws {
+        let command = try FlowsCommand.parse(["--since", "2026-11-22T10:00:00Z", "--count"])
+        XCTAssertEqual(command.since?.date, ISO8601DateFormatter().date(from: "2026-11-22T10:00:00Z"))
+        XCTAssertThrowsError(try FlowsCommand.parse(["--since", "yesterday"]))
+    }
+}
