@@ -17,6 +17,10 @@ public final class PostgresSession: @unchecked Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let logger: Logger
     private let connectTimeout: TimeAmount
+    /// How long one statement may go unanswered before the connection is dropped and the store
+    /// counts as unreachable: a server that stops answering (a network gone quiet) must not
+    /// hold the capture writer for ever.
+    private let queryTimeout: TimeAmount
     /// The open connection; nil before the first call and after one was lost. Used by one
     /// thread at a time (see above), hence `@unchecked Sendable`.
     private var connection: PostgresConnection?
@@ -24,9 +28,10 @@ public final class PostgresSession: @unchecked Sendable {
 
     /// - Parameter logger: postgres-nio's own log lines; they are at trace and debug level.
     public init(address: PostgresStoreAddress, connectTimeout: TimeAmount = .seconds(5),
-                logger: Logger = Logger(label: "proxyapp.postgres")) {
+                queryTimeout: TimeAmount = .seconds(30), logger: Logger = Logger(label: "proxyapp.postgres")) {
         self.address = address
         self.connectTimeout = connectTimeout
+        self.queryTimeout = queryTimeout
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
@@ -51,12 +56,45 @@ public final class PostgresSession: @unchecked Sendable {
     @discardableResult
     public func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
         let connection = try openConnection()
+        let silence = silenceWatch(on: connection)
+        defer { silence.timer.cancel() }
         do {
             let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait()
             return Array(result.rows)
         } catch {
-            if connection.isClosed { self.connection = nil }
-            throw PostgresErrorText.translate(error, address: address)
+            throw failure(error, connection, timedOut: silence.fired.value)
+        }
+    }
+
+    /// Closes `connection` once `queryTimeout` passes, unless cancelled first; `fired` says
+    /// whether it did.
+    private func silenceWatch(on connection: PostgresConnection) -> (timer: Scheduled<Void>, fired: TimeoutFlag) {
+        let fired = TimeoutFlag()
+        let timer = connection.eventLoop.scheduleTask(in: queryTimeout) {
+            fired.value = true
+            let closed: EventLoopFuture<Void> = connection.close()
+            _ = closed
+        }
+        return (timer, fired)
+    }
+
+    /// The error to throw for a failed statement; forgets a closed connection.
+    private func failure(_ error: any Error, _ connection: PostgresConnection, timedOut: Bool) -> SharedCaptureError {
+        if connection.isClosed || timedOut { self.connection = nil }
+        guard !timedOut else {
+            let seconds = queryTimeout.nanoseconds / 1_000_000_000
+            return .unreachable(address: address.redacted, reason: "no answer within \(seconds) seconds")
+        }
+        return PostgresErrorText.translate(error, address: address)
+    }
+
+    /// Set on the event loop when a statement's time ran out; read after its future completed.
+    private final class TimeoutFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var fired = false
+        var value: Bool {
+            get { lock.withLock { fired } }
+            set { lock.withLock { fired = newValue } }
         }
     }
 
@@ -78,6 +116,8 @@ public final class PostgresSession: @unchecked Sendable {
     /// the server has taken it all.
     public func copy(into table: String, columns: [String], data: ByteBuffer) throws {
         let connection = try openConnection()
+        let silence = silenceWatch(on: connection)
+        defer { silence.timer.cancel() }
         let outcome = CopyOutcome()
         let logger = logger
         Task {
@@ -92,8 +132,7 @@ public final class PostgresSession: @unchecked Sendable {
         }
         outcome.done.wait()
         if let error = outcome.error {
-            if connection.isClosed { self.connection = nil }
-            throw PostgresErrorText.translate(error, address: address)
+            throw failure(error, connection, timedOut: silence.fired.value)
         }
     }
 

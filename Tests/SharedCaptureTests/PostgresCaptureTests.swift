@@ -278,6 +278,36 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertEqual(messages.filter { $0.hasPrefix("capture store reachable again") }.count, 1, "\(messages)")
     }
 
+    /// A server that stops answering mid-session (every process frozen: a network gone quiet)
+    /// is an outage, not a stall: the statement gives up after its time, the flows wait, and
+    /// all of them are stored once it answers again.
+    func testAServerThatStopsAnsweringIsAnOutageNotAStall() throws {
+        let cluster = try requireCluster()
+        CaptureWriterState.firstRetryDelay = 0.05
+        defer { CaptureWriterState.firstRetryDelay = 0.5 }
+        let session = PostgresSession(address: cluster.address(database: try cluster.createDatabase()),
+                                      connectTimeout: .seconds(1), queryTimeout: .seconds(1))
+        let log = CapturingLogHandler()
+        let writer = makeWriter(session, log: log)
+        writer.record(Samples.flow(0))
+        flush(writer)
+        try cluster.pause()
+        var paused = true
+        defer { if paused { try? cluster.resume() } }
+        for index in 1...20 { writer.record(Samples.flow(index)) }
+        for _ in 0..<100 where !log.entries.contains(where: { $0.message.hasPrefix("capture store unreachable") }) {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        XCTAssertEqual(writer.statistics.flowsWritten, 1)
+        try cluster.resume()
+        paused = false
+        flush(writer, timeout: 60)
+        XCTAssertEqual(writer.statistics.flowsWritten, 21)
+        XCTAssertEqual(try reader(session).count(), 21)
+        let unreachable = log.entries.filter { $0.message.hasPrefix("capture store unreachable") }
+        XCTAssertEqual(unreachable.count, 1, "\(log.entries.map(\.message))")
+    }
+
     /// Beyond the queue's bound flows are dropped and counted, and closing while the server is
     /// still down returns at once, saying how many flows were not stored.
     func testAnOutageBeyondTheBoundDropsCountsAndNeverHangsShutdown() throws {

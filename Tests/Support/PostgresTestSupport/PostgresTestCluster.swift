@@ -80,6 +80,35 @@ public final class PostgresTestCluster: @unchecked Sendable {
                            "start"])
     }
 
+    /// Freezes every process of the server (SIGSTOP): connections stay open and nothing
+    /// answers, as when a network goes quiet. `resume()` undoes it.
+    public func pause() throws {
+        try signalServer(SIGSTOP)
+    }
+
+    public func resume() throws {
+        try signalServer(SIGCONT)
+    }
+
+    /// Sends `signal` to the postmaster (its pid is the first line of `postmaster.pid`) and to
+    /// every process it started.
+    private func signalServer(_ signal: Int32) throws {
+        guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
+              let line = text.split(separator: "\n").first, let postmaster = Int32(line) else {
+            throw ClusterError("no postmaster.pid: the server is not running")
+        }
+        var pids = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let nameEnd = stat.lastIndex(of: ")") else { continue }
+            // Fields after the name: state, then the parent's pid.
+            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == postmaster { pids.append(pid) }
+        }
+        for pid in pids { kill(pid, signal) }
+    }
+
     /// Stops the server and deletes the cluster.
     public func stop() {
         try? stopServer()
