@@ -28,7 +28,7 @@ public protocol CaptureBackend: AnyObject, Sendable {
     func enforce(_ policy: RetentionPolicy, batchSize: Int, maxBatches: Int, protected: Set<Int64>) throws -> PruneOutcome
 
     /// Called after roughly `bytes` more were committed (SQLite checkpoints its log here).
-    func didCommit(bytes: Int)
+    func didCommit(bytes: Int, logger: Logger)
 
     /// Called once the writer has stayed idle for a second after a burst: give memory back.
     func releaseMemory()
@@ -39,7 +39,7 @@ public protocol CaptureBackend: AnyObject, Sendable {
 
 extension CaptureBackend {
     public func isUnreachable(_ error: any Error) -> Bool { false }
-    public func didCommit(bytes: Int) {}
+    public func didCommit(bytes: Int, logger: Logger) {}
     public func releaseMemory() {}
     public func close(logger: Logger) {}
 }

@@ -206,7 +206,7 @@ final class CaptureWriterState: @unchecked Sendable {
         enforceRetention()
         while let written = writeNextBatch() {
             // The batch (and its bodies) is gone by now: checkpointing does not hold it.
-            backend.didCommit(bytes: written)
+            backend.didCommit(bytes: written, logger: logger)
             if retentionIsDue { enforceRetention() }
         }
         logUnstoredAtClose()

@@ -44,11 +44,15 @@ public final class SQLiteCaptureBackend: CaptureBackend, @unchecked Sendable {
 
     /// Runs a passive checkpoint once enough has been written. A failing checkpoint is not a
     /// lost flow: the log just keeps growing until the next one succeeds.
-    public func didCommit(bytes: Int) {
+    public func didCommit(bytes: Int, logger: Logger) {
         bytesSinceCheckpoint += bytes
         guard bytesSinceCheckpoint >= Self.checkpointBytes else { return }
         bytesSinceCheckpoint = 0
-        try? repository.checkpoint()
+        do {
+            try repository.checkpoint()
+        } catch {
+            logger.debug("capture database checkpoint failed", metadata: ["error": "\(error)"])
+        }
     }
 
     public func releaseMemory() {

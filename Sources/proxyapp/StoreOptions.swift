@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureStore
 import Foundation
 import SharedCapture
 
@@ -40,11 +41,12 @@ struct StoreOptions: ParsableArguments {
     /// a refusal (a wrong password, no such database) is an error either way.
     static func openSession(_ address: PostgresStoreAddress, tolerateOutage: Bool = false) throws -> PostgresSession {
         let session = PostgresSession(address: address)
+        let queuedFlows = CaptureWriter.Limits().maxQueuedFlows.formatted()
         do {
             try PostgresFlowReader(session: session).prepare()
         } catch SharedCaptureError.unreachable(let named, let reason) where tolerateOutage {
             FileHandle.standardError.write(Data(("Warning: cannot reach the PostgreSQL store \(named): \(reason). "
-                + "Proxying anyway; flows wait in memory (up to 50,000) until it answers.\n").utf8))
+                + "Proxying anyway; flows wait in memory (up to \(queuedFlows)) until it answers.\n").utf8))
         } catch {
             throw CLIError("\(error). Check the URL and that the server runs, or drop --store (and "
                            + "\(environmentVariable)) to use the local capture.")

@@ -249,6 +249,16 @@ final class PostgresCaptureTests: PostgresTestCase {
             XCTAssertEqual("\(error)", "cannot reach the PostgreSQL store postgres://qa@127.0.0.1:1/x?sslmode=disable: "
                            + "connection refused")
         }
+        // A socket that accepts and never speaks (a wrong port, a black-holing firewall).
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let mute = PostgresSession(address: PostgresStoreAddress(host: "127.0.0.1", port: silent.port, user: "qa",
+                                                               database: "x", tls: .disable),
+                                   connectTimeout: .milliseconds(500))
+        XCTAssertThrowsError(try mute.connect()) { error in
+            XCTAssertEqual("\(error)", "cannot reach the PostgreSQL store postgres://qa@127.0.0.1:\(silent.port)/x?"
+                           + "sslmode=disable: no answer within 0.5 seconds")
+        }
         let wrongDatabase = PostgresSession(address: cluster.address(database: "no_such_db"))
         XCTAssertThrowsError(try wrongDatabase.connect()) { error in
             XCTAssertEqual("\(error)", #"the PostgreSQL store refused: database "no_such_db" does not exist (SQLSTATE 3D000)"#)
@@ -332,5 +342,32 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertGreaterThanOrEqual(statistics.flowsDropped, 140, "past the 50 queued (and one batch in hand)")
         XCTAssertTrue(log.entries.contains { $0.message.hasPrefix("capture store unreachable at shutdown") },
                       "\(log.entries.map(\.message))")
+    }
+}
+
+/// A loopback socket that accepts connections (the kernel does, into its backlog) and never
+/// says a word.
+private struct SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard fd >= 0, listening else { throw CocoaError(.fileReadUnknown) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        _ = Glibc.close(fd)
     }
 }
