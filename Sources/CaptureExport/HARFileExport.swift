@@ -31,7 +31,7 @@ public struct HARFileExport: Sendable {
     }
 
     /// Writes the matching flows of `repository` to `path` (`-` for stdout); returns how many.
-    public func write(from repository: TrafficRepository, to path: String) throws(HARFileExportError) -> Int {
+    public func write(from repository: any FlowStore, to path: String) throws(HARFileExportError) -> Int {
         let destination = ExportDestination(path: path)
         let output: FileOutput
         if case .refused(_, let reason) = destination {

@@ -83,9 +83,9 @@ struct FilterSQLCondition {
         }
         switch expression {
         case .and:
-            self = Self.list(Self.chain(expression, and: true).map { Self($0, depth: depth + 1, scope: scope) }, by: "AND")
+            self = Self.list(expression.chainOperands(and: true).map { Self($0, depth: depth + 1, scope: scope) }, by: "AND")
         case .or:
-            self = Self.list(Self.chain(expression, and: false).map { Self($0, depth: depth + 1, scope: scope) }, by: "OR")
+            self = Self.list(expression.chainOperands(and: false).map { Self($0, depth: depth + 1, scope: scope) }, by: "OR")
         case .not(let operand):
             var inner = operand
             var negated = true
@@ -151,22 +151,6 @@ struct FilterSQLCondition {
         case .url, .contentType, .header, .body, .websocket:
             self = Self.unknown
         }
-    }
-
-    /// The operands of a chain of `&` (or `|`), left to right, without recursing per link.
-    private static func chain(_ expression: FilterExpression, and: Bool) -> [FilterExpression] {
-        var operands: [FilterExpression] = []
-        var pending = [expression]
-        while let next = pending.popLast() {
-            switch (next, and) {
-            case (.and(let left, let right), true), (.or(let left, let right), false):
-                pending.append(right)
-                pending.append(left)
-            default:
-                operands.append(next)
-            }
-        }
-        return operands
     }
 
     /// `(a AND b AND c)`, exact when every part is; TRUE parts are folded away (an `OR` with a

@@ -16,6 +16,22 @@ public struct FullTextHit: Sendable {
     /// printer can swap them for colour or brackets after escaping the rest).
     public static let matchStart: Character = "\u{E000}"
     public static let matchEnd: Character = "\u{E001}"
+
+    public init(flow: Flow, excerpts: [(field: FullTextField, text: String)]) {
+        self.flow = flow
+        self.excerpts = excerpts
+    }
+
+    /// A hit on `flow` (read with its bodies), its excerpts of `search` made from its text; the
+    /// hit's flow keeps only the bodies' sizes.
+    public init(matching search: FullTextQuery, side: FilterMessageSide = .either, in flow: Flow) {
+        var flow = flow
+        excerpts = FullTextExcerpt.excerpts(of: FullTextDocument(flow), search: search, side: side,
+                                            start: FullTextHit.matchStart, end: FullTextHit.matchEnd)
+        flow.requestBody = CapturedBody(size: flow.requestBody.size, truncated: flow.requestBody.truncated)
+        flow.responseBody = CapturedBody(size: flow.responseBody.size, truncated: flow.responseBody.truncated)
+        self.flow = flow
+    }
 }
 
 /// Full-text search over the index (`FullTextIndex`): the newest matches first, with excerpts
@@ -42,13 +58,9 @@ extension TrafficRepository {
                     AND (\(condition.sql)) ORDER BY id DESC
                     """, arguments: StatementArguments([match.databaseValue] + condition.arguments))
                 while hits.count < limit, let record = try cursor.next() {
-                    var flow = database.bodyFiles.flow(from: record)
+                    let flow = database.bodyFiles.flow(from: record)
                     if let filter, !Self.matches(filter, try Self.withMessages(flow, for: filter, db), db) { continue }
-                    let excerpts = FullTextExcerpt.excerpts(of: FullTextDocument(flow), search: search, side: side,
-                                                            start: FullTextHit.matchStart, end: FullTextHit.matchEnd)
-                    flow.requestBody = CapturedBody(size: flow.requestBody.size, truncated: flow.requestBody.truncated)
-                    flow.responseBody = CapturedBody(size: flow.responseBody.size, truncated: flow.responseBody.truncated)
-                    hits.append(FullTextHit(flow: flow, excerpts: excerpts))
+                    hits.append(FullTextHit(matching: search, side: side, in: flow))
                 }
             }
             return hits

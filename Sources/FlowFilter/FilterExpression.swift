@@ -171,3 +171,23 @@ extension FilterExpression {
         return false
     }
 }
+
+extension FilterExpression {
+    /// The operands of a chain of `&` (with `and`) or `|`, left to right, found without recursing
+    /// per link: what SQL translations write as one flat list, so a chain of a thousand terms
+    /// costs no depth.
+    public func chainOperands(and: Bool) -> [FilterExpression] {
+        var operands: [FilterExpression] = []
+        var pending = [self]
+        while let next = pending.popLast() {
+            switch (next, and) {
+            case (.and(let left, let right), true), (.or(let left, let right), false):
+                pending.append(right)
+                pending.append(left)
+            default:
+                operands.append(next)
+            }
+        }
+        return operands
+    }
+}

@@ -37,7 +37,7 @@ struct FlowIDScan: Sendable {
 
     /// The matching ids stored after `newestCovered`, ascending. The first read covers the
     /// newest slice only.
-    mutating func readNewer(_ repository: TrafficRepository) throws -> [Int64] {
+    mutating func readNewer(_ repository: any FlowStore) throws -> [Int64] {
         let query = query ?? FlowQuery()
         let last = try repository.lastFlowID()
         guard last > newestCovered else {
@@ -52,7 +52,7 @@ struct FlowIDScan: Sendable {
     }
 
     /// The matching ids of the next older slice, ascending.
-    mutating func readOlder(_ repository: TrafficRepository) throws -> [Int64] {
+    mutating func readOlder(_ repository: any FlowStore) throws -> [Int64] {
         guard let oldest = oldestCovered, oldest > 1 else { return [] }
         let query = query ?? FlowQuery()
         let lower = max(1, oldest - sliceSize)

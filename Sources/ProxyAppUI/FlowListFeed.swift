@@ -57,7 +57,7 @@ public final class FlowListFeed: Sendable {
         var running = false
     }
 
-    private let repository: TrafficRepository
+    private let repository: any FlowStore
     private let timeZone: TimeZone
     private let pollInterval: TimeInterval
     private let queue = DispatchQueue(label: "proxyapp.tui.feed")
@@ -69,7 +69,7 @@ public final class FlowListFeed: Sendable {
 
     /// `firstSliceSize`: how many ids the first slice of a view covers (later slices adapt to
     /// about 30 ms each); small, so the first screen of a filtered view comes at once.
-    public init(repository: TrafficRepository, timeZone: TimeZone = .current, pollInterval: TimeInterval = 0.25,
+    public init(repository: any FlowStore, timeZone: TimeZone = .current, pollInterval: TimeInterval = 0.25,
                 firstSliceSize: Int64 = 5_000) {
         self.firstSliceSize = firstSliceSize
         self.repository = repository

@@ -49,7 +49,7 @@ extension TUIController {
     /// The first match after `position` (before it, backward), else the first from the other
     /// end of the view up to `position` itself (`wrapped`). Walks the view's ids in slices.
     private static func findMatch(_ query: FlowQuery, from position: Int, prepended: Int, forward: Bool, feed: FlowListFeed,
-                                  repository: TrafficRepository) throws -> (id: Int64, wrapped: Bool)? {
+                                  repository: any FlowStore) throws -> (id: Int64, wrapped: Bool)? {
         let ids = feed.ids(at: 0..<(Int.max / 2), prepended: prepended)
         guard !ids.isEmpty else { return nil }
         let from = min(max(0, position), ids.count - 1)

@@ -76,7 +76,7 @@ public final class TUIController {
         case quit
     }
 
-    let repository: TrafficRepository
+    let repository: any FlowStore
     let feed: FlowListFeed
     let context: TUIContext
     let worker = TUIWorker()
@@ -128,7 +128,7 @@ public final class TUIController {
     private(set) var snapshot = FlowListFeed.Snapshot()
     var snapshotGeneration: Int { snapshot.generation }
 
-    public init(repository: TrafficRepository, feed: FlowListFeed, context: TUIContext) {
+    public init(repository: any FlowStore, feed: FlowListFeed, context: TUIContext) {
         self.repository = repository
         self.feed = feed
         self.context = context
@@ -275,6 +275,8 @@ public final class TUIController {
 
     private func question(_ kind: ConfirmKind) -> String {
         switch kind {
+        case .clearAll(let count) where repository.isShared:
+            "Delete EVERY proxy's flows from the shared capture (\(count) shown)?"
         case .clearAll(let count):
             filter == nil && !snapshot.scanning ? "Delete all \(count) flows from the capture?"
                 : "Delete EVERY flow in the capture, not only the \(count) shown?"

@@ -227,6 +227,21 @@ enum PostgresFlowCodec {
         return flow
     }
 
+    /// A WebSocket message of a row of `proxyapp_messages` (direction, time, kind, size,
+    /// truncated, compressed, close_code, close_reason, payload); nil for a row no version of
+    /// ProxyApp writes, so one hand-edited row never hides the others.
+    static func message(from row: PostgresRow) throws -> CapturedMessage? {
+        guard let (directionText, time, kindText, size, truncated, compressed, closeCode, closeReason, payload) = try? row.decode(
+            (String, Int64, String, Int64, Bool, Bool, Int64?, String?, ByteBuffer?).self),
+            let direction = CapturedMessage.Direction(rawValue: directionText),
+            let kind = CapturedMessage.Kind(rawValue: kindText)
+        else { return nil }
+        return CapturedMessage(
+            direction: direction, time: CaptureTime.date(milliseconds: time), kind: kind,
+            payload: payload.map { Data(buffer: $0) } ?? Data(), size: size, truncated: truncated,
+            compressed: compressed, closeCode: closeCode.map(Int.init), closeReason: closeReason)
+    }
+
     private static func headers(_ json: String) throws -> [HeaderField] {
         do {
             return try HeaderFieldsJSON.decode(json)

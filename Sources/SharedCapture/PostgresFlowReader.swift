@@ -6,11 +6,11 @@ import ProxyModel
 
 /// Reads the shared capture for `proxyapp flows --store`: the newest flows, a count, one flow.
 ///
-/// Flows come with `Flow.proxyName` set. A filter (`~proxy` included) is checked in Swift on
-/// every row read (`FlowFilter.matches`, the same evaluator the SQLite capture falls back to),
-/// after SQL has narrowed the rows by proxy name when the reader asks for one proxy; a
-/// translation of the whole filter language to PostgreSQL is not there yet. Rows are read newest first, `pageSize` at a time, so `--limit 50` on a large
-/// capture reads as many pages as it takes to find 50 matches and no more.
+/// Flows come with `Flow.proxyName` set. A filter runs in SQL as far as
+/// `PostgresFilterCondition` is exact; otherwise each row SQL selects is checked in Swift
+/// (`FlowFilter.matches`, the same evaluator the SQLite capture falls back to). Rows are read
+/// newest first, `pageSize` at a time, so `--limit 50` on a large capture reads as many pages as
+/// it takes to find 50 matches and no more.
 public struct PostgresFlowReader {
     public let session: PostgresSession
     /// Rows read per query while looking for matches.
@@ -41,10 +41,11 @@ public struct PostgresFlowReader {
     /// How many flows match `filter` (and are `proxy`'s, and started at or after `since`, when
     /// given).
     public func count(matching filter: FlowFilter? = nil, proxy: String? = nil, since: Date? = nil) throws -> Int {
-        if filter == nil {
+        let sql = PostgresFilterCondition(FlowQuery(filter: filter, since: since))
+        if sql.isExact {
             var binds = PostgresBindings()
-            let condition = Self.condition(proxy: proxy, since: since, binds: &binds)
-            let rows = try session.query("SELECT count(*) FROM proxyapp_flows WHERE \(condition)", binds)
+            let condition = Self.condition(proxy: proxy, binds: &binds)
+            let rows = try session.query("SELECT count(*) FROM proxyapp_flows WHERE \(condition) AND \(sql.sql)", binds)
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         }
         var count = 0
@@ -53,6 +54,14 @@ public struct PostgresFlowReader {
             return true
         }
         return count
+    }
+
+    /// `proxyapp search` on the shared store: the `limit` newest flows matching `filter` (which
+    /// holds the search), each with excerpts of `search`. The shared store has no word index:
+    /// flows are read newest first, with their bodies, and searched in Swift, so a search that
+    /// matches little reads much of the capture.
+    public func latestFullTextHits(_ search: FullTextQuery, matching filter: FlowFilter, limit: Int) throws -> [FullTextHit] {
+        try latestFlows(limit: limit, matching: filter, bodies: true).map { FullTextHit(matching: search, in: $0) }
     }
 
     /// The flow with this id, or nil.
@@ -68,11 +77,13 @@ public struct PostgresFlowReader {
                                         _ body: (Flow) throws -> Bool) throws {
         let withBodies = bodies || filter?.expression.readsBodies(besidesFullText: false) == true
         let columns = withBodies ? PostgresFlowCodec.selectColumns : PostgresFlowCodec.selectColumnsWithoutBodies
+        let sql = PostgresFilterCondition(FlowQuery(filter: filter, since: since))
+        let filter = sql.isExact ? nil : filter
         var below = Int64.max
         while true {
             var binds = PostgresBindings()
             binds.append(below)
-            let condition = "id < $1 AND " + Self.condition(proxy: proxy, since: since, binds: &binds)
+            let condition = "id < $1 AND " + Self.condition(proxy: proxy, binds: &binds) + " AND " + sql.sql
             binds.append(Int64(pageSize))
             let rows = try session.query("""
                 SELECT \(columns) FROM proxyapp_flows WHERE \(condition)
@@ -88,18 +99,11 @@ public struct PostgresFlowReader {
         }
     }
 
-    /// The SQL that narrows rows by proxy and start time (`true` for neither), its values
-    /// appended to `binds`.
-    private static func condition(proxy: String?, since: Date?, binds: inout PostgresBindings) -> String {
-        var parts: [String] = []
-        if let proxy {
-            binds.append(PostgresFlowCodec.text(proxy))
-            parts.append("proxy = $\(binds.count)")
-        }
-        if let since {
-            binds.append(CaptureTime.milliseconds(since))
-            parts.append("started_at >= $\(binds.count)")
-        }
-        return parts.isEmpty ? "true" : parts.joined(separator: " AND ")
+    /// The SQL that narrows rows to one proxy's (`true` for every proxy), its value appended to
+    /// `binds`.
+    private static func condition(proxy: String?, binds: inout PostgresBindings) -> String {
+        guard let proxy else { return "true" }
+        binds.append(PostgresFlowCodec.text(proxy))
+        return "proxy = $\(binds.count)"
     }
 }

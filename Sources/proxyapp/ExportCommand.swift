@@ -16,12 +16,14 @@ struct ExportCommand: ParsableCommand {
             proxyapp export --har - --marked --redact > shared.har
             proxyapp export --curl 42
             proxyapp export --raw 42
+            proxyapp export --store postgres://qa@db/proxyapp --har lab.har --filter '~proxy lab-1'
 
             To a terminal, --raw and --curl show control characters escaped (\\x1b); --raw
             refuses binary bodies there: redirect or pipe it to get the bytes as they are.
             """)
 
     @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var store: StoreOptions
 
     @Option(name: .customLong("har"), help: ArgumentHelp("Write the matching flows as HAR 1.2 to FILE ('-' for stdout).", valueName: "FILE"))
     var harPath: String?
@@ -66,17 +68,17 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         let query = FlowQuery(filter: try filter.map { try FilterArgument.parse($0) }, since: since?.date, markedOnly: marked)
-        let repository = try data.openExistingCapture()
+        let (repository, captureName) = try store.openFlowStore(data: data)
         if let harPath {
             try exportHAR(query, from: repository, to: harPath)
         } else if let curlID {
-            let flow = try chosenSide(of: storedFlow(curlID, in: repository))
+            let flow = try chosenSide(of: storedFlow(curlID, in: repository, named: captureName))
             guard CurlCommand.isReproducible(flow) else {
                 throw CLIError("flow #\(curlID) is a CONNECT tunnel: there is no HTTP request to repeat with curl. Use --raw \(curlID) to see it.")
             }
             print(CurlCommand.render(redact ? FlowRedactor.redact(flow) : flow))
         } else if let rawID {
-            let flow = try chosenSide(of: storedFlow(rawID, in: repository))
+            let flow = try chosenSide(of: storedFlow(rawID, in: repository, named: captureName))
             let bytes = try Self.rawOutput(RawExchange.render(redact ? FlowRedactor.redact(flow) : flow), id: rawID,
                                            stdoutIsTerminal: isatty(STDOUT_FILENO) == 1)
             let output = FileOutput.standardOutput()
@@ -98,9 +100,10 @@ struct ExportCommand: ParsableCommand {
         return Array(TerminalText.escaped(text, keepingLineBreaks: true).utf8)
     }
 
-    private func storedFlow(_ id: Int64, in repository: TrafficRepository) throws -> Flow {
+    private func storedFlow(_ id: Int64, in repository: any FlowStore, named captureName: String) throws -> Flow {
         guard let flow = try repository.flow(id: id) else {
-            throw CLIError("no flow #\(id) in \(data.databasePath). `proxyapp flows` lists the stored flows and their ids.")
+            let flows = repository.isShared ? "`proxyapp flows --store …`" : "`proxyapp flows`"
+            throw CLIError("no flow #\(id) in \(captureName). \(flows) lists the stored flows and their ids.")
         }
         return flow
     }
@@ -114,7 +117,7 @@ struct ExportCommand: ParsableCommand {
         return flow.originSide
     }
 
-    private func exportHAR(_ query: FlowQuery, from repository: TrafficRepository, to path: String) throws {
+    private func exportHAR(_ query: FlowQuery, from repository: any FlowStore, to path: String) throws {
         let export = HARFileExport(query: query, redact: redact, creatorVersion: ProxyAppCommand.version)
         do {
             let count = try export.write(from: repository, to: path)

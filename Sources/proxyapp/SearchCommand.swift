@@ -3,6 +3,7 @@ import CaptureStore
 import FlowFilter
 import Foundation
 import ProxyModel
+import SharedCapture
 
 /// `proxyapp search`: finds flows by the words in their URL, headers and textual bodies through
 /// the capture's full-text index, newest first, and shows each match in context. Read-only,
@@ -17,9 +18,12 @@ struct SearchCommand: ParsableCommand {
             Bodies are searched when they are text, up to their first 64 KiB.
             Examples: proxyapp search user_id 123 | proxyapp search 'body:"invalid token" NOT url:health' \
             | proxyapp search --filter '~c 500' timeout
+            On a shared store (--store) there is no word index: flows are searched newest first, \
+            one by one, so a rare word on a large capture takes a while.
             """)
 
     @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var store: StoreOptions
 
     @Argument(help: ArgumentHelp("What to find (several words: all of them).", valueName: "words"))
     var words: [String] = []
@@ -44,30 +48,55 @@ struct SearchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let repository = try data.openExistingCapture()
         let colored = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-        for line in try output(repository, colored: colored) { print(line) }
+        let lines: [String]
+        if let address = try store.address() {
+            lines = try output(PostgresFlowReader(session: StoreOptions.openSession(address)), colored: colored)
+        } else {
+            lines = try output(data.openExistingCapture(), colored: colored)
+        }
+        for line in lines { print(line) }
     }
 
-    /// What `run` prints, line by line.
-    func output(_ repository: TrafficRepository, colored: Bool) throws -> [String] {
+    /// The search and the filter as one query.
+    private func query() throws -> (search: FullTextQuery, query: FlowQuery) {
         let search = try search()
         let extra = try filter.map { try FilterArgument.parse($0) }
         let expression = extra.map { FilterExpression.and(.fullText(search, .either), $0.expression) }
             ?? .fullText(search, .either)
-        let query = FlowQuery(filter: FlowFilter(expression, text: words.joined(separator: " ")))
+        return (search, FlowQuery(filter: FlowFilter(expression, text: words.joined(separator: " "))))
+    }
+
+    /// What `run` prints for the local capture, line by line.
+    func output(_ repository: TrafficRepository, colored: Bool) throws -> [String] {
+        let (search, query) = try query()
         if count { return [String(try repository.count(matching: query))] }
         let hits = try repository.latestFullTextHits(search, matching: query, limit: limit)
+        return try lines(hits, colored: colored, shared: false) { try repository.count(matching: query) }
+    }
+
+    /// What `run` prints for the shared store, line by line.
+    func output(_ reader: PostgresFlowReader, colored: Bool) throws -> [String] {
+        let (search, query) = try query()
+        guard let filter = query.filter else { return [] }
+        if count { return [String(try reader.count(matching: filter))] }
+        let hits = try reader.latestFullTextHits(search, matching: filter, limit: limit)
+        return try lines(hits, colored: colored, shared: true) { try reader.count(matching: filter) }
+    }
+
+    /// The hits as a table with their excerpts; `total` counts every match when more than
+    /// `limit` may exist.
+    private func lines(_ hits: [FullTextHit], colored: Bool, shared: Bool, total: () throws -> Int) throws -> [String] {
         guard !hits.isEmpty else { return ["No flow matches."] }
-        var lines = [FlowTable.header]
+        var lines = [shared ? FlowTable.sharedHeader : FlowTable.header]
         for hit in hits.reversed() {
-            lines.append(FlowTable.line(for: hit.flow))
+            lines.append(shared ? FlowTable.line(for: hit.flow, proxy: hit.flow.proxyName ?? "") : FlowTable.line(for: hit.flow))
             for excerpt in hit.excerpts {
                 lines.append("        " + Self.label(excerpt.field) + ": " + Self.shown(excerpt.text, colored: colored))
             }
         }
         if hits.count == limit {
-            let total = try repository.count(matching: query)
+            let total = try total()
             if total > limit { lines.append("(the newest \(limit) of \(total) matches; --limit N shows more)") }
         }
         return lines

@@ -55,6 +55,17 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+extension StoreOptions {
+    /// The capture a reading command works on: the shared store when `--store` (or
+    /// `PROXYAPP_STORE`) names one, else the data directory's file; and its name for messages.
+    func openFlowStore(data: DataDirectoryOptions) throws -> (store: any FlowStore, name: String) {
+        if let address = try address() {
+            return (PostgresFlowStore(session: try Self.openSession(address)), address.redacted)
+        }
+        return (try data.openExistingCapture(), data.databasePath)
+    }
+}
+
 /// `run --name`: the name a proxy's flows carry in a shared store (default: the host name).
 enum ProxyNameArgument {
     static func validate(_ name: String) throws {

@@ -52,6 +52,20 @@ final class SharedCaptureEndToEndTests: XCTestCase {
 
         let filtered = try await runProxyApp(executable, ["flows", "--store", url, "--count", "--filter", "~u from="])
         XCTAssertEqual(filtered.output.trimmingCharacters(in: .whitespacesAndNewlines), "2", filtered.output)
+
+        // The other reading commands on the same store: a HAR of one proxy's flows, a search.
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString).har").path
+        defer { try? FileManager.default.removeItem(atPath: har) }
+        let exported = try await runProxyApp(executable, ["export", "--store", url, "--har", har, "--filter", "~proxy 'lab-2$'"])
+        XCTAssertEqual(exported.status, 0, exported.output)
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: har))) as? [String: Any]
+        let entries = (document?["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+        XCTAssertEqual(entries?.count, 1, exported.output)
+        XCTAssertTrue(((entries?.first?["request"] as? [String: Any])?["url"] as? String)?.contains("from=two") == true)
+        let found = try await runProxyApp(executable, ["search", "--store", url, "outage"])
+        XCTAssertEqual(found.status, 0, found.output)
+        XCTAssertTrue(found.output.contains("lab-1 ") && found.output.contains("during=outage"), found.output)
+        XCTAssertEqual(found.output.split(separator: "\n").filter { $0.hasPrefix("lab-") }.count, 1, found.output)
         await lab1.stop()
         await lab2.stop()
         await origin.shutdown()

@@ -11,20 +11,9 @@ import XCTest
 
 /// The capture writer into PostgreSQL and the reads back, on a real server.
 final class PostgresCaptureTests: PostgresTestCase {
-    private func makeWriter(_ session: PostgresSession, name: String = "lab-1",
-                            log: CapturingLogHandler = CapturingLogHandler(),
-                            limits: CaptureWriter.Limits = .init(maxBatchDelay: .milliseconds(10))) -> CaptureWriter {
-        let writer = CaptureWriter(backend: PostgresCaptureBackend(session: session, proxyName: name), limits: limits,
-                                   logger: log.logger)
-        addTeardownBlock { writer.close() }
-        return writer
-    }
-
-    /// A second session on the same database, as another process would read it.
+    /// A reader on a second session of the same database, as another process would read it.
     private func reader(_ session: PostgresSession) -> PostgresFlowReader {
-        let other = PostgresSession(address: session.address)
-        addTeardownBlock { other.disconnect() }
-        return PostgresFlowReader(session: other)
+        PostgresFlowReader(session: otherSession(session))
     }
 
     func testEveryFieldRoundTripsThroughTheStore() throws {

@@ -1,3 +1,5 @@
+import CaptureStore
+import CaptureTestSupport
 import PostgresTestSupport
 import SharedCapture
 import XCTest
@@ -40,5 +42,23 @@ class PostgresTestCase: XCTestCase {
         let session = PostgresSession(address: cluster.address(database: try cluster.createDatabase()))
         addTeardownBlock { session.disconnect() }
         return session
+    }
+
+    /// A second session on `session`'s database, as another process would open; closed at
+    /// teardown.
+    func otherSession(_ session: PostgresSession) -> PostgresSession {
+        let other = PostgresSession(address: session.address)
+        addTeardownBlock { other.disconnect() }
+        return other
+    }
+
+    /// A capture writer into `session`'s database, its flows named `name`; closed at teardown.
+    func makeWriter(_ session: PostgresSession, name: String = "lab-1",
+                    log: CapturingLogHandler = CapturingLogHandler(),
+                    limits: CaptureWriter.Limits = .init(maxBatchDelay: .milliseconds(10))) -> CaptureWriter {
+        let writer = CaptureWriter(backend: PostgresCaptureBackend(session: session, proxyName: name), limits: limits,
+                                   logger: log.logger)
+        addTeardownBlock { writer.close() }
+        return writer
     }
 }

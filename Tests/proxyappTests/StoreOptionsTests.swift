@@ -45,4 +45,21 @@ final class StoreOptionsTests: XCTestCase {
         XCTAssertEqual(command.since?.date, ISO8601DateFormatter().date(from: "2026-11-22T10:00:00Z"))
         XCTAssertThrowsError(try FlowsCommand.parse(["--since", "yesterday"]))
     }
+
+    /// `tui`, `export` and `search` read the shared store too; `tui` takes one capture.
+    func testReadingCommandsTakeTheStore() throws {
+        XCTAssertEqual(try TUICommand.parse(["--store", "postgres://qa@db.test/lab"]).store.address(environment: [:])?.database,
+                       "lab")
+        XCTAssertThrowsError(try TUICommand.parse(["--db", "old.sqlite", "--store", "postgres://qa@db.test/lab"])) { error in
+            XCTAssertEqual(TUICommand.exitCode(for: error), .validationFailure)
+            XCTAssertEqual(TUICommand.message(for: error), "--db and --store name two captures: give one.")
+        }
+        XCTAssertNotNil(try ExportCommand.parse(["--store", "postgres://qa@db.test/lab", "--har", "-"])
+            .store.address(environment: [:]))
+        XCTAssertNotNil(try SearchCommand.parse(["--store", "postgres://qa@db.test/lab", "token"])
+            .store.address(environment: [:]))
+        XCTAssertThrowsError(try SearchCommand.parse(["--store", "mysql://x@y/z", "token"])) { error in
+            XCTAssertTrue(SearchCommand.message(for: error).hasPrefix("--store takes a postgres:// URL"))
+        }
+    }
 }

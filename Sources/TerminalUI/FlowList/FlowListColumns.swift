@@ -5,7 +5,8 @@
 /// this order: TYPE, DURATION, TIME; after that HOST and PATH shrink together (HOST takes two
 /// fifths of their space, at most 30 columns, and its values are shortened from the left). Every
 /// cell is written with its column's width as the limit, so a wide or long value can never push
-/// the next column out of line.
+/// the next column out of line. PROXY (which proxy captured the flow, in a shared capture) is
+/// there only when rows name one, as wide as the longest name shown, at most `proxyMaximum`.
 struct FlowListColumns: Equatable {
     /// One column: its title, first screen column, width, and whether values hug its right edge.
     struct Column: Equatable {
@@ -21,6 +22,7 @@ struct FlowListColumns: Equatable {
     /// What HOST and PATH should have together before an optional column is shown.
     static let sharedMinimum = 40
     static let hostMaximum = 30
+    static let proxyMaximum = 12
 
     let marker: Column
     let id: Column
@@ -29,6 +31,8 @@ struct FlowListColumns: Equatable {
     let proto: Column
     let method: Column
     let status: Column
+    /// Which proxy captured the flow; nil when no row shown names one (a local capture).
+    let proxy: Column?
     let host: Column
     let path: Column
     let type: Column?
@@ -37,12 +41,15 @@ struct FlowListColumns: Equatable {
 
     /// - Parameter idDigits: the digits of the largest flow id on screen (the ID column is at least
     ///   as wide as its title).
-    init(screenWidth: Int, idDigits: Int = 2) {
+    /// - Parameter proxyNameWidth: the columns of the longest proxy name on screen; 0 for none.
+    init(screenWidth: Int, idDigits: Int = 2, proxyNameWidth: Int = 0) {
         let idWidth = max(2, idDigits)
+        let proxyWidth = proxyNameWidth == 0 ? 0 : min(Self.proxyMaximum, max(5, proxyNameWidth))
         var dropped: Set<Optional> = []
         func shared() -> Int {
             // Everything but HOST, PATH and the space between them; those two share the rest.
             let fixed = 2 + (idWidth + 1) + (dropped.contains(.time) ? 0 : 12 + 1) + (2 + 1) + (7 + 1) + (6 + 1) + (1 + 9)
+                + (proxyWidth == 0 ? 0 : proxyWidth + 1)
                 + (dropped.contains(.type) ? 0 : 1 + 24) + (dropped.contains(.duration) ? 0 : 1 + 8)
             return screenWidth - fixed - 1
         }
@@ -62,6 +69,7 @@ struct FlowListColumns: Equatable {
         proto = column("", 2)
         method = column("METHOD", 7)
         status = column("STATUS", 6)
+        proxy = proxyWidth == 0 ? nil : column("PROXY", proxyWidth)
         host = column("HOST", hostWidth)
         path = column("PATH", space - hostWidth)
         type = dropped.contains(.type) ? nil : column("TYPE", 24)
@@ -71,7 +79,7 @@ struct FlowListColumns: Equatable {
 
     /// Left to right, as drawn.
     var all: [Column] {
-        [marker, id, time, proto, method, status, host, path, type, size, duration].compactMap { $0 }
+        [marker, id, time, proto, method, status, proxy, host, path, type, size, duration].compactMap { $0 }
     }
 }
 

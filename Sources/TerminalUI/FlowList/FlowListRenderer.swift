@@ -31,7 +31,9 @@ public enum FlowListRenderer {
         let listHeight = listRows(screenHeight: size.height, heldRows: shift)
         let shown = state.top..<min(state.totalRows, state.top + listHeight)
         let largestID = shown.compactMap { state.row(at: $0)?.id }.max() ?? 0
-        let columns = FlowListColumns(screenWidth: size.width, idDigits: String(largestID).count)
+        let proxyNameWidth = shown.compactMap { state.row(at: $0)?.proxy.map { DisplayWidth.of($0) } }.max() ?? 0
+        let columns = FlowListColumns(screenWidth: size.width, idDigits: String(largestID).count,
+                                      proxyNameWidth: proxyNameWidth)
         let titleStyle = CellStyle(bold: true, underline: true)
         for column in columns.all where !column.title.isEmpty {
             grid.put(column.title, row: 1 + shift, in: column, style: titleStyle)
@@ -87,6 +89,7 @@ public enum FlowListRenderer {
         grid.put(row.protocolName, row: screenRow, in: columns.proto, style: protocolStyle)
         grid.put(row.method, row: screenRow, in: columns.method, style: base)
         grid.put(row.status, row: screenRow, in: columns.status, style: statusStyle(row, base: base))
+        if let proxy = columns.proxy { grid.put(row.proxy ?? "", row: screenRow, in: proxy, style: base) }
         grid.put(row.host, row: screenRow, in: columns.host, style: base, fromLeft: true)
         grid.put(row.path, row: screenRow, in: columns.path, style: base)
         if let type = columns.type { grid.put(row.contentType, row: screenRow, in: type, style: base) }

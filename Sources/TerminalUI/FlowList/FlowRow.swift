@@ -40,9 +40,12 @@ public struct FlowRow: Sendable, Hashable {
     /// The proxy sent this flow again from another (`Flow.replayOf`).
     public var replayed: Bool
     public var error: String?
+    /// The proxy that captured the flow, in a shared capture (`Flow.proxyName`); nil in a local one.
+    public var proxy: String?
 
     public init(_ flow: Flow, timeZone: TimeZone) {
         id = flow.id
+        proxy = flow.proxyName
         kind = flow.kind
         time = Self.clockTime(flow.startedAt, timeZone: timeZone)
         method = flow.method

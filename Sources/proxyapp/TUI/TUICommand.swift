@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import ProxyAppUI
 import ProxyModel
 import RequestComposer
+import SharedCapture
 import TerminalUI
 
 /// `proxyapp tui`: the terminal UI alone, on a capture another process may be writing (a
@@ -18,9 +19,12 @@ struct TUICommand: ParsableCommand {
             proxyapp tui                       # the capture of the data directory
             proxyapp tui --db old.sqlite       # any capture file
             proxyapp tui --read-only           # no marking, deleting or clearing
+            proxyapp tui --store postgres://qa:secret@db:5432/proxyapp
+                                               # a team's shared capture, every proxy's flows
             """)
 
     @OptionGroup var data: DataDirectoryOptions
+    @OptionGroup var store: StoreOptions
 
     @Option(help: ArgumentHelp("The capture database to open (default: <data-dir>/traffic.sqlite).", valueName: "FILE"))
     var db: String?
@@ -31,7 +35,19 @@ struct TUICommand: ParsableCommand {
     @Option(name: .customLong("pin-ttl"), help: "How long pins last, for the expiry dates the pins view shows.")
     var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
 
+    func validate() throws {
+        if db != nil, storeText != nil {
+            throw ValidationError("--db and --store name two captures: give one.")
+        }
+    }
+
+    /// `--store` as typed (the environment's `PROXYAPP_STORE` yields to `--db`).
+    private var storeText: String? { store.storeText }
+
     func run() throws {
+        if db == nil, let address = try store.address() {
+            return try runShared(address)
+        }
         let path = db.map { ($0 as NSString).expandingTildeInPath } ?? data.databasePath
         if db == nil, FileManager.default.fileExists(atPath: path), let tightened = try data.preparePrivateDirectory() {
             StandardError.print(tightened)
@@ -70,6 +86,26 @@ struct TUICommand: ParsableCommand {
 }
 
 extension TUICommand {
+    /// The TUI on a shared PostgreSQL capture: every proxy's flows, tailed live. No proxy is
+    /// reached from here (replay, breakpoints and sending need the proxy's own machine), and
+    /// pins stay each proxy's own.
+    private func runShared(_ address: PostgresStoreAddress) throws {
+        let session = try StoreOptions.openSession(address)
+        // Log lines go into the data directory, as for the local capture, when it takes them.
+        var logPath: String? = data.directory.appendingPathComponent("proxyapp.log").path
+        do {
+            if let tightened = try data.preparePrivateDirectory() { StandardError.print(tightened) }
+        } catch {
+            StandardError.print("Note: \(error) Log lines are dropped.")
+            logPath = nil
+        }
+        let capture = address.redacted
+        let shownLog = logPath ?? ""
+        let context = TUIContext(rules: { "" }, info: { ProxyInfo(capturePath: "\(capture) (shared)", logPath: shownLog) },
+                                 readOnly: readOnly, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
+        try TerminalUIHost.run(repository: PostgresFlowStore(session: session), context: context, logPath: logPath)
+    }
+
     /// Breakpoints of the proxy on the data directory, through its control channel (asked when
     /// used: the proxy may start after the TUI, or stop); `release` is for quitting.
     static func attachedBreakpoints(controlPath: String) -> (breakpoints: TUIBreakpoints, release: @Sendable () -> Void) {
@@ -196,7 +232,7 @@ enum LogTime {
 /// puts the terminal back. While it runs, stdout and stderr go to `logPath` (or nowhere), so a
 /// log line or a stray print can never scribble over the screen.
 enum TerminalUIHost {
-    static func run(repository: TrafficRepository, context: TUIContext, logPath: String? = nil,
+    static func run(repository: any FlowStore, context: TUIContext, logPath: String? = nil,
                     stop: TUIStopSignal = TUIStopSignal(), handlesTerminationSignals: Bool = true) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw CLIError("the terminal UI needs a terminal on stdin and stdout. Run it in a terminal, or use `proxyapp run --headless` / `proxyapp flows`.")

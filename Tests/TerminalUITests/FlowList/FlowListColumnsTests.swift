@@ -31,6 +31,15 @@ final class FlowListColumnsTests: XCTestCase {
     }
 
     /// The ID column is as wide as the largest id, and takes its columns from HOST and PATH.
+    func testProxyColumnOnlyForASharedCapture() {
+        XCTAssertNil(FlowListColumns(screenWidth: 80).proxy, "a local capture has no PROXY column")
+        XCTAssertEqual(FlowListColumns(screenWidth: 80, proxyNameWidth: 2).proxy?.width, 5, "as wide as its title")
+        XCTAssertEqual(FlowListColumns(screenWidth: 80, proxyNameWidth: 40).proxy?.width, 12, "at most 12")
+        let shared = FlowListColumns(screenWidth: 80, proxyNameWidth: 8)
+        XCTAssertEqual(shared.host.width + shared.path.width, FlowListColumns(screenWidth: 80).host.width
+                       + FlowListColumns(screenWidth: 80).path.width - 9, "HOST and PATH make room")
+    }
+
     func testIDColumnWidth() {
         XCTAssertEqual(FlowListColumns(screenWidth: 80, idDigits: 1).id.width, 2, "never narrower than its title")
         let wide = FlowListColumns(screenWidth: 80, idDigits: 7)

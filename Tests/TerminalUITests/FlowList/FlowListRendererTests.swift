@@ -43,6 +43,29 @@ final class FlowListRendererTests: XCTestCase {
             """)
     }
 
+    /// A shared capture's rows name their proxy: a PROXY column appears, as wide as the longest
+    /// name shown (at most 12, longer names end in `…`), and HOST and PATH give it the room.
+    func testProxyColumnForASharedCapture() {
+        var state = FlowListState(totalRows: 3, visibleRows: FlowListRenderer.listRows(screenHeight: 8))
+        let names = ["lab-1", "ci-runner-b", "a-very-long-proxy-name"]
+        state.load(FlowListFixtures.flows.prefix(3).enumerated().map { index, flow in
+            var flow = flow
+            flow.proxyName = names[index]
+            return FlowRow(flow, timeZone: FlowListFixtures.utc)
+        }, at: 0)
+        let grid = FlowListRenderer.render(state, header: FlowListFixtures.header, size: ScreenSize(width: 80, height: 8))
+        XCTAssertEqual(grid.text, """
+            ProxyApp  listening 127.0.0.1:8080  1,234 flows  filter: ~d api  rules: off
+              ID    METHOD  STATUS PROXY        HOST          PATH                      SIZE
+               1 h1 GET     200    lab-1        example.com   /                      5.0 KiB
+               2 h1 GET     200    ci-runner-b  ….example.com /v1/users?page=2       1.2 KiB
+               3 h1 GET     404    a-very-long… example.com   /missing                 162 B
+
+
+            following  http://example.com/missing                             ? help  q quit
+            """)
+    }
+
     func testSnapshot200x50() {
         XCTAssertEqual(render(width: 200, height: 50).text, """
             ProxyApp  listening 127.0.0.1:8080  CA http://127.0.0.1:8080/ProxyCA.cer  1,234 flows  filter: ~d api  rules: off

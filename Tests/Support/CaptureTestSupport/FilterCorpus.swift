@@ -3,10 +3,10 @@ import ProxyModel
 
 /// A fixed, varied set of flows for the filter equivalence tests: every kind, NULL statuses,
 /// errors, tunnels, marks, applied rules, headers and encoded bodies, spread over a minute.
-enum FilterCorpus {
-    static let start = Date(timeIntervalSince1970: 1_763_760_000)
+public enum FilterCorpus {
+    public static let start = Date(timeIntervalSince1970: 1_763_760_000)
 
-    static let flows: [Flow] = {
+    public static let flows: [Flow] = {
         let hosts = ["api.example.com", "cdn.example.com", "ws.chat.test", "down.test", "pinned.bank.test",
                      "bücher.example", "10.0.0.7", "2001:db8::1"]
         let methods = ["GET", "POST", "PUT", "DELETE", "OPTIONS", "get"]
@@ -59,7 +59,7 @@ enum FilterCorpus {
     }()
 
     /// `gzip.compress(b"<html><title>Checkout complete</title></html>", mtime=0)` from Python.
-    static let gzipHTML: [UInt8] = [
+    public static let gzipHTML: [UInt8] = [
         0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xb3, 0xc9, 0x28, 0xc9, 0xcd, 0xb1, 0xb3, 0x29,
         0xc9, 0x2c, 0xc9, 0x49, 0xb5, 0x73, 0xce, 0x48, 0x4d, 0xce, 0xce, 0x2f, 0x2d, 0x51, 0x48, 0xce, 0xcf, 0x2d,
         0xc8, 0x49, 0x2d, 0x49, 0xb5, 0xd1, 0x87, 0x48, 0xd8, 0xe8, 0x83, 0x95, 0x01, 0x00, 0x02, 0x52, 0x4a, 0x02,
@@ -68,7 +68,7 @@ enum FilterCorpus {
 
     /// Expressions over every predicate, negated and nested; each matches some flows and not others
     /// (checked by the test), so none is trivially equivalent.
-    static let expressions: [String] = [
+    public static let expressions: [String] = [
         "~d example", "~d ^API\\.", "!~d example", "~d bücher", "~d ::1$", "~d '^10\\.'",
         "~m ^get$", "~m POST|PUT", "!~m GET",
         "~c 200", "!~c 200", "~c 404 | ~c 500", "!(~c 200 | ~c 404)",

@@ -1,0 +1,207 @@
+import CaptureStore
+import FlowFilter
+import Foundation
+import PostgresNIO
+import ProxyModel
+
+/// The shared capture as a `FlowStore`: what `proxyapp tui --store` and `export --store` read,
+/// live, while a team's proxies write.
+///
+/// Tailing by id is exact because writers commit ids in order (`PostgresCaptureBackend`'s tail
+/// lock). Filters run in SQL as far as `PostgresFilterCondition` is exact; the rest is checked
+/// in Swift on rows read a page at a time, without bodies unless the filter reads them.
+///
+/// One session serves every caller (the TUI's list feed and its two worker lanes), one
+/// statement at a time under `lock`; long reads (an export) take it per page, so the list keeps
+/// polling between pages.
+public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
+    private let session: PostgresSession
+    private let lock = NSLock()
+    /// Ids per statement for reads of many ids, and rows per page of a full read.
+    static let idsPerStatement = 1_000
+    static let rowsPerPage = 200
+
+    public init(session: PostgresSession) {
+        self.session = session
+    }
+
+    public var isShared: Bool { true }
+
+    /// Runs one statement under the lock.
+    private func query(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) throws -> [PostgresRow] {
+        lock.lock()
+        defer { lock.unlock() }
+        return try session.query(sql, binds)
+    }
+
+    public func lastFlowID() throws -> Int64 {
+        try query("SELECT coalesce(max(id), 0) FROM proxyapp_flows").first?.decode(Int64.self) ?? 0
+    }
+
+    public func matchingFlowIDs(in ids: ClosedRange<Int64>, query flowQuery: FlowQuery) throws -> [Int64] {
+        var matching: [Int64] = []
+        var lower = ids.lowerBound
+        while lower <= ids.upperBound {
+            let upper = lower > ids.upperBound - Int64(Self.idsPerStatement) + 1
+                ? ids.upperBound : lower + Int64(Self.idsPerStatement) - 1
+            matching += try idsMatching(flowQuery, where: "id BETWEEN \(lower) AND \(upper)")
+            if upper == ids.upperBound { break }
+            lower = upper + 1
+        }
+        return matching
+    }
+
+    public func matchingFlowIDs(among ids: [Int64], query flowQuery: FlowQuery) throws -> [Int64] {
+        var found: Set<Int64> = []
+        for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
+            let part = ids[start..<min(start + Self.idsPerStatement, ids.count)]
+            found.formUnion(try idsMatching(flowQuery, where: "id IN (\(part.map(String.init).joined(separator: ",")))"))
+        }
+        return ids.filter(found.contains)
+    }
+
+    /// The ids selected by `rows` (SQL over ids only) that match `flowQuery`, ascending.
+    private func idsMatching(_ flowQuery: FlowQuery, where rows: String) throws -> [Int64] {
+        let condition = PostgresFilterCondition(flowQuery)
+        guard !condition.isExact, let filter = flowQuery.filter else {
+            return try query("SELECT id FROM proxyapp_flows WHERE \(rows) AND \(condition.sql) ORDER BY id")
+                .map { try $0.decode(Int64.self) }
+        }
+        return try query("SELECT \(Self.columns(reading: filter)) FROM proxyapp_flows WHERE \(rows) AND \(condition.sql) ORDER BY id")
+            .compactMap { row in
+                let flow = try withMessages(PostgresFlowCodec.flow(from: row), for: filter)
+                return filter.matches(flow) ? flow.id : nil
+            }
+    }
+
+    /// Bodies only for filters that read them (`~b`, `~fts`).
+    private static func columns(reading filter: FlowFilter) -> String {
+        filter.expression.readsBodies(besidesFullText: false)
+            ? PostgresFlowCodec.selectColumns : PostgresFlowCodec.selectColumnsWithoutBodies
+    }
+
+    /// `flow` with its WebSocket messages when `filter` searches bodies (they are its bodies).
+    private func withMessages(_ flow: Flow, for filter: FlowFilter) throws -> Flow {
+        guard filter.expression.readsBodies(besidesFullText: false), flow.messageCount > 0, let id = flow.id else {
+            return flow
+        }
+        var flow = flow
+        flow.webSocketMessages = try messages(flowID: id, offset: 0, limit: .max)
+        return flow
+    }
+
+    public func listedFlows(ids: [Int64]) throws -> [Flow] {
+        var byID: [Int64: Flow] = [:]
+        for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
+            var binds = PostgresBindings()
+            binds.append(Array(ids[start..<min(start + Self.idsPerStatement, ids.count)]))
+            for row in try query(
+                "SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows WHERE id = ANY($1)", binds) {
+                let flow = try PostgresFlowCodec.flow(from: row)
+                if let id = flow.id { byID[id] = flow }
+            }
+        }
+        return ids.compactMap { byID[$0] }
+    }
+
+    public func flow(id: Int64) throws -> Flow? {
+        var binds = PostgresBindings()
+        binds.append(id)
+        return try query("SELECT \(PostgresFlowCodec.selectColumns) FROM proxyapp_flows WHERE id = $1", binds)
+            .first.map(PostgresFlowCodec.flow(from:))
+    }
+
+    public func messages(flowID id: Int64, offset: Int, limit: Int) throws -> [CapturedMessage] {
+        var binds = PostgresBindings()
+        binds.append(id)
+        binds.append(Int64(clamping: limit))
+        binds.append(Int64(offset))
+        return try query("""
+            SELECT direction, time, kind, size, truncated, compressed, close_code, close_reason, payload
+            FROM proxyapp_messages WHERE flow_id = $1 ORDER BY id LIMIT $2 OFFSET $3
+            """, binds).compactMap(PostgresFlowCodec.message(from:))
+    }
+
+    public func count(matching flowQuery: FlowQuery) throws -> Int {
+        let condition = PostgresFilterCondition(flowQuery)
+        guard condition.isExact else {
+            var count = 0
+            try forEachFlow(matching: flowQuery, withMessages: false, bodies: false) { _ in count += 1 }
+            return count
+        }
+        return Int(try query("SELECT count(*) FROM proxyapp_flows WHERE \(condition.sql)").first?.decode(Int64.self) ?? 0)
+    }
+
+    public func forEachFlow(matching flowQuery: FlowQuery, withMessages: Bool, _ body: (Flow) throws -> Void) throws {
+        try forEachFlow(matching: flowQuery, withMessages: withMessages, bodies: true, body)
+    }
+
+    /// Every matching flow, oldest first, a page at a time (each page its own statement: flows
+    /// stored meanwhile with higher ids are included, as a live capture's reader expects).
+    private func forEachFlow(matching flowQuery: FlowQuery, withMessages: Bool, bodies: Bool,
+                             _ body: (Flow) throws -> Void) throws {
+        let condition = PostgresFilterCondition(flowQuery)
+        let filter = condition.isExact ? nil : flowQuery.filter
+        let columns = bodies ? PostgresFlowCodec.selectColumns : filter.map(Self.columns(reading:))
+            ?? PostgresFlowCodec.selectColumnsWithoutBodies
+        var after: Int64 = 0
+        while true {
+            let rows = try query("""
+                SELECT \(columns) FROM proxyapp_flows WHERE id > \(after) AND \(condition.sql)
+                ORDER BY id LIMIT \(Self.rowsPerPage)
+                """)
+            for row in rows {
+                var flow = try PostgresFlowCodec.flow(from: row)
+                after = flow.id ?? after
+                if let filter {
+                    flow = try self.withMessages(flow, for: filter)
+                    if !filter.matches(flow) { continue }
+                }
+                if withMessages, flow.webSocketMessages == nil, flow.messageCount > 0, let id = flow.id {
+                    flow.webSocketMessages = try messages(flowID: id, offset: 0, limit: .max)
+                }
+                try body(flow)
+            }
+            if rows.count < Self.rowsPerPage { return }
+        }
+    }
+
+    public func earliestStart(matching flowQuery: FlowQuery) throws -> Date? {
+        let condition = PostgresFilterCondition(flowQuery)
+        let rows = try query("SELECT min(started_at) FROM proxyapp_flows WHERE \(condition.sql)")
+        return try rows.first?.decode(Int64?.self).map(CaptureTime.date(milliseconds:))
+    }
+
+    @discardableResult
+    public func setMarked(_ marked: Bool, id: Int64) throws -> Bool {
+        var binds = PostgresBindings()
+        binds.append(marked)
+        binds.append(id)
+        return try !query("UPDATE proxyapp_flows SET marked = $1 WHERE id = $2 RETURNING id", binds).isEmpty
+    }
+
+    public func delete(ids: [Int64]) throws {
+        for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
+            var binds = PostgresBindings()
+            binds.append(Array(ids[start..<min(start + Self.idsPerStatement, ids.count)]))
+            try query("DELETE FROM proxyapp_flows WHERE id = ANY($1)", binds)
+        }
+    }
+
+    @discardableResult
+    public func deleteAllFlows() throws -> Int {
+        Int(try query("WITH gone AS (DELETE FROM proxyapp_flows RETURNING 1) SELECT count(*) FROM gone")
+            .first?.decode(Int64.self) ?? 0)
+    }
+
+    /// Pins are not shared yet: each proxy keeps its own in its data directory.
+    public func pinnedDomains() throws -> [PinnedDomain] {
+        throw SharedCaptureError.notShared(
+            "pins are kept by each proxy in its own data directory: list them there with `proxyapp pins`")
+    }
+
+    @discardableResult
+    public func removePin(_ key: PinnedDomain.Key) throws -> Bool {
+        try pinnedDomains().isEmpty
+    }
+}
