@@ -216,7 +216,7 @@ let package = Package(
                 path: "Tests/Support/PostgresTestSupport"),
         .testTarget(name: "SharedCaptureTests",
                     dependencies: ["SharedCapture", "CaptureStore", "ProxyModel", "FlowFilter", "PostgresTestSupport",
-                                   "CaptureTestSupport", "TestSupport", "ProxyAppUI", "TerminalUI",
+                                   "CaptureTestSupport", "TestSupport", "ProxyAppUI", "TerminalUI", "PersistentPins", "ProxyCore",
                                    .product(name: "Logging", package: "swift-log")]),
         // Test support: runs client programs (curl, openssl) for the test targets that need them.
         .target(

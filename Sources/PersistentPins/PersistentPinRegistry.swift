@@ -30,7 +30,7 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     /// How many pins, and how many new ones per client a minute.
     public let limits: AutoPinPolicy.Limits
 
-    private let repository: TrafficRepository
+    private let repository: any PinStore
     private let logger: Logger
     private let now: @Sendable () -> Date
     private let queue = DispatchQueue(label: "proxyapp.pins")
@@ -62,8 +62,12 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     ///   - refreshInterval: how often the change count is checked; nil never.
     ///   - now: the clock (tests inject one).
     /// - Throws: the database's error when the pins cannot be read or the expired ones deleted.
-    public init(repository: TrafficRepository, ttl: TimeInterval, limits: AutoPinPolicy.Limits = .init(),
-                logger: Logger, refreshInterval: TimeInterval? = 5, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    ///   - startsDuringOutage: a store that cannot be read now (a shared store's server down) is
+    ///     not an error: the registry starts with no pins, logs the outage once, and reads the
+    ///     pins at the first refresh that reaches the store.
+    public init(repository: any PinStore, ttl: TimeInterval, limits: AutoPinPolicy.Limits = .init(),
+                logger: Logger, refreshInterval: TimeInterval? = 5, startsDuringOutage: Bool = false,
+                now: @escaping @Sendable () -> Date = { Date() }) throws {
         self.repository = repository
         self.ttl = ttl
         self.limits = limits
@@ -71,13 +75,17 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
         self.now = now
         policy = AutoPinPolicy(ttl: ttl, limits: limits)
         let loadedAt = now()
-        try repository.removePins(expiredBefore: loadedAt.addingTimeInterval(-ttl))
-        let stored = try repository.pinnedDomainsAndChangeCount()
-        tableReads = 1
-        let dropped = policy.load(stored.pins.filter { !$0.isExpired(ttl: ttl, now: loadedAt) })
-        knownChangeCount = dropped.isEmpty
-            ? stored.changeCount
-            : try repository.applyPinChanges(saving: [], removing: dropped.map(\.key)).after
+        do {
+            try repository.removePins(expiredBefore: loadedAt.addingTimeInterval(-ttl))
+            let stored = try repository.pinnedDomainsAndChangeCount()
+            tableReads = 1
+            let dropped = policy.load(stored.pins.filter { !$0.isExpired(ttl: ttl, now: loadedAt) })
+            knownChangeCount = dropped.isEmpty
+                ? stored.changeCount
+                : try repository.applyPinChanges(saving: [], removing: dropped.map(\.key)).after
+        } catch where startsDuringOutage {
+            reportFailure("cannot read pinned hosts", error)  // knownChangeCount nil: the next refresh reads them
+        }
         if let refreshInterval {
             startRefreshing(every: refreshInterval)
         }
@@ -224,7 +232,7 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     private func reportFailure(_ what: String, _ error: any Error) {
         guard !inOutage else { return }
         inOutage = true
-        logger.error("\(what) in \(repository.database.path): \(error). Pins still apply until the proxy stops; this is logged once per outage.")
+        logger.error("\(what) in \(repository.pinStoreDescription): \(error). Pins still apply until the proxy stops; this is logged once per outage.")
     }
 
     private func startRefreshing(every interval: TimeInterval) {

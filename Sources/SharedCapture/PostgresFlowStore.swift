@@ -12,17 +12,20 @@ import ProxyModel
 /// in Swift on rows read a page at a time, without bodies unless the filter reads them.
 ///
 /// One session serves every caller (the TUI's list feed and its two worker lanes), one
-/// statement at a time under `lock`; long reads (an export) take it per page, so the list keeps
+/// statement (or pin change) at a time under `lock`; long reads (an export) take it per page, so the list keeps
 /// polling between pages.
 public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     private let session: PostgresSession
     private let lock = NSLock()
-    /// Ids per statement for reads of many ids, and rows per page of a full read.
+    /// Ids per statement for listed rows, and rows per page of reads checked in Swift.
     static let idsPerStatement = 1_000
-    static let rowsPerPage = 200
+    let rowsPerPage: Int
 
-    public init(session: PostgresSession) {
+    /// `rowsPerPage`: rows per statement when rows are read whole (an export, a filter checked
+    /// in Swift).
+    public init(session: PostgresSession, rowsPerPage: Int = 200) {
         self.session = session
+        self.rowsPerPage = max(1, rowsPerPage)
     }
 
     public var isShared: Bool { true }
@@ -39,39 +42,44 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     }
 
     public func matchingFlowIDs(in ids: ClosedRange<Int64>, query flowQuery: FlowQuery) throws -> [Int64] {
-        var matching: [Int64] = []
-        var lower = ids.lowerBound
-        while lower <= ids.upperBound {
-            let upper = lower > ids.upperBound - Int64(Self.idsPerStatement) + 1
-                ? ids.upperBound : lower + Int64(Self.idsPerStatement) - 1
-            matching += try idsMatching(flowQuery, where: "id BETWEEN \(lower) AND \(upper)")
-            if upper == ids.upperBound { break }
-            lower = upper + 1
+        let condition = PostgresFilterCondition(flowQuery)
+        let range = "id BETWEEN \(ids.lowerBound) AND \(ids.upperBound) AND \(condition.sql)"
+        guard !condition.isExact, let filter = flowQuery.filter else {
+            return try query("SELECT id FROM proxyapp_flows WHERE \(range) ORDER BY id").map { try $0.decode(Int64.self) }
         }
-        return matching
+        // Rows are checked in Swift: read them a page at a time, not the whole range at once.
+        var matching: [Int64] = []
+        var after = ids.lowerBound - 1
+        while true {
+            let rows = try query("SELECT \(Self.columns(reading: filter)) FROM proxyapp_flows "
+                                 + "WHERE id > \(after) AND \(range) ORDER BY id LIMIT \(rowsPerPage)")
+            for row in rows {
+                let flow = try PostgresFlowCodec.flow(from: row)
+                after = flow.id ?? after
+                if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { matching.append(id) }
+            }
+            if rows.count < rowsPerPage { return matching }
+        }
     }
 
     public func matchingFlowIDs(among ids: [Int64], query flowQuery: FlowQuery) throws -> [Int64] {
+        let condition = PostgresFilterCondition(flowQuery)
+        let filter = condition.isExact ? nil : flowQuery.filter
+        let columns = filter.map(Self.columns(reading:)) ?? "id"
         var found: Set<Int64> = []
-        for start in stride(from: 0, to: ids.count, by: Self.idsPerStatement) {
-            let part = ids[start..<min(start + Self.idsPerStatement, ids.count)]
-            found.formUnion(try idsMatching(flowQuery, where: "id IN (\(part.map(String.init).joined(separator: ",")))"))
+        for start in stride(from: 0, to: ids.count, by: rowsPerPage) {
+            var binds = PostgresBindings()
+            binds.append(Array(ids[start..<min(start + rowsPerPage, ids.count)]))
+            for row in try query("SELECT \(columns) FROM proxyapp_flows WHERE id = ANY($1) AND \(condition.sql)", binds) {
+                guard let filter else {
+                    found.insert(try row.decode(Int64.self))
+                    continue
+                }
+                let flow = try PostgresFlowCodec.flow(from: row)
+                if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { found.insert(id) }
+            }
         }
         return ids.filter(found.contains)
-    }
-
-    /// The ids selected by `rows` (SQL over ids only) that match `flowQuery`, ascending.
-    private func idsMatching(_ flowQuery: FlowQuery, where rows: String) throws -> [Int64] {
-        let condition = PostgresFilterCondition(flowQuery)
-        guard !condition.isExact, let filter = flowQuery.filter else {
-            return try query("SELECT id FROM proxyapp_flows WHERE \(rows) AND \(condition.sql) ORDER BY id")
-                .map { try $0.decode(Int64.self) }
-        }
-        return try query("SELECT \(Self.columns(reading: filter)) FROM proxyapp_flows WHERE \(rows) AND \(condition.sql) ORDER BY id")
-            .compactMap { row in
-                let flow = try withMessages(PostgresFlowCodec.flow(from: row), for: filter)
-                return filter.matches(flow) ? flow.id : nil
-            }
     }
 
     /// Bodies only for filters that read them (`~b`, `~fts`).
@@ -148,7 +156,7 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
         while true {
             let rows = try query("""
                 SELECT \(columns) FROM proxyapp_flows WHERE id > \(after) AND \(condition.sql)
-                ORDER BY id LIMIT \(Self.rowsPerPage)
+                ORDER BY id LIMIT \(rowsPerPage)
                 """)
             for row in rows {
                 var flow = try PostgresFlowCodec.flow(from: row)
@@ -162,7 +170,7 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
                 }
                 try body(flow)
             }
-            if rows.count < Self.rowsPerPage { return }
+            if rows.count < rowsPerPage { return }
         }
     }
 
@@ -194,14 +202,17 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
             .first?.decode(Int64.self) ?? 0)
     }
 
-    /// Pins are not shared yet: each proxy keeps its own in its data directory.
+    /// The shared pins (`PostgresPinStore`), every proxy's.
     public func pinnedDomains() throws -> [PinnedDomain] {
-        throw SharedCaptureError.notShared(
-            "pins are kept by each proxy in its own data directory: list them there with `proxyapp pins`")
+        lock.lock()
+        defer { lock.unlock() }
+        return try PostgresPinStore(session: session).pinnedDomains()
     }
 
     @discardableResult
     public func removePin(_ key: PinnedDomain.Key) throws -> Bool {
-        try pinnedDomains().isEmpty
+        lock.lock()
+        defer { lock.unlock() }
+        return try PostgresPinStore(session: session).removePin(key)
     }
 }

@@ -87,6 +87,38 @@ enum PostgresSchema {
         )
         """,
         "CREATE INDEX proxyapp_messages_by_flow ON proxyapp_messages (flow_id, id)"],
+        // 2: pinned hosts, shared by every proxy, as the SQLite capture's `pinned_domains` (an
+        // "any client" pin has '' for both client columns), with a change count every insert,
+        // update and delete bumps, so a proxy re-reads the pins only when they changed.
+        ["""
+        CREATE TABLE proxyapp_pins (
+          host text NOT NULL,
+          client_address text NOT NULL DEFAULT '',
+          client_fingerprint text NOT NULL DEFAULT '',
+          reason text NOT NULL,
+          evidence text NOT NULL,
+          alert text,
+          tls_version text,
+          first_seen bigint NOT NULL,
+          last_seen bigint NOT NULL,
+          count integer NOT NULL,
+          PRIMARY KEY (host, client_address, client_fingerprint)
+        )
+        """,
+         "CREATE TABLE proxyapp_pin_changes (id integer PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)",
+         "INSERT INTO proxyapp_pin_changes (id, version) VALUES (1, 0)",
+         """
+         CREATE FUNCTION proxyapp_count_pin_change() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           UPDATE proxyapp_pin_changes SET version = version + 1 WHERE id = 1;
+           RETURN NULL;
+         END
+         $$
+         """,
+         """
+         CREATE TRIGGER proxyapp_pins_changed AFTER INSERT OR UPDATE OR DELETE ON proxyapp_pins
+         FOR EACH ROW EXECUTE FUNCTION proxyapp_count_pin_change()
+         """],
     ]
 
     /// Applies what is missing; throws `SharedCaptureError.newerSchema` for a database written

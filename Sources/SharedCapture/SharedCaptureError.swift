@@ -13,8 +13,6 @@ public enum SharedCaptureError: Error, Equatable, CustomStringConvertible {
     case newerSchema(found: Int, known: Int)
     /// A stored row could not be read as a flow.
     case malformedRow(String)
-    /// Asked of the shared store for what each proxy keeps to itself (its pins); says where.
-    case notShared(String)
 
     public var description: String {
         switch self {
@@ -29,8 +27,6 @@ public enum SharedCaptureError: Error, Equatable, CustomStringConvertible {
                 + "update proxyapp on this machine"
         case .malformedRow(let problem):
             return "a flow in the PostgreSQL store cannot be read: \(problem)"
-        case .notShared(let whereInstead):
-            return whereInstead
         }
     }
 }

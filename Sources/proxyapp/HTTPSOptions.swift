@@ -1,6 +1,7 @@
 import ArgumentParser
 import CaptureStore
 import Foundation
+import SharedCapture
 import Logging
 import PersistentPins
 import ProxyCore
@@ -97,7 +98,9 @@ struct HTTPSOptions: ParsableArguments {
 
     /// Loads or creates the root CA under `<data-dir>/ca` and builds everything else; nil with
     /// `--no-intercept`.
-    func makeSetup(data: DataDirectoryOptions, repository: TrafficRepository, logger: Logger) throws -> Setup? {
+    /// `pins`: where pinned hosts are kept (the capture database, or a shared store, whose
+    /// server may be down at start: the pins are then read once it answers).
+    func makeSetup(data: DataDirectoryOptions, pins pinStore: any PinStore, logger: Logger) throws -> Setup? {
         guard !noIntercept else { return nil }
         let store = data.certificateAuthorityStore
         let authority: CertificateAuthority
@@ -121,10 +124,11 @@ struct HTTPSOptions: ParsableArguments {
         let pins: PersistentPinRegistry
         do {
             pins = try PersistentPinRegistry(
-                repository: repository, ttl: TimeInterval(pinTTL.seconds),
-                limits: AutoPinPolicy.Limits(maximumPins: maxPins, newPinsPerClientPerMinute: pinRate), logger: logger)
+                repository: pinStore, ttl: TimeInterval(pinTTL.seconds),
+                limits: AutoPinPolicy.Limits(maximumPins: maxPins, newPinsPerClientPerMinute: pinRate), logger: logger,
+                startsDuringOutage: pinStore is PostgresPinStore)
         } catch {
-            throw CLIError("cannot read the pinned hosts from the capture database: \(error). Pass another --data-dir.")
+            throw CLIError("cannot read the pinned hosts from \(pinStore.pinStoreDescription): \(error). Pass another --data-dir.")
         }
         let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
         var interception = TLSInterception(identities: leaves, upstream: upstream, pins: pins)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CaptureStore
 import Foundation
 import ProxyCore
+import SharedCapture
 
 /// `proxyapp pins`: the hosts the proxy passes through untouched for the clients that refuse our
 /// certificates for them (certificate pinning). Lists them, or unpins so they are intercepted again.
@@ -17,7 +18,8 @@ struct PinsCommand: ParsableCommand {
             intercepted. A client is its address and a fingerprint of its TLS ClientHello. A \
             client that never completed a handshake pins nothing: it does not trust the CA yet. \
             A pin expires --pin-ttl after its last failure. A running proxy notices removals \
-            within a few seconds.
+            within a few seconds. Proxies writing one shared store (--store) share their pins: \
+            list and remove them with --store from any machine.
             """,
         subcommands: [List.self, Remove.self, Clear.self],
         defaultSubcommand: List.self
@@ -34,13 +36,14 @@ extension PinsCommand {
         static let configuration = CommandConfiguration(abstract: "Print the pinned hosts.")
 
         @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var store: StoreOptions
 
         @Option(name: .customLong("pin-ttl"),
                 help: "How long a pin lasts after the host's last failure, to show when it expires: 7d, 12h, 30m, 3600s or seconds.")
         var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
 
         func run() throws {
-            let pins = try data.openExistingCapture().pinnedDomains()
+            let pins = try store.openPinStore(data: data, forWriting: false).pinnedDomains()
             print(PinTable.render(pins, ttl: pinTTL.timeInterval, now: Date()), terminator: "")
         }
     }
@@ -52,6 +55,7 @@ extension PinsCommand {
             abstract: "Unpin a host for every client (or those at --client): the proxy intercepts it again.")
 
         @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var store: StoreOptions
 
         @Argument(help: "The host to unpin, as `proxyapp pins list` shows it (any case).")
         var host: String
@@ -70,7 +74,7 @@ extension PinsCommand {
         }
 
         func run() throws {
-            let repository = try data.openExistingCapture(forWriting: true)
+            let repository = try store.openPinStore(data: data, forWriting: true)
             let removed = try repository.removePins(host: HostName.normalized(host), clientAddress: clientAddress)
             let whose = clientAddress.map { " for clients at \($0)" } ?? ""
             guard removed > 0 else {
@@ -86,9 +90,10 @@ extension PinsCommand {
         static let configuration = CommandConfiguration(abstract: "Unpin every host.")
 
         @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var store: StoreOptions
 
         func run() throws {
-            let removed = try data.openExistingCapture(forWriting: true).removeAllPins()
+            let removed = try store.openPinStore(data: data, forWriting: true).removeAllPins()
             print(removed == 0 ? "No host was pinned." : "Removed \(removed) pin\(removed == 1 ? "" : "s").")
         }
     }

@@ -167,10 +167,6 @@ struct RunCommand: AsyncParsableCommand {
         }
         let withTUI = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let sharedAddress = try store.address()
-        if sharedAddress != nil && withTUI {
-            throw CLIError("the TUI does not read a PostgreSQL store yet: add --headless (each flow is printed as "
-                           + "it is stored), and list the shared capture with `proxyapp flows --store URL`.")
-        }
         var onCommitted: (@Sendable ([Flow]) -> Void)?
         if !quiet && !withTUI {
             let printer = FlowLinePrinter()
@@ -178,14 +174,19 @@ struct RunCommand: AsyncParsableCommand {
         }
         let repository = TrafficRepository(database: database)
         let initialRules = try rulesOptions.loadForRun(data: data)
-        let https = try self.https.makeSetup(data: data, repository: repository, logger: logger)
+        // With a shared store, the capture writer, the pins and the TUI each get a session of
+        // their own (a session serves one thread at a time); the first brings the schema up to date.
+        let writerSession = try sharedAddress.map { try StoreOptions.openSession($0, tolerateOutage: true) }
+        let pinStore: any PinStore = sharedAddress.map { PostgresPinStore(session: PostgresSession(address: $0)) } ?? repository
+        let flowStore: any FlowStore = sharedAddress.map { PostgresFlowStore(session: PostgresSession(address: $0)) }
+            ?? repository
+        let https = try self.https.makeSetup(data: data, pins: pinStore, logger: logger)
         let retentionPolicy = try retention.policy()
         let backend: any CaptureBackend
         var captureLine = "Capture: \(data.databasePath)"
-        if let sharedAddress {
+        if let sharedAddress, let writerSession {
             let proxyName = name ?? MachineName.current
-            backend = PostgresCaptureBackend(session: try StoreOptions.openSession(sharedAddress, tolerateOutage: true),
-                                             proxyName: proxyName)
+            backend = PostgresCaptureBackend(session: writerSession, proxyName: proxyName)
             captureLine = "Capture: \(sharedAddress.redacted) (shared; this proxy's flows are named \(proxyName))"
         } else {
             backend = SQLiteCaptureBackend(repository: repository)
@@ -283,7 +284,7 @@ struct RunCommand: AsyncParsableCommand {
         for line in deviceLines + [accessLine] {
             banner += line + "\n"
         }
-        let replayService = FlowReplayService(repository: repository, replayer: { server.replayer(ignoresRules: $0) })
+        let replayService = FlowReplayService(repository: flowStore, replayer: { server.replayer(ignoresRules: $0) })
         let control = ControlEndpoint.open(dataDirectory: directory.path,
                                            commands: ControlCommands(service: replayService, breakpoints: breakpoints))
         if let intercept {
@@ -306,8 +307,9 @@ struct RunCommand: AsyncParsableCommand {
 
         if withTUI {
             let logPath = directory.appendingPathComponent("proxyapp.log").path
+            let capturePath = sharedAddress.map { "\($0.redacted) (shared)" } ?? data.databasePath
             var startInfo = ProxyInfo(proxy: .thisProcess, listenAddress: bound.description, dataDirectory: directory.path,
-                                 capturePath: data.databasePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
+                                 capturePath: capturePath, logPath: logPath, caCertificatePath: https?.certificatePath ?? "",
                                  caCreatedNow: https?.createdNow ?? false,
                                  devices: deviceLines.isEmpty ? [] : deviceLines + ["  " + accessLine],
                                  scanTargets: AccessBanner.deviceURLs(bound: boundAll, interfaces: interfaces)
@@ -338,7 +340,7 @@ struct RunCommand: AsyncParsableCommand {
                                                 body: composed.body, replayOf: composed.replayOf)
                     return TUIActionResult(FlowReplayService.blocking { await replayService.send(request, ignoresRules: false) })
                 })
-            let reason = await Self.runTUI(repository: repository, context: context, logPath: logPath, signals: signals)
+            let reason = await Self.runTUI(repository: flowStore, context: context, logPath: logPath, signals: signals)
             signals.stopping()
             Console.write(bannerNow())
             Console.write("Stopping (\(reason))…\n")
@@ -365,7 +367,7 @@ struct RunCommand: AsyncParsableCommand {
 extension RunCommand {
     /// Runs the TUI on a thread of its own until the user quits or SIGINT/SIGTERM arrives;
     /// returns which it was. Log output goes to `logPath` meanwhile.
-    static func runTUI(repository: TrafficRepository, context: TUIContext, logPath: String,
+    static func runTUI(repository: any FlowStore, context: TUIContext, logPath: String,
                        signals: SignalWaiter) async -> String {
         let stop = TUIStopSignal()
         let signalled = NIOLockedValueBox<Int32?>(nil)

@@ -64,6 +64,14 @@ extension StoreOptions {
         }
         return (try data.openExistingCapture(), data.databasePath)
     }
+
+    /// The pins a `pins` command works on: the shared store's, or the data directory capture's.
+    func openPinStore(data: DataDirectoryOptions, forWriting: Bool) throws -> any PinStore {
+        if let address = try address() {
+            return PostgresPinStore(session: try Self.openSession(address))
+        }
+        return try data.openExistingCapture(forWriting: forWriting)
+    }
 }
 
 /// `run --name`: the name a proxy's flows carry in a shared store (default: the host name).

@@ -154,15 +154,15 @@ final class CommandLineTests: XCTestCase {
         let command = try RunCommand.parse(["--data-dir", directory.path])
         let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        let setup = try XCTUnwrap(try command.https.makeSetup(data: command.data, repository: repository, logger: logger))
+        let setup = try XCTUnwrap(try command.https.makeSetup(data: command.data, pins: repository, logger: logger))
         XCTAssertTrue(setup.banner.contains("created now"), setup.banner)
         XCTAssertEqual(setup.rootCertificate.pem, try String(contentsOfFile: command.data.certificateAuthorityStore.certificatePEMPath, encoding: .utf8))
-        let again = try XCTUnwrap(try command.https.makeSetup(data: command.data, repository: repository, logger: logger))
+        let again = try XCTUnwrap(try command.https.makeSetup(data: command.data, pins: repository, logger: logger))
         XCTAssertTrue(again.banner.contains("reused"), again.banner)
         XCTAssertEqual(again.rootCertificate.der, setup.rootCertificate.der)
 
         try "garbage".write(toFile: command.data.certificateAuthorityStore.privateKeyPath, atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try command.https.makeSetup(data: command.data, repository: repository, logger: logger)) { error in
+        XCTAssertThrowsError(try command.https.makeSetup(data: command.data, pins: repository, logger: logger)) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("ProxyCA-key.pem"), text)
             XCTAssertTrue(text.contains("proxyapp ca regenerate"), text)
@@ -178,7 +178,7 @@ final class CommandLineTests: XCTestCase {
         let command = try RunCommand.parse(["--data-dir", directory.path, "--upstream-ca", garbage.path])
         let repository = TrafficRepository(database: try TrafficDatabase(path: command.data.databasePath))
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        XCTAssertThrowsError(try command.https.makeSetup(data: command.data, repository: repository, logger: logger)) {
+        XCTAssertThrowsError(try command.https.makeSetup(data: command.data, pins: repository, logger: logger)) {
             let text = "\($0)"
             XCTAssertTrue(text.contains("cannot use --upstream-ca \(garbage.path)"), text)
             XCTAssertTrue(text.contains("Pass a PEM file of CA certificates"), text)

@@ -81,6 +81,9 @@ struct HAREntryWriter {
         if let original = flow.replayOf {
             json.key("_replayOf"); json.integer(original)
         }
+        if let proxy = flow.proxyName {  // a shared capture's: which proxy captured it
+            json.key("_proxy"); json.string(proxy)
+        }
         if !flow.appliedRules.isEmpty {
             json.key("_rules")
             json.beginArray()

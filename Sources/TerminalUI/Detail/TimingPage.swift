@@ -15,6 +15,7 @@ enum TimingPage {
         lines += phases(flow.timings)
         lines.append(.blank)
         lines.append(section("Connection"))
+        if let proxy = flow.proxyName { lines.append(field("Proxy", proxy)) }  // a shared capture's
         lines.append(field("Client", flow.clientAddress.isEmpty ? "–" : flow.clientAddress))
         let origin = "\(flow.urlHost):\(flow.port)"
         lines.append(field("Server", flow.serverAddress.map { "\(origin) (\($0))" } ?? origin))

@@ -14,7 +14,7 @@ import TerminalUI
 /// request), a request body cut at capture (unless `allowTruncated`). The engine (`FlowReplayer`)
 /// does the rest; replies are lines in words.
 struct FlowReplayService: Sendable {
-    let repository: TrafficRepository
+    let repository: any FlowStore
     /// The engine's replayer, with or without rules.
     let replayer: @Sendable (_ ignoresRules: Bool) -> FlowReplayer
 

@@ -38,7 +38,7 @@ struct StandaloneEngine {
         let setup: HTTPSOptions.Setup?
         do {
             loaded = try rules.loadForRun(data: data)
-            setup = try https.makeSetup(data: data, repository: repository, logger: logger)
+            setup = try https.makeSetup(data: data, pins: repository, logger: logger)
         } catch {
             marker.release()
             throw error

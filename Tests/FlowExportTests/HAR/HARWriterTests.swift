@@ -96,6 +96,14 @@ final class HARWriterTests: XCTestCase {
         XCTAssertEqual(imported.map(\.timings.hold), [2_500.25, -1], "our _hold comes back; another tool's blocked does not")
     }
 
+    /// A flow of a shared capture names its proxy in `_proxy`; a local capture's has none.
+    func testSharedCaptureFlowsNameTheirProxy() throws {
+        var flow = SampleFlows.plain
+        flow.proxyName = "lab-1"
+        XCTAssertEqual(try entry(flow)["_proxy"] as? String, "lab-1")
+        XCTAssertNil(try entry(SampleFlows.plain)["_proxy"])
+    }
+
     func testHTTPSWithTLSDetails() throws {
         let entry = try entry(SampleFlows.httpsWithTLS)
         XCTAssertEqual((entry["request"] as? [String: Any])?["url"] as? String,

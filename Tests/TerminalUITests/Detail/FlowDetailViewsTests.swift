@@ -217,6 +217,14 @@ final class FlowDetailViewsTests: XCTestCase {
         XCTAssertTrue(lines.last?.hasPrefix("line 1 of 19") ?? false, lines.joined(separator: "\n"))
     }
 
+    /// A flow from a shared capture names the proxy that captured it, above its client.
+    func testTimingPageNamesTheProxyOfASharedCapture() {
+        var flow = DetailFixtures.failed
+        flow.proxyName = "lab-1"
+        let lines = render(flow, .timing).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(Array(lines[13...15]), ["Connection", "  Proxy         lab-1", "  Client        127.0.0.1:53301"])
+    }
+
     /// A flow held at a breakpoint shows the hold as the first phase, its bar before the
     /// network's; a flow never held has no such line.
     func testTimingPageShowsTheHoldFirst() {
