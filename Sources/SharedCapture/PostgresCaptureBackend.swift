@@ -13,14 +13,8 @@ import ProxyModel
 /// be reached the error says so (`isUnreachable`) and `CaptureWriter` keeps the batch and
 /// tries again; the session connects again on that next try.
 ///
-/// Ids are committed in order: a batch that inserts flows first takes `tailLock`, held until
-/// it commits, so no flow with a lower id becomes visible after a higher one. Readers tail the
-/// capture by id (`PostgresFlowStore.lastFlowID`, the TUI's list); without the lock, proxy A
-/// could take ids 100–611, proxy B 612–700 and commit first, and a reader that saw 700 would
-/// never look back for A's flows. The cost is that batches of different proxies commit one
-/// after another (measured in the bench's `shared` phase). A proxy that stops mid-batch (a
-/// frozen process) holds the lock only until the server's `idle_in_transaction_session_timeout`
-/// set for the batch ends its session.
+/// Before a batch takes its first ids it announces them (`PostgresTailWatermark`), so readers
+/// that tail by id never pass ids still on their way.
 public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
     public let session: PostgresSession
     /// The name every flow this proxy writes is tagged with (`--name`).
@@ -35,21 +29,6 @@ public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
     /// while their exchange ran are read back to be sent, and the capture queue does not count
     /// them: without this bound, 512 spooled 16 MiB downloads would be 8 GiB in one statement.
     static let bytesPerStatement = 8 << 20
-
-    /// The advisory lock that orders the commits of flow ids (see the type's doc).
-    static let tailLock: Int64 = 0x7072_6F78_7974_6169  // "proxytai"
-    /// How long the server lets a batch sit idle in its transaction, holding `tailLock`, before
-    /// it ends the session (a writer that froze between statements).
-    static let idleInBatchTimeout = "10s"
-
-    /// Takes `tailLock` for the running transaction and bounds how long it may sit idle.
-    static func lockTail(_ session: PostgresSession) throws {
-        var binds = PostgresBindings()
-        binds.append(tailLock)
-        binds.append(idleInBatchTimeout)
-        try session.query("SELECT pg_advisory_xact_lock($1), set_config('idle_in_transaction_session_timeout', $2, true)",
-                          binds)
-    }
 
     /// The captured body bytes `flow` sends (spooled ones included).
     static func storedBodyBytes(_ flow: Flow) -> Int {
@@ -79,11 +58,11 @@ public final class PostgresCaptureBackend: CaptureBackend, @unchecked Sendable {
             ids.reserveCapacity(items.count)
             var pending: [Flow] = []
             var pendingBytes = 0
-            var tailLocked = false
+            var announced = false
             func insert(_ flows: [Flow]) throws -> [Int64] {
-                if !tailLocked {
-                    try Self.lockTail(session)
-                    tailLocked = true
+                if !announced {
+                    try PostgresTailWatermark.announce(session)
+                    announced = true
                 }
                 return try self.insert(flows)
             }

@@ -7,8 +7,8 @@ import ProxyModel
 /// The shared capture as a `FlowStore`: what `proxyapp tui --store` and `export --store` read,
 /// live, while a team's proxies write.
 ///
-/// Tailing by id is exact because writers commit ids in order (`PostgresCaptureBackend`'s tail
-/// lock). Filters run in SQL as far as `PostgresFilterCondition` is exact; the rest is checked
+/// Tailing by id is exact: `lastFlowID` stops below ids a writer has announced and not yet
+/// committed (`PostgresTailWatermark`). Filters run in SQL as far as `PostgresFilterCondition` is exact; the rest is checked
 /// in Swift on rows read a page at a time, without bodies unless the filter reads them.
 ///
 /// One session serves every caller (the TUI's list feed and its two worker lanes), one
@@ -38,7 +38,8 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     }
 
     public func lastFlowID() throws -> Int64 {
-        try query("SELECT coalesce(max(id), 0) FROM proxyapp_flows").first?.decode(Int64.self) ?? 0
+        // The highest id below every batch still on its way (`PostgresTailWatermark`).
+        try query(PostgresTailWatermark.watermarkSQL).first?.decode(Int64.self) ?? 0
     }
 
     public func matchingFlowIDs(in ids: ClosedRange<Int64>, query flowQuery: FlowQuery) throws -> [Int64] {

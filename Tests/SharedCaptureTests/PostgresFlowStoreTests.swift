@@ -123,6 +123,41 @@ final class PostgresFlowStoreTests: PostgresTestCase {
         XCTAssertEqual(seen, all, "\(Set(all).subtracting(seen).count) flows committed below the tail were missed")
     }
 
+    /// The watermark step by step: a batch that announced its ids holds every reader below them
+    /// until it ends (committed or rolled back); other advisory locks in the database do not
+    /// count; a fresh sequence's first id is covered too.
+    func testTheWatermarkStaysBelowBatchesOnTheirWay() throws {
+        let session = try makeSession()
+        try PostgresFlowReader(session: session).prepare()
+        let reader = store(session)
+        let slow = otherSession(session)
+        let other = otherSession(session)
+        try other.query("SELECT pg_advisory_lock(42)")  // someone else's lock: ignored
+        XCTAssertEqual(try reader.lastFlowID(), 0)
+
+        try slow.query("BEGIN")
+        try PostgresTailWatermark.announce(slow)
+        let slowID = try XCTUnwrap(slow.query("SELECT nextval('proxyapp_flows_id_seq')").first?.decode(Int64.self))
+        XCTAssertEqual(slowID, 1, "a fresh sequence")
+        let quick = makeWriter(otherSession(session), name: "quick")
+        quick.record(Samples.flow(1))
+        flush(quick)
+        XCTAssertEqual(try session.query("SELECT max(id) FROM proxyapp_flows").first?.decode(Int64.self), 2)
+        XCTAssertEqual(try reader.lastFlowID(), 0, "below the announced batch, though 2 is committed")
+        try slow.query("ROLLBACK")
+        XCTAssertEqual(try reader.lastFlowID(), 2, "a batch rolled back holds nothing")
+
+        try slow.query("BEGIN")
+        try PostgresTailWatermark.announce(slow)
+        _ = try slow.query("SELECT nextval('proxyapp_flows_id_seq')")
+        quick.record(Samples.flow(2))
+        flush(quick)
+        XCTAssertEqual(try reader.lastFlowID(), 2)
+        try slow.query("COMMIT")
+        XCTAssertEqual(try reader.lastFlowID(), 4)
+        try other.query("SELECT pg_advisory_unlock(42)")
+    }
+
     /// The TUI's list over the shared store: the first screen, then flows from two proxies as
     /// they arrive, each row naming its proxy; a filter on the proxy name.
     func testTheTUIListTailsEveryProxysFlows() throws {
