@@ -55,8 +55,9 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
             let rows = try query("SELECT \(Self.columns(reading: filter)) FROM proxyapp_flows "
                                  + "WHERE id > \(after) AND \(range) ORDER BY id LIMIT \(rowsPerPage)")
             for row in rows {
-                let flow = try PostgresFlowCodec.flow(from: row)
-                after = flow.id ?? after
+                after = (try? row.makeRandomAccess()[0].decode(Int64.self)) ?? after
+                // A row no proxyapp wrote (edited by hand) matches nothing and never stops the view.
+                guard let flow = try? PostgresFlowCodec.flow(from: row) else { continue }
                 if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { matching.append(id) }
             }
             if rows.count < rowsPerPage { return matching }
@@ -76,7 +77,7 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
                     found.insert(try row.decode(Int64.self))
                     continue
                 }
-                let flow = try PostgresFlowCodec.flow(from: row)
+                guard let flow = try? PostgresFlowCodec.flow(from: row) else { continue }  // as above
                 if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { found.insert(id) }
             }
         }
@@ -106,8 +107,8 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
             binds.append(Array(ids[start..<min(start + Self.idsPerStatement, ids.count)]))
             for row in try query(
                 "SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows WHERE id = ANY($1)", binds) {
-                let flow = try PostgresFlowCodec.flow(from: row)
-                if let id = flow.id { byID[id] = flow }
+                // A row that cannot be read is left out, as a deleted one: the list shows the others.
+                if let flow = try? PostgresFlowCodec.flow(from: row), let id = flow.id { byID[id] = flow }
             }
         }
         return ids.compactMap { byID[$0] }

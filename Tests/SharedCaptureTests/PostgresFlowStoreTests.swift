@@ -158,6 +158,25 @@ final class PostgresFlowStoreTests: PostgresTestCase {
         try other.query("SELECT pg_advisory_unlock(42)")
     }
 
+    /// A row no proxyapp wrote (an unknown kind, a header list that is not JSON) is left out of
+    /// listings and never matches, and the rows around it still show; opening it says why not.
+    func testARowEditedByHandNeverHidesTheOthers() throws {
+        let session = try makeSession()
+        let writer = makeWriter(session)
+        for index in 0..<3 { writer.record(Samples.flow(index)) }
+        flush(writer)
+        try session.query("UPDATE proxyapp_flows SET kind = 'bogus' WHERE id = 2")
+        try session.query("UPDATE proxyapp_flows SET request_headers = 'not json' WHERE id = 3")
+        let store = store(session, rowsPerPage: 1)
+        XCTAssertEqual(try store.listedFlows(ids: [1, 2, 3]).compactMap(\.id), [1])
+        XCTAssertEqual(try store.matchingFlowIDs(in: 1...3, query: FlowQuery(filter: try FlowFilter(parsing: "~d origin"))), [1])
+        XCTAssertEqual(try store.matchingFlowIDs(among: [3, 2, 1], query: FlowQuery(filter: try FlowFilter(parsing: "~u item"))),
+                       [1])
+        XCTAssertThrowsError(try store.flow(id: 2)) { error in
+            XCTAssertEqual("\(error)", "a flow in the PostgreSQL store cannot be read: unknown flow kind bogus")
+        }
+    }
+
     /// The TUI's list over the shared store: the first screen, then flows from two proxies as
     /// they arrive, each row naming its proxy; a filter on the proxy name.
     func testTheTUIListTailsEveryProxysFlows() throws {
