@@ -240,7 +240,7 @@ let package = Package(
         // (XCTest only for that teardown block).
         .target(name: "TestSupport", path: "Tests/Support/TestSupport"),
         // Test support: a capture database in a temporary directory, for the targets that test over one.
-        .target(name: "CaptureTestSupport", dependencies: ["CaptureStore", "ProxyModel", "TestSupport",
+        .target(name: "CaptureTestSupport", dependencies: ["CaptureStore", "ProxyModel", "FlowFilter", "TestSupport",
                                                          .product(name: "Logging", package: "swift-log")],
                 path: "Tests/Support/CaptureTestSupport"),
         // Test support: checks a HAR document against the HAR 1.2 rules the export promises.

@@ -30,6 +30,14 @@ final class PostgresFlowStoreTests: PostgresTestCase {
         return (store, stored)
     }
 
+    /// The contract the local capture keeps too (CaptureStoreTests), on the shared store.
+    func testTheSharedStoreKeepsTheContract() throws {
+        let session = try makeSession()
+        let store = store(session)
+        try PostgresFlowReader(session: session).prepare()
+        try checkFlowStoreContract(store, pins: PostgresPinStore(session: otherSession(session)), writer: makeWriter(session))
+    }
+
     func testSQLAndSwiftSelectTheSameFlows() throws {
         let session = try makeSession()
         let (_, stored) = try storedCorpus(session)
