@@ -120,7 +120,10 @@ public final class PostgresSession: @unchecked Sendable {
         defer { silence.timer.cancel() }
         let outcome = CopyOutcome()
         let logger = logger
-        Task {
+        // Not on Swift's cooperative pool: the caller blocks a thread until this finishes, and
+        // that thread may be one of the pool's few (a command's shutdown on a 2-core machine),
+        // which would leave none to run the copy.
+        Task(executorPreference: copyExecutor) {
             do {
                 try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
                     try await writer.write(data)
@@ -133,6 +136,24 @@ public final class PostgresSession: @unchecked Sendable {
         outcome.done.wait()
         if let error = outcome.error {
             throw failure(error, connection, timedOut: silence.fired.value)
+        }
+    }
+
+    /// Runs the tasks of this session's COPYs on a queue of their own (see `copy`).
+    private let copyExecutor = QueueTaskExecutor(label: "proxyapp.postgres.copy")
+
+    /// A task executor on a serial dispatch queue: tasks preferring it never wait for a thread of
+    /// the cooperative pool.
+    private final class QueueTaskExecutor: TaskExecutor, @unchecked Sendable {
+        private let queue: DispatchQueue
+
+        init(label: String) {
+            queue = DispatchQueue(label: label)
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
     }
 

@@ -66,6 +66,18 @@ final class SharedCaptureEndToEndTests: XCTestCase {
         XCTAssertEqual(found.status, 0, found.output)
         XCTAssertTrue(found.output.contains("lab-1 ") && found.output.contains("during=outage"), found.output)
         XCTAssertEqual(found.output.split(separator: "\n").filter { $0.hasPrefix("lab-") }.count, 1, found.output)
+
+        // Replay from the shared store on a machine running no proxy: the answer is captured there
+        // under this machine's --name, linked to its original.
+        let twoLine = try XCTUnwrap(after.first { $0.contains("from=two") })
+        let twoID = try XCTUnwrap(twoLine.split(separator: " ", omittingEmptySubsequences: true).first { $0.hasPrefix("#") })
+            .dropFirst()
+        let replayed = try await runProxyApp(executable, [
+            "replay", "--store", url, "--name", "replayer", "--data-dir", try makeTemporaryDirectory("replayer").url.path,
+            String(twoID)])
+        XCTAssertEqual(replayed.status, 0, replayed.output)
+        let replays = try await runProxyApp(executable, ["flows", "--store", url, "--filter", "~replay & ~proxy replayer"])
+        XCTAssertTrue(replays.output.contains("replayer") && replays.output.contains("/echo?from=two"), replays.output)
         await lab1.stop()
         await lab2.stop()
         await origin.shutdown()

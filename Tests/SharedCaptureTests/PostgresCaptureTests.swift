@@ -129,6 +129,30 @@ final class PostgresCaptureTests: PostgresTestCase {
         XCTAssertEqual(Set(all.compactMap(\.id)).count, 1200, "ids are unique across proxies")
     }
 
+    /// A COPY blocks its caller until the server took the rows; it must not need a thread of
+    /// Swift's cooperative pool for that, which may all be blocked (a command's shutdown waiting
+    /// for the writer on a 2-core machine: `tui --store` replaying hung so).
+    func testACopyNeverWaitsForSwiftsThreadPool() throws {
+        let session = try makeSession()
+        let writer = makeWriter(session)
+        writer.record(Samples.flow(0))
+        flush(writer)  // connected and migrated before the pool is taken
+        let width = ProcessInfo.processInfo.activeProcessorCount
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        for _ in 0..<width {
+            Task.detached {
+                started.signal()
+                release.wait()
+            }
+        }
+        for _ in 0..<width { started.wait() }
+        defer { for _ in 0..<width { release.signal() } }
+        writer.record(Samples.flow(1))
+        flush(writer, timeout: 10)
+        XCTAssertEqual(writer.statistics.flowsWritten, 2)
+    }
+
     func testMigrationsRunOnceWhenManyStartTogether() throws {
         let session = try makeSession()
         DispatchQueue.concurrentPerform(iterations: 4) { _ in

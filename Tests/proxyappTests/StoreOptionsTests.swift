@@ -62,4 +62,17 @@ final class StoreOptionsTests: XCTestCase {
             XCTAssertTrue(SearchCommand.message(for: error).hasPrefix("--store takes a postgres:// URL"))
         }
     }
+
+    /// `replay` and `send` take a shared store, and `--name` for their flows there (only with one).
+    func testReplayTakesTheStoreAndAName() throws {
+        let replay = try ReplayCommand.parse(["--store", "postgres://qa@db.test/lab", "--name", "desk-3", "7"])
+        XCTAssertEqual(replay.engine.name, "desk-3")
+        XCTAssertEqual(try replay.engine.store.address(environment: [:])?.host, "db.test")
+        XCTAssertThrowsError(try ReplayCommand.parse(["--name", "desk-3", "7"])) { error in
+            XCTAssertEqual(ReplayCommand.message(for: error), "--name names this machine's flows in a shared store: add --store URL.")
+        }
+        XCTAssertThrowsError(try SendCommand.parse(["--store", "postgres://qa@db.test/lab", "--name", "", "-"])) { error in
+            XCTAssertTrue(SendCommand.message(for: error).contains("--name takes 1 to 64 characters"))
+        }
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlChannel
 import Foundation
 import ProxyEngine
+import ProxyTLS
 
 /// `proxyapp replay ID…`: sends captured requests again, through the proxy running on the data
 /// directory (its control channel), or through an engine of its own with `run`'s settings when
@@ -58,7 +59,10 @@ struct ReplayCommand: AsyncParsableCommand {
 enum LocalEngine {
     static func perform(_ request: ControlRequest, options: LocalEngineOptions) async throws -> ControlReply {
         let path = ControlSocket.path(forDataDirectory: options.data.directory.path)
-        if ControlClient.isAnswering(path: path) {
+        // With a shared store the engine is always our own: a proxy on the data directory may
+        // capture elsewhere, and its flow ids would name other flows.
+        let shared = try options.store.address().map { ($0, options.name ?? MachineName.current) }
+        if shared == nil, ControlClient.isAnswering(path: path) {
             do {
                 return try ControlClient.send(request, path: path)
             } catch {
@@ -66,7 +70,7 @@ enum LocalEngine {
             }
         }
         let engine = try StandaloneEngine.start(data: options.data, https: options.https, rules: options.rules,
-                                                upstream: options.upstream)
+                                                upstream: options.upstream, shared: shared)
         let server = engine.server
         let service = FlowReplayService(repository: engine.repository, replayer: { server.replayer(ignoresRules: $0) })
         // The commands block their thread while the engine works: not one of Swift's pool's.
@@ -82,6 +86,21 @@ enum LocalEngine {
 /// `run`'s HTTPS, rules and upstream flags for the engine it starts when no proxy runs there.
 struct LocalEngineOptions: ParsableArguments {
     @OptionGroup var data: DataDirectoryOptions
+
+    /// `--store`: read the flows from a shared store and capture there (always with an engine
+    /// of this command's own).
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: ArgumentHelp("With --store: the name the flows sent carry there (default: the host name).",
+                               valueName: "name"))
+    var name: String?
+
+    func validate() throws {
+        if let name { try ProxyNameArgument.validate(name) }
+        if name != nil, try store.address() == nil {
+            throw ValidationError("--name names this machine's flows in a shared store: add --store URL.")
+        }
+    }
 
     @OptionGroup(title: "When no proxy runs: HTTPS") var https: HTTPSOptions
 

@@ -5,14 +5,17 @@ import NIOCore
 import NIOPosix
 import ProxyEngine
 import Rules
+import SharedCapture
 
 /// The engine `proxyapp replay` and `proxyapp send` start for themselves when no proxy runs on
 /// the data directory: the same parts `run` wires (root CA and upstream TLS, rules file,
 /// upstream proxy, resolver, capture writer), without a listener. What it sends is captured in
-/// the same file, so a proxy started later, or `proxyapp tui`, shows it.
+/// the same file, so a proxy started later, or `proxyapp tui`, shows it; with `--store`, it
+/// reads the flows from the shared store and captures there, under `--name`.
 struct StandaloneEngine {
     let server: ProxyServer
-    let repository: TrafficRepository
+    /// Where the flows to replay are read.
+    let repository: any FlowStore
     private let writer: CaptureWriter
     private let group: MultiThreadedEventLoopGroup
     private let resolver: SystemHostResolver
@@ -20,8 +23,10 @@ struct StandaloneEngine {
     private let saveState: () -> Void
     private let marker: RunningProxies.Marker
 
+    /// - Parameter shared: the shared store to read and capture into, and this engine's name there.
     static func start(data: DataDirectoryOptions, https: HTTPSOptions, rules: RulesOptions,
-                      upstream: UpstreamProxyOptions) throws -> StandaloneEngine {
+                      upstream: UpstreamProxyOptions,
+                      shared: (address: PostgresStoreAddress, name: String)? = nil) throws -> StandaloneEngine {
         signal(SIGPIPE, SIG_IGN)
         let logger = Logger(label: "proxyapp")
         _ = try data.preparePrivateDirectory()
@@ -33,12 +38,24 @@ struct StandaloneEngine {
             marker.release()
             throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
         }
-        let repository = TrafficRepository(database: database)
+        let local = TrafficRepository(database: database)
         let loaded: (rules: RuleSet, text: Data?, banner: String)
         let setup: HTTPSOptions.Setup?
+        let backend: any CaptureBackend
+        let repository: any FlowStore
         do {
             loaded = try rules.loadForRun(data: data)
-            setup = try https.makeSetup(data: data, pins: repository, logger: logger)
+            if let shared {
+                // As `run --store`: a session each for the writer, the pins and the reads.
+                backend = PostgresCaptureBackend(session: try StoreOptions.openSession(shared.address), proxyName: shared.name)
+                repository = PostgresFlowStore(session: PostgresSession(address: shared.address))
+                setup = try https.makeSetup(data: data, pins: PostgresPinStore(session: PostgresSession(address: shared.address)),
+                                            logger: logger)
+            } else {
+                backend = SQLiteCaptureBackend(repository: local)
+                repository = local
+                setup = try https.makeSetup(data: data, pins: local, logger: logger)
+            }
         } catch {
             marker.release()
             throw error
@@ -57,7 +74,7 @@ struct StandaloneEngine {
             try? group.syncShutdownGracefully()
             throw CLIError("cannot start the DNS resolver: \(error). Check /etc/resolv.conf.")
         }
-        let writer = CaptureWriter(repository: repository, logger: logger)
+        let writer = CaptureWriter(backend: backend, logger: logger)
         let blockingPool = BlockingPool(numberOfThreads: 2)
         let server = ProxyServer(configuration: configuration, sink: writer, group: group, resolver: resolver,
                                  interception: setup?.interception, rules: LiveRules(loaded.rules),

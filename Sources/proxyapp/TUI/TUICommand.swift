@@ -86,9 +86,9 @@ struct TUICommand: ParsableCommand {
 }
 
 extension TUICommand {
-    /// The TUI on a shared PostgreSQL capture: every proxy's flows, tailed live. No proxy is
-    /// reached from here (replay, breakpoints and sending need the proxy's own machine), and
-    /// pins stay each proxy's own.
+    /// The TUI on a shared PostgreSQL capture: every proxy's flows, tailed live. Replay and send
+    /// run on an engine of this process's own; breakpoints need a running proxy, so there are
+    /// none here.
     private func runShared(_ address: PostgresStoreAddress) throws {
         let session = try StoreOptions.openSession(address)
         // Log lines go into the data directory, as for the local capture, when it takes them.
@@ -101,9 +101,41 @@ extension TUICommand {
         }
         let capture = address.redacted
         let shownLog = logPath ?? ""
+        // `r` and `R` start an engine of this process's own for each action, as `proxyapp replay
+        // --store` does: it reads the flow here and captures the answer here.
+        var engine = try LocalEngineOptions.parse([])
+        engine.data = data
+        engine.store = store
+        let options = engine
         let context = TUIContext(rules: { "" }, info: { ProxyInfo(capturePath: "\(capture) (shared)", logPath: shownLog) },
-                                 readOnly: readOnly, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version)
+                                 readOnly: readOnly, pinTTL: TimeInterval(pinTTL.seconds), version: ProxyAppCommand.version,
+                                 replay: { ids in Self.perform(ControlRequest(command: "replay", ids: ids), options) },
+                                 send: { composed in
+                                     var message = ControlHTTPRequest(method: composed.method, url: composed.url,
+                                                                      headers: composed.headers.map { ($0.name, $0.value) },
+                                                                      body: composed.body)
+                                     message.replayOf = composed.replayOf
+                                     return Self.perform(ControlRequest(command: "send", request: message), options)
+                                 })
         try TerminalUIHost.run(repository: PostgresFlowStore(session: session), context: context, logPath: logPath)
+    }
+
+    /// `request` on an engine of this process's own (`LocalEngine`), blocking the TUI worker
+    /// lane that asked.
+    private static func perform(_ request: ControlRequest, _ options: LocalEngineOptions) -> TUIActionResult {
+        let outcome = NIOLockedValueBox<TUIActionResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let reply = try await LocalEngine.perform(request, options: options)
+                outcome.withLockedValue { $0 = TUIActionResult(reply) }
+            } catch {
+                outcome.withLockedValue { $0 = TUIActionResult(ok: false, message: "\(error)") }
+            }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLockedValue { $0 } ?? TUIActionResult(ok: false, message: "the engine gave no answer")
     }
 
     /// Breakpoints of the proxy on the data directory, through its control channel (asked when
