@@ -72,13 +72,14 @@ public struct PostgresFlowReader {
         return try rows.first.map(PostgresFlowCodec.flow(from:))
     }
 
-    /// Calls `body` with each matching flow, newest first, until it returns false.
+    /// Calls `body` with each matching flow, newest first, until it returns false. Pages are
+    /// read without bodies; when bodies are wanted (or the filter reads them) they are loaded a
+    /// bounded number of bytes at a time (`PostgresBodyLoader`).
     private func forEachFlowNewestFirst(matching filter: FlowFilter?, proxy: String?, since: Date?, bodies: Bool,
                                         _ body: (Flow) throws -> Bool) throws {
-        let withBodies = bodies || filter?.expression.readsBodies(besidesFullText: false) == true
-        let columns = withBodies ? PostgresFlowCodec.selectColumns : PostgresFlowCodec.selectColumnsWithoutBodies
         let sql = PostgresFilterCondition(FlowQuery(filter: filter, since: since))
         let filter = sql.isExact ? nil : filter
+        let filterReadsBodies = filter?.expression.readsBodies(besidesFullText: false) == true
         var below = Int64.max
         while true {
             var binds = PostgresBindings()
@@ -86,14 +87,25 @@ public struct PostgresFlowReader {
             let condition = "id < $1 AND " + Self.condition(proxy: proxy, binds: &binds) + " AND " + sql.sql
             binds.append(Int64(pageSize))
             let rows = try session.query("""
-                SELECT \(columns) FROM proxyapp_flows WHERE \(condition)
+                SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows WHERE \(condition)
                 ORDER BY id DESC LIMIT $\(binds.count)
                 """, binds)
+            var kept: [Flow] = []
             for row in rows {
                 let flow = try PostgresFlowCodec.flow(from: row)
                 below = flow.id ?? below
-                if let filter, !filter.matches(flow) { continue }
-                if try !body(flow) { return }
+                if let filter, !filterReadsBodies, !filter.matches(flow) { continue }
+                kept.append(flow)
+            }
+            if bodies || filterReadsBodies {
+                let goOn = try PostgresBodyLoader.forEach(kept.compactMap(\.id), skippingMalformed: false,
+                                                          query: session.query) { flow in
+                    if let filter, filterReadsBodies, !filter.matches(flow) { return true }
+                    return try body(flow)
+                }
+                if !goOn { return }
+            } else {
+                for flow in kept where try !body(flow) { return }
             }
             if rows.count < pageSize { return }
         }

@@ -52,14 +52,10 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
         var matching: [Int64] = []
         var after = ids.lowerBound - 1
         while true {
-            let rows = try query("SELECT \(Self.columns(reading: filter)) FROM proxyapp_flows "
+            let rows = try query("SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows "
                                  + "WHERE id > \(after) AND \(range) ORDER BY id LIMIT \(rowsPerPage)")
-            for row in rows {
-                after = (try? row.makeRandomAccess()[0].decode(Int64.self)) ?? after
-                // A row no proxyapp wrote (edited by hand) matches nothing and never stops the view.
-                guard let flow = try? PostgresFlowCodec.flow(from: row) else { continue }
-                if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { matching.append(id) }
-            }
+            after = try rows.last.map { try $0.makeRandomAccess()[0].decode(Int64.self) } ?? after
+            matching += try matches(rows, filter)
             if rows.count < rowsPerPage { return matching }
         }
     }
@@ -67,27 +63,46 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     public func matchingFlowIDs(among ids: [Int64], query flowQuery: FlowQuery) throws -> [Int64] {
         let condition = PostgresFilterCondition(flowQuery)
         let filter = condition.isExact ? nil : flowQuery.filter
-        let columns = filter.map(Self.columns(reading:)) ?? "id"
+        let columns = filter == nil ? "id" : PostgresFlowCodec.selectColumnsWithoutBodies
         var found: Set<Int64> = []
         for start in stride(from: 0, to: ids.count, by: rowsPerPage) {
             var binds = PostgresBindings()
             binds.append(Array(ids[start..<min(start + rowsPerPage, ids.count)]))
-            for row in try query("SELECT \(columns) FROM proxyapp_flows WHERE id = ANY($1) AND \(condition.sql)", binds) {
-                guard let filter else {
-                    found.insert(try row.decode(Int64.self))
-                    continue
-                }
-                guard let flow = try? PostgresFlowCodec.flow(from: row) else { continue }  // as above
-                if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { found.insert(id) }
+            let rows = try query("SELECT \(columns) FROM proxyapp_flows WHERE id = ANY($1) AND \(condition.sql) ORDER BY id",
+                                 binds)
+            if let filter {
+                found.formUnion(try matches(rows, filter))
+            } else {
+                found.formUnion(try rows.map { try $0.decode(Int64.self) })
             }
         }
         return ids.filter(found.contains)
     }
 
-    /// Bodies only for filters that read them (`~b`, `~fts`).
-    private static func columns(reading filter: FlowFilter) -> String {
-        filter.expression.readsBodies(besidesFullText: false)
-            ? PostgresFlowCodec.selectColumns : PostgresFlowCodec.selectColumnsWithoutBodies
+    /// The ids of `rows` (read without bodies, ascending) whose flows match `filter`, loading
+    /// the bodies first when the filter reads them. A row no proxyapp wrote (edited by hand)
+    /// matches nothing and never stops the view.
+    private func matches(_ rows: [PostgresRow], _ filter: FlowFilter) throws -> [Int64] {
+        var matching: [Int64] = []
+        guard filter.expression.readsBodies(besidesFullText: false) else {
+            for row in rows {
+                guard let flow = try? PostgresFlowCodec.flow(from: row) else { continue }
+                if filter.matches(flow), let id = flow.id { matching.append(id) }
+            }
+            return matching
+        }
+        let ids = rows.compactMap { try? $0.makeRandomAccess()[0].decode(Int64.self) }
+        try forEachWithBodies(ids, skippingMalformed: true) { flow in
+            if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { matching.append(id) }
+            return true
+        }
+        return matching
+    }
+
+    /// `PostgresBodyLoader` over this store's locked session.
+    @discardableResult
+    private func forEachWithBodies(_ ids: [Int64], skippingMalformed: Bool, _ body: (Flow) throws -> Bool) throws -> Bool {
+        try PostgresBodyLoader.forEach(ids, skippingMalformed: skippingMalformed, query: query, body)
     }
 
     /// `flow` with its WebSocket messages when `filter` searches bodies (they are its bodies).
@@ -147,30 +162,42 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     }
 
     /// Every matching flow, oldest first, a page at a time (each page its own statement: flows
-    /// stored meanwhile with higher ids are included, as a live capture's reader expects).
+    /// stored meanwhile with higher ids are included, as a live capture's reader expects); with
+    /// `bodies`, those of each page are loaded a bounded number of bytes at a time.
     private func forEachFlow(matching flowQuery: FlowQuery, withMessages: Bool, bodies: Bool,
                              _ body: (Flow) throws -> Void) throws {
         let condition = PostgresFilterCondition(flowQuery)
         let filter = condition.isExact ? nil : flowQuery.filter
-        let columns = bodies ? PostgresFlowCodec.selectColumns : filter.map(Self.columns(reading:))
-            ?? PostgresFlowCodec.selectColumnsWithoutBodies
+        let filterReadsBodies = filter?.expression.readsBodies(besidesFullText: false) == true
         var after: Int64 = 0
         while true {
             let rows = try query("""
-                SELECT \(columns) FROM proxyapp_flows WHERE id > \(after) AND \(condition.sql)
-                ORDER BY id LIMIT \(rowsPerPage)
+                SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows
+                WHERE id > \(after) AND \(condition.sql) ORDER BY id LIMIT \(rowsPerPage)
                 """)
+            var kept: [Flow] = []
             for row in rows {
-                var flow = try PostgresFlowCodec.flow(from: row)
+                let flow = try PostgresFlowCodec.flow(from: row)
                 after = flow.id ?? after
-                if let filter {
+                if let filter, !filterReadsBodies, !filter.matches(flow) { continue }
+                kept.append(flow)
+            }
+            func deliver(_ flow: Flow) throws -> Bool {
+                var flow = flow
+                if let filter, filterReadsBodies {
                     flow = try self.withMessages(flow, for: filter)
-                    if !filter.matches(flow) { continue }
+                    if !filter.matches(flow) { return true }
                 }
                 if withMessages, flow.webSocketMessages == nil, flow.messageCount > 0, let id = flow.id {
                     flow.webSocketMessages = try messages(flowID: id, offset: 0, limit: .max)
                 }
                 try body(flow)
+                return true
+            }
+            if bodies || filterReadsBodies {
+                try forEachWithBodies(kept.compactMap(\.id), skippingMalformed: false, deliver)
+            } else {
+                for flow in kept { _ = try deliver(flow) }
             }
             if rows.count < rowsPerPage { return }
         }

@@ -166,6 +166,31 @@ final class PostgresFlowStoreTests: PostgresTestCase {
         try other.query("SELECT pg_advisory_unlock(42)")
     }
 
+    /// Reads with bodies hold about 8 MiB of them at a time: six 3 MiB bodies come in several
+    /// groups, whole and in order, for an export, a filter on bodies and the newest-first reader.
+    func testBodiesAreReadAFewMegabytesAtATime() throws {
+        let session = try makeSession()
+        let writer = makeWriter(session)
+        for index in 0..<6 {
+            var flow = Samples.flow(index, bodyBytes: 3 << 20)
+            if index == 4 { flow.responseBody = CapturedBody(bytes: Data(repeating: UInt8(ascii: "z"), count: 3 << 20), size: 3 << 20) }
+            writer.record(flow)
+        }
+        flush(writer)
+        let store = store(session, rowsPerPage: 4)
+        var exported: [Flow] = []
+        try store.forEachFlow(matching: FlowQuery(), withMessages: false) { exported.append($0) }
+        XCTAssertEqual(exported.map(\.path), (0..<6).map { "/item/\($0)" })
+        XCTAssertEqual(exported.map(\.responseBody.bytes.count), Array(repeating: 3 << 20, count: 6))
+        XCTAssertEqual(exported[2].responseBody.bytes.first, 2)
+        let zzz = FlowQuery(filter: try FlowFilter(parsing: "~bs zzzz"))
+        XCTAssertEqual(try store.matchingFlowIDs(in: 1...store.lastFlowID(), query: zzz), [exported[4].id!])
+        XCTAssertEqual(try store.count(matching: zzz), 1)
+        let newest = try reader(session).latestFlows(limit: 3, bodies: true)
+        XCTAssertEqual(newest.map(\.path), ["/item/5", "/item/4", "/item/3"])
+        XCTAssertEqual(newest[1].responseBody.bytes.last, UInt8(ascii: "z"))
+    }
+
     /// A row no proxyapp wrote (an unknown kind, a header list that is not JSON) is left out of
     /// listings and never matches, and the rows around it still show; opening it says why not.
     func testARowEditedByHandNeverHidesTheOthers() throws {
