@@ -10,7 +10,7 @@ import XCTest
 final class TUICommandTests: XCTestCase {
     func testMissingCaptureNamesTheFix() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("proxyapp-tui-\(UUID()).sqlite").path
-        XCTAssertThrowsError(try TUICommand.parse(["--db", missing]).run()) { error in
+        XCTAssertThrowsError(try TUICommand.parse(["--db", missing]).runInTerminal()) { error in
             XCTAssertTrue(error is CLIError, "\(type(of: error))")
             XCTAssertEqual("\(error)", "no capture database at \(missing). Start the proxy with `proxyapp run` first, or pass --db FILE.")
         }
@@ -22,7 +22,7 @@ final class TUICommandTests: XCTestCase {
         _ = try TrafficDatabase(path: path)
         // Under `swift test` stdin and stdout are pipes or files, never this test's terminal.
         try XCTSkipIf(isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1, "the tests run in a terminal")
-        XCTAssertThrowsError(try TUICommand.parse(["--db", path]).run()) { error in
+        XCTAssertThrowsError(try TUICommand.parse(["--db", path]).runInTerminal()) { error in
             XCTAssertTrue("\(error)".contains("needs a terminal on stdin and stdout"), "\(error)")
             XCTAssertTrue("\(error)".contains("proxyapp run --headless"), "\(error)")
         }

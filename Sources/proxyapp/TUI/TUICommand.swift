@@ -11,7 +11,7 @@ import TerminalUI
 
 /// `proxyapp tui`: the terminal UI alone, on a capture another process may be writing (a
 /// headless proxy) or an old one. Nothing is proxied.
-struct TUICommand: ParsableCommand {
+struct TUICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tui",
         abstract: "Browse a capture in the terminal UI without running the proxy.",
@@ -44,7 +44,27 @@ struct TUICommand: ParsableCommand {
     /// `--store` as typed (the environment's `PROXYAPP_STORE` yields to `--db`).
     private var storeText: String? { store.storeText }
 
-    func run() throws {
+    /// The TUI's loop runs on a thread of its own: it blocks for as long as the user looks, and
+    /// on a thread of Swift's cooperative pool (two threads on a 2-core machine) it would leave
+    /// too few for the work it starts (a replay's engine, its shutdown).
+    func run() async throws {
+        nonisolated(unsafe) let command = self
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread {
+                do {
+                    try command.runInTerminal()
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "proxyapp-tui"
+            thread.start()
+        }
+    }
+
+    /// Opens the capture and runs the TUI until the user quits (blocking).
+    func runInTerminal() throws {
         if db == nil, let address = try store.address() {
             return try runShared(address)
         }
