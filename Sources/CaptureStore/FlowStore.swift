@@ -6,16 +6,17 @@ import ProxyModel
 /// SharedCapture). Everything a viewer does goes through it, so `proxyapp tui` and `export` work
 /// the same on either.
 ///
-/// Ids grow in the order flows become visible (each store guarantees it), so a reader tails the
-/// capture by asking for ids above the last it saw. Every method blocks its caller: call it off
-/// event loops and off the UI thread.
+/// A reader tails the capture by asking for ids above the last it saw, up to `lastFlowID`: each
+/// store guarantees that no flow below that id becomes visible later (the shared store, whose
+/// proxies commit in any order, through `PostgresTailWatermark`). Every method blocks its
+/// caller: call it off event loops and off the UI thread.
 public protocol FlowStore: Sendable {
     /// True for a store several proxies write to: flows carry `Flow.proxyName`, and views show
     /// which proxy captured each.
     var isShared: Bool { get }
 
-    /// The highest stored flow id, 0 when the capture is empty; every flow with a lower id that
-    /// will ever be visible already is.
+    /// The id up to which a reader may tail: the highest stored id (0 when the capture is empty),
+    /// or lower, so that every flow below it that will ever be visible already is.
     func lastFlowID() throws -> Int64
     /// The ids in `ids` (both ends included) whose flows match `query`, ascending.
     func matchingFlowIDs(in ids: ClosedRange<Int64>, query: FlowQuery) throws -> [Int64]

@@ -17,11 +17,6 @@ public struct FullTextHit: Sendable {
     public static let matchStart: Character = "\u{E000}"
     public static let matchEnd: Character = "\u{E001}"
 
-    public init(flow: Flow, excerpts: [(field: FullTextField, text: String)]) {
-        self.flow = flow
-        self.excerpts = excerpts
-    }
-
     /// A hit on `flow` (read with its bodies), its excerpts of `search` made from its text; the
     /// hit's flow keeps only the bodies' sizes.
     public init(matching search: FullTextQuery, side: FilterMessageSide = .either, in flow: Flow) {

@@ -60,11 +60,12 @@ public final class PersistentPinRegistry: PinRegistry, @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - refreshInterval: how often the change count is checked; nil never.
-    ///   - now: the clock (tests inject one).
-    /// - Throws: the database's error when the pins cannot be read or the expired ones deleted.
     ///   - startsDuringOutage: a store that cannot be read now (a shared store's server down) is
     ///     not an error: the registry starts with no pins, logs the outage once, and reads the
     ///     pins at the first refresh that reaches the store.
+    ///   - now: the clock (tests inject one).
+    /// - Throws: the database's error when the pins cannot be read or the expired ones deleted
+    ///   (unless `startsDuringOutage`).
     public init(repository: any PinStore, ttl: TimeInterval, limits: AutoPinPolicy.Limits = .init(),
                 logger: Logger, refreshInterval: TimeInterval? = 5, startsDuringOutage: Bool = false,
                 now: @escaping @Sendable () -> Date = { Date() }) throws {

@@ -73,13 +73,11 @@ public struct PostgresFlowReader {
     }
 
     /// Calls `body` with each matching flow, newest first, until it returns false. Pages are
-    /// read without bodies; when bodies are wanted (or the filter reads them) they are loaded a
-    /// bounded number of bytes at a time (`PostgresBodyLoader`).
+    /// read without bodies, then delivered by `PostgresBodyLoader` (bodies loaded a bounded number
+    /// of bytes at a time when wanted or when the filter reads them).
     private func forEachFlowNewestFirst(matching filter: FlowFilter?, proxy: String?, since: Date?, bodies: Bool,
                                         _ body: (Flow) throws -> Bool) throws {
         let sql = PostgresFilterCondition(FlowQuery(filter: filter, since: since))
-        let filter = sql.isExact ? nil : filter
-        let filterReadsBodies = filter?.expression.readsBodies(besidesFullText: false) == true
         var below = Int64.max
         while true {
             var binds = PostgresBindings()
@@ -90,24 +88,11 @@ public struct PostgresFlowReader {
                 SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows WHERE \(condition)
                 ORDER BY id DESC LIMIT $\(binds.count)
                 """, binds)
-            var kept: [Flow] = []
-            for row in rows {
-                let flow = try PostgresFlowCodec.flow(from: row)
-                below = flow.id ?? below
-                if let filter, !filterReadsBodies, !filter.matches(flow) { continue }
-                kept.append(flow)
-            }
-            if bodies || filterReadsBodies {
-                let goOn = try PostgresBodyLoader.forEach(kept.compactMap(\.id), skippingMalformed: false,
-                                                          query: session.query) { flow in
-                    if let filter, filterReadsBodies, !filter.matches(flow) { return true }
-                    return try body(flow)
-                }
-                if !goOn { return }
-            } else {
-                for flow in kept where try !body(flow) { return }
-            }
-            if rows.count < pageSize { return }
+            let flows = try rows.map(PostgresFlowCodec.flow(from:))
+            below = flows.last?.id ?? below
+            guard try PostgresBodyLoader.deliver(flows, keptBy: sql.isExact ? nil : filter, bodies: bodies,
+                                                 skippingMalformed: false, query: session.query, body),
+                  rows.count == pageSize else { return }
         }
     }
 

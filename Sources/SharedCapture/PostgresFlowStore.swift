@@ -79,40 +79,17 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
         return ids.filter(found.contains)
     }
 
-    /// The ids of `rows` (read without bodies, ascending) whose flows match `filter`, loading
-    /// the bodies first when the filter reads them. A row no proxyapp wrote (edited by hand)
-    /// matches nothing and never stops the view.
+    /// The ids of `rows` (read without bodies, ascending) whose flows match `filter`
+    /// (`PostgresBodyLoader.deliver`). A row no proxyapp wrote (edited by hand) matches nothing and
+    /// never stops the view.
     private func matches(_ rows: [PostgresRow], _ filter: FlowFilter) throws -> [Int64] {
         var matching: [Int64] = []
-        guard filter.expression.readsBodies(besidesFullText: false) else {
-            for row in rows {
-                guard let flow = try? PostgresFlowCodec.flow(from: row) else { continue }
-                if filter.matches(flow), let id = flow.id { matching.append(id) }
-            }
-            return matching
-        }
-        let ids = rows.compactMap { try? $0.makeRandomAccess()[0].decode(Int64.self) }
-        try forEachWithBodies(ids, skippingMalformed: true) { flow in
-            if filter.matches(try withMessages(flow, for: filter)), let id = flow.id { matching.append(id) }
+        try PostgresBodyLoader.deliver(rows.compactMap { try? PostgresFlowCodec.flow(from: $0) }, keptBy: filter, bodies: false,
+                                       skippingMalformed: true, query: query) { flow in
+            if let id = flow.id { matching.append(id) }
             return true
         }
         return matching
-    }
-
-    /// `PostgresBodyLoader` over this store's locked session.
-    @discardableResult
-    private func forEachWithBodies(_ ids: [Int64], skippingMalformed: Bool, _ body: (Flow) throws -> Bool) throws -> Bool {
-        try PostgresBodyLoader.forEach(ids, skippingMalformed: skippingMalformed, query: query, body)
-    }
-
-    /// `flow` with its WebSocket messages when `filter` searches bodies (they are its bodies).
-    private func withMessages(_ flow: Flow, for filter: FlowFilter) throws -> Flow {
-        guard filter.expression.readsBodies(besidesFullText: false), flow.messageCount > 0, let id = flow.id else {
-            return flow
-        }
-        var flow = flow
-        flow.webSocketMessages = try messages(flowID: id, offset: 0, limit: .max)
-        return flow
     }
 
     public func listedFlows(ids: [Int64]) throws -> [Flow] {
@@ -137,14 +114,7 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     }
 
     public func messages(flowID id: Int64, offset: Int, limit: Int) throws -> [CapturedMessage] {
-        var binds = PostgresBindings()
-        binds.append(id)
-        binds.append(Int64(clamping: limit))
-        binds.append(Int64(offset))
-        return try query("""
-            SELECT direction, time, kind, size, truncated, compressed, close_code, close_reason, payload
-            FROM proxyapp_messages WHERE flow_id = $1 ORDER BY id LIMIT $2 OFFSET $3
-            """, binds).compactMap(PostgresFlowCodec.message(from:))
+        try PostgresBodyLoader.messages(flowID: id, offset: offset, limit: limit, query: query)
     }
 
     public func count(matching flowQuery: FlowQuery) throws -> Int {
@@ -167,37 +137,22 @@ public final class PostgresFlowStore: FlowStore, @unchecked Sendable {
     private func forEachFlow(matching flowQuery: FlowQuery, withMessages: Bool, bodies: Bool,
                              _ body: (Flow) throws -> Void) throws {
         let condition = PostgresFilterCondition(flowQuery)
-        let filter = condition.isExact ? nil : flowQuery.filter
-        let filterReadsBodies = filter?.expression.readsBodies(besidesFullText: false) == true
         var after: Int64 = 0
         while true {
             let rows = try query("""
                 SELECT \(PostgresFlowCodec.selectColumnsWithoutBodies) FROM proxyapp_flows
                 WHERE id > \(after) AND \(condition.sql) ORDER BY id LIMIT \(rowsPerPage)
                 """)
-            var kept: [Flow] = []
-            for row in rows {
-                let flow = try PostgresFlowCodec.flow(from: row)
-                after = flow.id ?? after
-                if let filter, !filterReadsBodies, !filter.matches(flow) { continue }
-                kept.append(flow)
-            }
-            func deliver(_ flow: Flow) throws -> Bool {
+            let flows = try rows.map(PostgresFlowCodec.flow(from:))
+            after = flows.last?.id ?? after
+            try PostgresBodyLoader.deliver(flows, keptBy: condition.isExact ? nil : flowQuery.filter, bodies: bodies,
+                                           skippingMalformed: false, query: query) { flow in
                 var flow = flow
-                if let filter, filterReadsBodies {
-                    flow = try self.withMessages(flow, for: filter)
-                    if !filter.matches(flow) { return true }
-                }
                 if withMessages, flow.webSocketMessages == nil, flow.messageCount > 0, let id = flow.id {
                     flow.webSocketMessages = try messages(flowID: id, offset: 0, limit: .max)
                 }
                 try body(flow)
                 return true
-            }
-            if bodies || filterReadsBodies {
-                try forEachWithBodies(kept.compactMap(\.id), skippingMalformed: false, deliver)
-            } else {
-                for flow in kept { _ = try deliver(flow) }
             }
             if rows.count < rowsPerPage { return }
         }

@@ -174,24 +174,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         let repository = TrafficRepository(database: database)
         let initialRules = try rulesOptions.loadForRun(data: data)
-        // With a shared store, the capture writer, the pins and the TUI each get a session of
-        // their own (a session serves one thread at a time); the first brings the schema up to date.
-        let writerSession = try sharedAddress.map { try StoreOptions.openSession($0, tolerateOutage: true) }
-        let pinStore: any PinStore = sharedAddress.map { PostgresPinStore(session: PostgresSession(address: $0)) } ?? repository
-        let flowStore: any FlowStore = sharedAddress.map { PostgresFlowStore(session: PostgresSession(address: $0)) }
-            ?? repository
-        let https = try self.https.makeSetup(data: data, pins: pinStore, logger: logger)
+        let proxyName = name ?? MachineName.current
+        let capture = try CaptureParts(local: repository, shared: sharedAddress.map { ($0, proxyName) }, tolerateOutage: true)
+        let flowStore = capture.flows
+        let https = try self.https.makeSetup(data: data, pins: capture.pins, logger: logger)
         let retentionPolicy = try retention.policy()
-        let backend: any CaptureBackend
-        var captureLine = "Capture: \(data.databasePath)"
-        if let sharedAddress, let writerSession {
-            let proxyName = name ?? MachineName.current
-            backend = PostgresCaptureBackend(session: writerSession, proxyName: proxyName)
-            captureLine = "Capture: \(sharedAddress.redacted) (shared; this proxy's flows are named \(proxyName))"
-        } else {
-            backend = SQLiteCaptureBackend(repository: repository)
-        }
-        let writer = CaptureWriter(backend: backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
+        let captureLine = sharedAddress.map { "Capture: \($0.redacted) (shared; this proxy's flows are named \(proxyName))" }
+            ?? "Capture: \(data.databasePath)"
+        let writer = CaptureWriter(backend: capture.backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
                                    onIdle: { MemoryTuning.trim() })
 
         var configuration = ProxyConfiguration()

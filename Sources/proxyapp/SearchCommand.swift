@@ -58,18 +58,19 @@ struct SearchCommand: ParsableCommand {
         for line in lines { print(line) }
     }
 
-    /// The search and the filter as one query.
-    private func query() throws -> (search: FullTextQuery, query: FlowQuery) {
+    /// The search and the filter as one filter.
+    private func searchFilter() throws -> (search: FullTextQuery, filter: FlowFilter) {
         let search = try search()
         let extra = try filter.map { try FilterArgument.parse($0) }
         let expression = extra.map { FilterExpression.and(.fullText(search, .either), $0.expression) }
             ?? .fullText(search, .either)
-        return (search, FlowQuery(filter: FlowFilter(expression, text: words.joined(separator: " "))))
+        return (search, FlowFilter(expression, text: words.joined(separator: " ")))
     }
 
     /// What `run` prints for the local capture, line by line.
     func output(_ repository: TrafficRepository, colored: Bool) throws -> [String] {
-        let (search, query) = try query()
+        let (search, filter) = try searchFilter()
+        let query = FlowQuery(filter: filter)
         if count { return [String(try repository.count(matching: query))] }
         let hits = try repository.latestFullTextHits(search, matching: query, limit: limit)
         return try lines(hits, colored: colored, shared: false) { try repository.count(matching: query) }
@@ -77,8 +78,7 @@ struct SearchCommand: ParsableCommand {
 
     /// What `run` prints for the shared store, line by line.
     func output(_ reader: PostgresFlowReader, colored: Bool) throws -> [String] {
-        let (search, query) = try query()
-        guard let filter = query.filter else { return [] }
+        let (search, filter) = try searchFilter()
         if count { return [String(try reader.count(matching: filter))] }
         let hits = try reader.latestFullTextHits(search, matching: filter, limit: limit)
         return try lines(hits, colored: colored, shared: true) { try reader.count(matching: filter) }

@@ -74,6 +74,31 @@ extension StoreOptions {
     }
 }
 
+/// Where a process that proxies (`run`, the engine of `replay` and `send`) captures, keeps its
+/// pins and reads flows back: the data directory's capture, or a shared store. With a shared
+/// store each part gets a session of its own (a session serves one thread at a time); opening
+/// the writer's brings the schema up to date, and with `tolerateOutage` a server that cannot be
+/// reached is only a warning (see `StoreOptions.openSession`).
+struct CaptureParts {
+    let backend: any CaptureBackend
+    let flows: any FlowStore
+    let pins: any PinStore
+
+    /// `shared`: the store and this process's name on its flows there; nil for `local`.
+    init(local: TrafficRepository, shared: (address: PostgresStoreAddress, name: String)?, tolerateOutage: Bool) throws {
+        guard let shared else {
+            backend = SQLiteCaptureBackend(repository: local)
+            flows = local
+            pins = local
+            return
+        }
+        backend = PostgresCaptureBackend(session: try StoreOptions.openSession(shared.address, tolerateOutage: tolerateOutage),
+                                         proxyName: shared.name)
+        flows = PostgresFlowStore(session: PostgresSession(address: shared.address))
+        pins = PostgresPinStore(session: PostgresSession(address: shared.address))
+    }
+}
+
 /// `run --name`: the name a proxy's flows carry in a shared store (default: the host name).
 enum ProxyNameArgument {
     static func validate(_ name: String) throws {

@@ -272,6 +272,8 @@ final class PostgresFlowStoreTests: PostgresTestCase {
         XCTAssertEqual(exported.first { $0.id == socket }?.webSocketMessages?.count, 5)
         XCTAssertEqual(try store.matchingFlowIDs(in: 1...ids[2], query: FlowQuery(filter: try FlowFilter(parsing: "~b m3"))),
                        [socket], "a WebSocket's messages are its bodies")
+        XCTAssertEqual(try reader(session).latestFlows(limit: 5, matching: try FlowFilter(parsing: "~b m3")).compactMap(\.id),
+                       [socket], "for `flows --store` too")
 
         XCTAssertTrue(try store.setMarked(true, id: ids[1]))
         XCTAssertFalse(try store.setMarked(true, id: 999))

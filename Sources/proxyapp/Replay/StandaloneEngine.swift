@@ -38,24 +38,13 @@ struct StandaloneEngine {
             marker.release()
             throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
         }
-        let local = TrafficRepository(database: database)
         let loaded: (rules: RuleSet, text: Data?, banner: String)
         let setup: HTTPSOptions.Setup?
-        let backend: any CaptureBackend
-        let repository: any FlowStore
+        let capture: CaptureParts
         do {
             loaded = try rules.loadForRun(data: data)
-            if let shared {
-                // As `run --store`: a session each for the writer, the pins and the reads.
-                backend = PostgresCaptureBackend(session: try StoreOptions.openSession(shared.address), proxyName: shared.name)
-                repository = PostgresFlowStore(session: PostgresSession(address: shared.address))
-                setup = try https.makeSetup(data: data, pins: PostgresPinStore(session: PostgresSession(address: shared.address)),
-                                            logger: logger)
-            } else {
-                backend = SQLiteCaptureBackend(repository: local)
-                repository = local
-                setup = try https.makeSetup(data: data, pins: local, logger: logger)
-            }
+            capture = try CaptureParts(local: TrafficRepository(database: database), shared: shared, tolerateOutage: false)
+            setup = try https.makeSetup(data: data, pins: capture.pins, logger: logger)
         } catch {
             marker.release()
             throw error
@@ -74,12 +63,12 @@ struct StandaloneEngine {
             try? group.syncShutdownGracefully()
             throw CLIError("cannot start the DNS resolver: \(error). Check /etc/resolv.conf.")
         }
-        let writer = CaptureWriter(backend: backend, logger: logger)
+        let writer = CaptureWriter(backend: capture.backend, logger: logger)
         let blockingPool = BlockingPool(numberOfThreads: 2)
         let server = ProxyServer(configuration: configuration, sink: writer, group: group, resolver: resolver,
                                  interception: setup?.interception, rules: LiveRules(loaded.rules),
                                  blockingPool: blockingPool, logger: logger)
-        return StandaloneEngine(server: server, repository: repository, writer: writer, group: group, resolver: resolver,
+        return StandaloneEngine(server: server, repository: capture.flows, writer: writer, group: group, resolver: resolver,
                                 blockingPool: blockingPool, saveState: { setup?.pins.flush() }, marker: marker)
     }
 

@@ -36,13 +36,11 @@ struct TUICommand: AsyncParsableCommand {
     var pinTTL: DurationArgument = PinsCommand.defaultPinTTL
 
     func validate() throws {
-        if db != nil, storeText != nil {
+        // Only `--store` as typed: the environment's `PROXYAPP_STORE` yields to `--db`.
+        if db != nil, store.storeText != nil {
             throw ValidationError("--db and --store name two captures: give one.")
         }
     }
-
-    /// `--store` as typed (the environment's `PROXYAPP_STORE` yields to `--db`).
-    private var storeText: String? { store.storeText }
 
     /// The TUI's loop runs on a thread of its own: it blocks for as long as the user looks, and
     /// on a thread of Swift's cooperative pool (two threads on a 2-core machine) it would leave
@@ -143,19 +141,13 @@ extension TUICommand {
     /// `request` on an engine of this process's own (`LocalEngine`), blocking the TUI worker
     /// lane that asked.
     private static func perform(_ request: ControlRequest, _ options: LocalEngineOptions) -> TUIActionResult {
-        let outcome = NIOLockedValueBox<TUIActionResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
+        FlowReplayService.blocking {
             do {
-                let reply = try await LocalEngine.perform(request, options: options)
-                outcome.withLockedValue { $0 = TUIActionResult(reply) }
+                return TUIActionResult(try await LocalEngine.perform(request, options: options))
             } catch {
-                outcome.withLockedValue { $0 = TUIActionResult(ok: false, message: "\(error)") }
+                return TUIActionResult(ok: false, message: "\(error)")
             }
-            done.signal()
         }
-        done.wait()
-        return outcome.withLockedValue { $0 } ?? TUIActionResult(ok: false, message: "the engine gave no answer")
     }
 
     /// Breakpoints of the proxy on the data directory, through its control channel (asked when
