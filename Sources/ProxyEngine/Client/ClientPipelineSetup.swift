@@ -10,6 +10,7 @@ import ProxyCore
 /// ```
 /// HTTPResponseEncoder         paired with the decoder: knows HEAD/CONNECT responses have no body
 /// ByteToMessageHandler<HTTPRequestDecoder>   64 KiB header limit → 431; keeps bytes after CONNECT/upgrade
+/// RequestEndReadAhead         keeps the socket registered for reads while a response is awaited
 /// HTTPServerPipelineHandler   one request at a time: pipelined requests answered in order
 /// HTTPServerUpgradeHandler    (no upgraders; only makes the decoder forward leftover bytes, then leaves)
 /// ClientHTTPHandler           decides and carries out each request; closes idle connections
@@ -75,6 +76,8 @@ enum ClientPipelineSetup {
             withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(),
             withDecoderLimitConfiguration: limits)
+        try pipeline.addHandler(RequestEndReadAhead(),
+                                position: .after(try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)))
         try pipeline.addHandler(ClientHTTPHandler(services: services, tunnel: tunnel, reverse: reverse, replay: replay))
     }
 
@@ -89,6 +92,7 @@ enum ClientPipelineSetup {
             pipeline.removeHandler(upgrade, promise: nil)
         }
         pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
+        pipeline.removeHandler(try pipeline.handler(type: RequestEndReadAhead.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let channel = context.channel
