@@ -330,7 +330,7 @@ let package = Package(
             name: "ProxyEngineTests",
             dependencies: [
                 "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "RulesFile", "Compressors", "EngineTestSupport", "LinearRegex",
-                "FakeDNS", "CAres", "TestSupport",
+                "FakeDNS", "CAres", "TestSupport", "SeededRandom",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

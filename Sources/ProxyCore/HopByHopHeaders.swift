@@ -27,7 +27,8 @@ public struct HopByHopHeaders: Sendable {
     public let keepsUpgrade: Bool
 
     /// - Parameters:
-    ///   - connectionValues: every `Connection` header value of the message.
+    ///   - connectionValues: every `Connection` header value of the message, as received or as
+    ///     `HTTPHeaders[canonicalForm:]` splits them (the same names either way).
     ///   - forwardUpgrade: keep `Upgrade` and send `Connection: upgrade` on (WebSocket handshakes).
     public init(connectionValues: [String], forwardUpgrade: Bool) {
         var names = Self.fixed
@@ -74,10 +75,18 @@ public struct HopByHopHeaders: Sendable {
 }
 
 extension Substring {
-    func trimmingWhitespace() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
+    /// Without leading and trailing spaces and tabs: HTTP's optional whitespace (RFC 9110 §5.6.3).
+    /// The same as NIO's trimming of `HTTPHeaders[canonicalForm:]` elements. Compared byte by byte
+    /// (no grapheme breaking: this runs on every request's fields).
+    public func trimmingWhitespace() -> Substring {
+        trimmingASCII { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    }
+
+    private func trimmingASCII(_ isTrimmed: (UInt8) -> Bool) -> Substring {
+        guard let first = utf8.firstIndex(where: { !isTrimmed($0) }),
+              let last = utf8.lastIndex(where: { !isTrimmed($0) }) else {
+            return self[endIndex...]
+        }
+        return Substring(utf8[first...last])
     }
 }

@@ -166,9 +166,8 @@ extension ClientHTTPHandler {
             answerBuiltInPage(pathAndQuery, head: head)
         case .origin(let pathAndQuery):
             // The client's Host names the site (virtual hosting; the CONNECT may name an IP).
-            let hosts = head.headers[canonicalForm: "host"]
             forward(head, scheme: tunnel.scheme, host: tunnel.host, port: tunnel.port, pathAndQuery: pathAndQuery,
-                    clientTLS: tunnel.tls?.details, pool: pool, clientAuthority: hosts.count == 1 ? String(hosts[0]) : nil)
+                    clientTLS: tunnel.tls?.details, pool: pool, clientAuthority: head.headers.soleHost().map(String.init))
         case .absolute(_, let host, let port, let pathAndQuery):
             forward(head, scheme: tunnel.scheme, host: host, port: port, pathAndQuery: pathAndQuery,
                     clientTLS: tunnel.tls?.details, pool: pool)

@@ -149,7 +149,7 @@ extension ExchangeDriver {
         }
         var written = HTTPHeaders()
         for field in edited.headers { written.add(name: field.name, value: field.value) }
-        let hop = HopByHopHeaders(connectionValues: written[canonicalForm: "connection"].map(String.init), forwardUpgrade: false)
+        let hop = HopByHopHeaders(connectionValues: written["connection"], forwardUpgrade: false)
         var headers = Self.filtered(written, keeping: hop, droppingFraming: true)
         for value in held.headers["connection"] { headers.add(name: "Connection", value: value) }
         var body = ByteBuffer()

@@ -60,11 +60,10 @@ extension ExchangeDriver {
         // The common case: one Host header that already names the target, nothing hop-by-hop,
         // and framing already spelled as the proxy would write it. Forward the headers as they are.
         if framing.isCanonical, !hasHopByHopHeader(original), original.first(name: "host") == authority,
-           original[canonicalForm: "host"].count == 1 {
+           original.soleHost() != nil {
             return (original, false)
         }
-        var connectionValues = original[canonicalForm: "connection"].map(String.init)
-        connectionValues += original[canonicalForm: "proxy-connection"].map(String.init)
+        let connectionValues = original["connection"] + original["proxy-connection"]
         let hop = HopByHopHeaders(connectionValues: connectionValues, forwardUpgrade: original.contains(name: "upgrade"))
         var headers = HTTPHeaders()
         headers.reserveCapacity(original.count + 2)
@@ -161,7 +160,7 @@ struct ClientResponseHead {
         let framing = plan.framing
         var headers = head.headers
         if !framing.isCanonical || ExchangeDriver.hasHopByHopHeader(headers) {
-            let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
+            let hop = HopByHopHeaders(connectionValues: headers["connection"],
                                       forwardUpgrade: plan.switchingProtocols)
             headers = ExchangeDriver.filtered(headers, keeping: hop, droppingFraming: !framing.isCanonical)
             if !framing.isCanonical {

@@ -47,7 +47,7 @@ extension ExchangeDriver {
         guard let head = originResponseHead else { return }
         var headers = head.headers
         if Self.hasHopByHopHeader(headers) {
-            let hop = HopByHopHeaders(connectionValues: headers[canonicalForm: "connection"].map(String.init),
+            let hop = HopByHopHeaders(connectionValues: headers["connection"],
                                       forwardUpgrade: false)
             headers = Self.filtered(headers, keeping: hop, droppingFraming: true)
         }

@@ -1,0 +1,30 @@
+import NIOHTTP1
+import ProxyCore
+import ProxyModel
+
+extension HTTPHeaders {
+    /// The message's one `Host` value, or nil when it has none or several.
+    ///
+    /// Exactly what `self[canonicalForm: "host"]` yields when that list has one element (the
+    /// fields' values split at commas, empty parts dropped, each trimmed of spaces and tabs),
+    /// without building the list: this runs on every request.
+    func soleHost() -> Substring? {
+        var sole: Substring?
+        var count = 0
+        for (name, value) in self where name.utf8.count == 4 && name.equalsIgnoringASCIICase("host") {
+            guard value.utf8.contains(UInt8(ascii: ",")) else {
+                guard !value.isEmpty else { continue }
+                count += 1
+                sole = Substring(value).trimmingWhitespace()
+                if count > 1 { return nil }
+                continue
+            }
+            for part in value.split(separator: ",") {
+                count += 1
+                sole = part.trimmingWhitespace()
+                if count > 1 { return nil }
+            }
+        }
+        return count == 1 ? sole : nil
+    }
+}
