@@ -66,8 +66,10 @@ public final class CaptureWriter: FlowSink {
         self.limits = limits
         state = CaptureWriterState(backend: backend, limits: limits, logger: logger, retention: retention,
                                    onCommitted: onCommitted, onIdle: onIdle)
-        let thread = Thread { [state] in state.run() }
-        thread.name = "proxyapp.capture-writer"
+        let thread = Thread { [state] in
+            CaptureThreadName.apply()
+            state.run()
+        }
         state.start(thread)
     }
 

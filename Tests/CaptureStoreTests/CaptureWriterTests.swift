@@ -44,6 +44,18 @@ final class CaptureWriterTests: XCTestCase {
 
     /// With a small delay and a large batch size, a few flows are committed together once the
     /// delay passes, without any flush.
+    /// The writer's thread carries its name where `top -H` and `perf` look (Linux).
+    func testWriterThreadIsNamed() throws {
+        #if os(Linux)
+        let writer = CaptureWriter(repository: try makeRepository(), logger: CapturingLogHandler().logger)
+        writer.record(Samples.flow(1))
+        flush(writer)  // the thread has run by now
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        XCTAssertTrue(names.contains("proxyapp-writer\n"), "thread names: \(names)")
+        #endif
+    }
+
     func testBatchCommitsAfterTheDelay() throws {
         let repository = try makeRepository()
         let batches = Locked<[Int]>([])
