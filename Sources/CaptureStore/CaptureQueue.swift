@@ -129,8 +129,7 @@ struct CaptureQueue {
         var batch: [CaptureItem] = []
         batch.reserveCapacity(taken)
         for _ in 0..<taken {
-            guard let item = slots[head] else { preconditionFailure("empty slot inside the queue") }
-            slots[head] = nil
+            guard let item = slots[head].take() else { preconditionFailure("empty slot inside the queue") }
             head = (head + 1) % slots.count
             queuedBodyBytes -= item.capturedBytes
             batch.append(item)

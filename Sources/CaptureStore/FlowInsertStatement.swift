@@ -46,9 +46,10 @@ struct FlowInsertStatement {
         // The index reads a spooled body's start from its spool, so before the spool is claimed.
         let document = FullTextDocument(flow)
         // Spooled bodies are named first: one whose file could not be written is stored empty
-        // and truncated, and the columns below must say so.
-        var flow = flow
-        let spooled = (claim(&flow.requestBody), claim(&flow.responseBody))
+        // and truncated, and the columns below must say so. (The flow itself is not copied to
+        // change them: a copy retains every field, on the writer's busiest path.)
+        let (requestSpool, request) = claimed(flow.requestBody)
+        let (responseSpool, response) = claimed(flow.responseBody)
         var column: Int32 = 0
         func next() -> Int32 {
             column += 1
@@ -82,10 +83,10 @@ struct FlowInsertStatement {
         sqlite3_bind_int64(handle, next(), flow.bytesUp)
         sqlite3_bind_int64(handle, next(), flow.bytesDown)
         sqlite3_bind_int64(handle, next(), flow.marked ? 1 : 0)
-        sqlite3_bind_int64(handle, next(), flow.requestBody.size)
-        sqlite3_bind_int64(handle, next(), flow.requestBody.truncated ? 1 : 0)
-        sqlite3_bind_int64(handle, next(), flow.responseBody.size)
-        sqlite3_bind_int64(handle, next(), flow.responseBody.truncated ? 1 : 0)
+        sqlite3_bind_int64(handle, next(), request.size)
+        sqlite3_bind_int64(handle, next(), request.truncated ? 1 : 0)
+        sqlite3_bind_int64(handle, next(), response.size)
+        sqlite3_bind_int64(handle, next(), response.truncated ? 1 : 0)
         bind(text: HeaderFieldsJSON.encode(flow.requestHeaders), at: next())
         bind(text: HeaderFieldsJSON.encode(flow.responseHeaders), at: next())
         bind(text: flow.note, at: next())
@@ -131,9 +132,8 @@ struct FlowInsertStatement {
         // `*_body_file` columns with the BLOB left NULL. Smaller ones are bound without a copy
         // (SQLITE_STATIC), so the statement runs while their bytes stay where they are. The
         // origin side's bodies are empty (NULL) unless a rule changed a body.
-        let request = flow.requestBody, response = flow.responseBody
         let forwarded = flow.forwardedRequest?.body ?? .empty, origin = flow.originResponse?.body ?? .empty
-        let inFile = (bind(file: request, named: spooled.0, at: next()), bind(file: response, named: spooled.1, at: next()),
+        let inFile = (bind(file: request, named: requestSpool, at: next()), bind(file: response, named: responseSpool, at: next()),
                       bind(file: forwarded, at: next()), bind(file: origin, at: next()))
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
@@ -160,16 +160,18 @@ struct FlowInsertStatement {
         return result.1
     }
 
-    /// The file name of a spooled body, now moved into the store; nil for a body in memory. A
-    /// spool that failed leaves the body empty and truncated (its size still counted).
-    private func claim(_ body: inout CapturedBody) -> String? {
-        guard let spool = body.spool else { return nil }
+    /// The file name of a spooled body, now moved into the store (nil for a body in memory),
+    /// and the body as stored: a spool that failed leaves it empty and truncated (its size still
+    /// counted).
+    private func claimed(_ body: CapturedBody) -> (file: String?, body: CapturedBody) {
+        guard let spool = body.spool else { return (nil, body) }
         guard let file = spool as? BodyFileSpool, let name = file.claim() else {
-            body.bytes = Data()
-            body.truncated = true
-            return nil
+            var lost = body
+            lost.bytes = Data()
+            lost.truncated = true
+            return (nil, lost)
         }
-        return name
+        return (name, body)
     }
 
     /// Binds the file column of `body`: its file's name when it was spooled (`named`) or is large

@@ -4,7 +4,7 @@ import ProxyModel
 
 /// WebSocket messages: written with their flow's batch (`CaptureWriter`), read by flow.
 extension TrafficRepository {
-    /// Writes a batch that holds more than plain flows, in one transaction and in order: flows
+    /// Writes a capture batch in one transaction and in order: flows
     /// (an open one's row id is remembered in `openRows` under its key), messages of open flows
     /// (their flow's `message_count` grows), and ends of open flows (counts and end time set, the
     /// key forgotten). Messages and ends whose flow is unknown (it was dropped) are skipped.
@@ -16,6 +16,7 @@ extension TrafficRepository {
                                                     bodyFiles: database.bodyFiles)
             defer { flows.finalize() }
             var ids: [Int64] = []
+            ids.reserveCapacity(items.count)
             for item in items {
                 switch item {
                 case .flow(let flow, let key):

@@ -128,4 +128,44 @@ final class PipeliningTests: XCTestCase {
             XCTAssertTrue(third.bodyText.contains("/third"))
         }
     }
+
+    /// The socket stays readable while a response is awaited (`RequestEndReadAhead`): requests
+    /// sent one by one while a large response streams back, and a long pipeline in one write,
+    /// are all answered in order and intact, and the connection then serves a plain request.
+    func testRequestsArrivingWhileALargeResponseStreamsAreAnsweredInOrder() async throws {
+        try await Fixture.run { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            func get(_ path: String) -> String { "GET \(origin.url(path)) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n" }
+            try client.send(get("/bytes/3000000"))
+            try client.send(get("/bytes/10"))
+            try client.send(get("/chunked/5000"))
+            let pipeline = (0..<200).map { "/bytes/\($0 % 7)" }
+            try client.send(pipeline.map(get).joined())
+            let large = try client.readResponse(timeout: Self.responseTimeout)
+            XCTAssertEqual(large.body, PatternBytes.data(count: 3_000_000))
+            XCTAssertEqual(try client.readResponse(timeout: Self.responseTimeout).body, PatternBytes.data(count: 10))
+            XCTAssertEqual(try client.readResponse(timeout: Self.responseTimeout).body, PatternBytes.data(count: 5000))
+            for path in pipeline {
+                let response = try client.readResponse(timeout: Self.responseTimeout)
+                XCTAssertEqual(response.header("X-Origin-URI"), path)
+            }
+            try client.send(get("/bytes/5"))
+            XCTAssertEqual(try client.readResponse(timeout: Self.responseTimeout).body, PatternBytes.data(count: 5))
+            XCTAssertTrue(client.pending.isEmpty)
+            XCTAssertEqual(origin.log.requests.count, 204)
+        }
+    }
+
+    /// A client that ends its side right after its request (a read ahead sees the FIN while
+    /// the response is awaited) still gets the whole response, then the connection closes.
+    func testHalfCloseAfterTheRequestStillGetsTheResponse() async throws {
+        try await Fixture.run { proxy, origin in
+            let client = try RawClient(port: proxy.port)
+            try client.send("GET \(origin.url("/bytes/200000")) HTTP/1.1\r\nHost: \(origin.authority)\r\n\r\n")
+            client.shutdownWrite()
+            let response = try client.readResponse(timeout: Self.responseTimeout)
+            XCTAssertEqual(response.body, PatternBytes.data(count: 200_000))
+            XCTAssertTrue(try client.readUntilClose(timeout: Self.responseTimeout), "the proxy closes after answering")
+        }
+    }
 }
