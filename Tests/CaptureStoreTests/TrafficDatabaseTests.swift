@@ -45,6 +45,32 @@ final class TrafficDatabaseTests: XCTestCase {
         }
     }
 
+    /// A new capture gets `newCapturePageSize` pages; readers opening it do not change that.
+    func testANewCaptureHasLargerPages() throws {
+        let path = try makeTemporaryDirectory().file("new.sqlite")
+        let database = try TrafficDatabase(path: path)
+        XCTAssertEqual(try database.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") }, 8192)
+        let reader = try TrafficDatabase.openReadOnly(path: path)
+        XCTAssertEqual(try reader.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") }, 8192)
+    }
+
+    /// A file whose page size was set before (4 KiB, SQLite's default, as every capture before
+    /// 8 KiB pages) keeps it, and takes flows as before.
+    func testAnEarlierFileKeepsItsPageSize() throws {
+        let path = try makeTemporaryDirectory().file("earlier.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+        }
+        try queue.close()
+        let database = try TrafficDatabase(path: path)
+        XCTAssertEqual(try database.pool.read { try Int.fetchOne($0, sql: "PRAGMA page_size") }, 4096)
+        let repository = TrafficRepository(database: database)
+        let ids = try repository.insert([Samples.flow(1, bodyBytes: 5000)])
+        XCTAssertEqual(try repository.flow(id: ids[0])?.responseBody.bytes.count, 5000)
+    }
+
     /// A file migrated by a newer store (a migration this build does not know) is refused by
     /// readers and by the writer, instead of being misread or written with an old schema.
     func testNewerSchemaIsRefused() throws {
