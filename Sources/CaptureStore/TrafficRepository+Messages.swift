@@ -4,10 +4,10 @@ import ProxyModel
 
 /// WebSocket messages: written with their flow's batch (`CaptureWriter`), read by flow.
 extension TrafficRepository {
-    /// Writes a capture batch in one transaction and in order: flows
-    /// (an open one's row id is remembered in `openRows` under its key), messages of open flows
-    /// (their flow's `message_count` grows), and ends of open flows (counts and end time set, the
-    /// key forgotten). Messages and ends whose flow is unknown (it was dropped) are skipped.
+    /// Writes a capture batch in one transaction and in order: flows (an open one's row id is
+    /// remembered in `openRows` under its key), messages of open flows (their flow's
+    /// `message_count` grows), and ends of open flows (counts and end time set, the key
+    /// forgotten). Messages and ends whose flow is unknown (it was dropped) are skipped.
     /// Returns the flows' new ids, in order.
     @discardableResult
     func write(_ items: [CaptureItem], openRows: inout [OpenFlowKey: Int64]) throws -> [Int64] {

@@ -79,12 +79,9 @@ extension Substring {
     /// The same as NIO's trimming of `HTTPHeaders[canonicalForm:]` elements. Compared byte by byte
     /// (no grapheme breaking: this runs on every request's fields).
     public func trimmingWhitespace() -> Substring {
-        trimmingASCII { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-    }
-
-    private func trimmingASCII(_ isTrimmed: (UInt8) -> Bool) -> Substring {
-        guard let first = utf8.firstIndex(where: { !isTrimmed($0) }),
-              let last = utf8.lastIndex(where: { !isTrimmed($0) }) else {
+        let isWhitespace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = utf8.firstIndex(where: { !isWhitespace($0) }),
+              let last = utf8.lastIndex(where: { !isWhitespace($0) }) else {
             return self[endIndex...]
         }
         return Substring(utf8[first...last])

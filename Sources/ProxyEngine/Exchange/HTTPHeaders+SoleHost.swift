@@ -10,21 +10,19 @@ extension HTTPHeaders {
     /// without building the list: this runs on every request.
     func soleHost() -> Substring? {
         var sole: Substring?
-        var count = 0
+        var parts = 0
         for (name, value) in self where name.utf8.count == 4 && name.equalsIgnoringASCIICase("host") {
-            guard value.utf8.contains(UInt8(ascii: ",")) else {
-                guard !value.isEmpty else { continue }
-                count += 1
-                sole = Substring(value).trimmingWhitespace()
-                if count > 1 { return nil }
-                continue
+            if value.utf8.contains(UInt8(ascii: ",")) {  // rare: split only then
+                for part in value.split(separator: ",") {
+                    parts += 1
+                    sole = part
+                }
+            } else if !value.isEmpty {
+                parts += 1
+                sole = Substring(value)
             }
-            for part in value.split(separator: ",") {
-                count += 1
-                sole = part.trimmingWhitespace()
-                if count > 1 { return nil }
-            }
+            if parts > 1 { return nil }
         }
-        return count == 1 ? sole : nil
+        return parts == 1 ? sole?.trimmingWhitespace() : nil
     }
 }
