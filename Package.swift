@@ -58,6 +58,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // xxHash (Debian libxxhash-dev): XXH3-128 names the captured body files (BodyContentHasher).
+        .systemLibrary(name: "CXXHash", pkgConfig: "libxxhash", providers: [.apt(["libxxhash-dev"])]),
         // libqrencode (Debian libqrencode-dev): QR codes of the CA page URL.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // libxcrypt (Debian libcrypt-dev): bcrypt checks for --auth-file's htpasswd entries.
@@ -79,10 +81,8 @@ let package = Package(
         // SQLite capture: migrations, records, the TrafficRepository (pins' table included), the batching writer.
         .target(
             name: "CaptureStore",
-            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Logging", package: "swift-log"),
-                           // SHA-256 names the body files (BodyFileStore).
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["ProxyModel", "FlowFilter", "LinearRegex", "CSQLite", "CXXHash",
+                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
         ),
         // The capture in PostgreSQL, shared by a team's proxies (--store postgres://…): the writer

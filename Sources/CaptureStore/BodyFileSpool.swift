@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ProxyModel
 
@@ -35,7 +34,7 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     private let writes = DispatchGroup()
 
     // Touched only on `queue`, or after `writes` is waited on.
-    private var hasher = SHA256()
+    private let hasher = BodyContentHasher()
     private var writtenCount = 0
     private var failed = false
     private var digest: String?
@@ -88,7 +87,7 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         writes.enter()
         Self.queue.async { [self] in
             if !failed && writtenCount > 0 {
-                digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+                digest = hasher.name()
             }
             writes.leave()
         }
@@ -107,14 +106,14 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         return (try? file.read(upToCount: min(limit, writtenCount))) ?? Data()
     }
 
-    /// Moves the finished file to its content name in the store and returns the name; nil when
-    /// the body could not be written (the caller keeps it as empty and truncated). Call once,
-    /// inside the writer's transaction, after `finish()`.
+    /// Moves the finished file to its content name in the store (`BodyFileStore.adopt`) and
+    /// returns the name; nil when the body could not be written (the caller keeps it as empty
+    /// and truncated). Call once, inside the writer's transaction, after `finish()`.
     func claim() -> String? {
         finish()
         writes.wait()
         guard let digest else { return nil }
-        return store.adopt(temporaryPath, as: digest) ? digest : nil
+        return store.adopt(temporaryPath, as: digest)
     }
 
     /// Runs on `queue`. The file is opened for each block and closed after it, so spools hold no
@@ -136,7 +135,7 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
             failed = true
             return
         }
-        hasher.update(data: block)
+        hasher.update(block)
         writtenCount += block.count
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import ProxyModel
 
@@ -17,8 +16,10 @@ import Darwin
 /// memory. One file write is a few milliseconds. The database keeps every other column, so
 /// listing, filters and the TUI read it as before; reading a flow reads its files.
 ///
-/// Layout: `<database path>-bodies/ab/abcd…` (the name is the body's SHA-256 in hex, so the same
-/// bytes captured twice are stored once). A row names its files in the `*_body_file` columns
+/// Layout: `<database path>-bodies/ab/abcd…`. The name is the body's XXH3-128 in hex
+/// (`BodyContentHasher`), so the same bytes captured twice are stored once: a body shares a file
+/// only after a byte-for-byte comparison (`BodyFileComparison`), and one whose name is taken by
+/// other bytes takes the name with a suffix (`candidates(for:)`). A row names its files in the `*_body_file` columns
 /// and leaves the BLOB column NULL.
 ///
 /// Consistency across processes: files are written, and removed, only inside a write
@@ -56,20 +57,30 @@ public struct BodyFileStore: Sendable {
         (try? makeDirectory(directory)) != nil && (try? makeDirectory(spoolDirectory)) != nil
     }
 
-    /// Gives the spooled file at `temporary` its content name `name`: moved into place, or
-    /// removed when the same bytes are stored already. Call inside a write transaction.
-    func adopt(_ temporary: String, as name: String) -> Bool {
-        let path = self.path(of: name)
-        if access(path, F_OK) == 0 {
-            unlink(temporary)
-            return true
+    /// Gives the spooled file at `temporary` a name in the store: the first of `candidates(for:)`
+    /// that is free (the file is moved there) or holds the same bytes (the file is removed, the
+    /// body shares that one). Nil when it could be neither. Call inside a write transaction.
+    func adopt(_ temporary: String, as name: String) -> String? {
+        for candidate in Self.candidates(for: name) {
+            let path = self.path(of: candidate)
+            if access(path, F_OK) == 0 {
+                guard BodyFileComparison.file(path, sameAs: temporary) else { continue }
+                unlink(temporary)
+                return candidate
+            }
+            guard (try? makeDirectory((path as NSString).deletingLastPathComponent)) != nil,
+                  rename(temporary, path) == 0 else { break }
+            return candidate
         }
-        guard (try? makeDirectory((path as NSString).deletingLastPathComponent)) != nil,
-              rename(temporary, path) == 0 else {
-            unlink(temporary)
-            return false
-        }
-        return true
+        unlink(temporary)
+        return nil
+    }
+
+    /// The names a body hashed to `name` may take, in the order they are tried: the name itself,
+    /// then the same with `-1` … `-7`, then one unique to this call. Only bodies made to collide
+    /// (or an astronomically rare accident) get past the first.
+    static func candidates(for name: String) -> [String] {
+        [name] + (1...7).map { "\(name)-\($0)" } + ["\(name)-" + String(UInt64.random(in: .min ... .max), radix: 16)]
     }
 
     /// Removes spool files left by processes that are no longer running (a proxy that was
@@ -84,24 +95,35 @@ public struct BodyFileStore: Sendable {
         }
     }
 
-    /// Writes the captured bytes of `body` unless a file with the same content exists, and
-    /// returns the name the row keeps. Call inside a write transaction.
+    /// Writes the captured bytes of `body` unless a file with the same bytes exists under one of
+    /// its `candidates(for:)`, and returns the name the row keeps. Call inside a write transaction.
     func write(_ body: CapturedBody) throws -> String {
-        var hasher = SHA256()
+        let hasher = BodyContentHasher()
         for part in body.parts {
-            hasher.update(data: part)
+            hasher.update(part)
         }
-        let name = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        let path = self.path(of: name)
-        if access(path, F_OK) == 0 { return name }
         try makeDirectory(directory)
+        for candidate in Self.candidates(for: hasher.name()) {
+            let path = self.path(of: candidate)
+            if access(path, F_OK) == 0 {
+                if BodyFileComparison.file(path, holds: body.parts) { return candidate }
+                continue
+            }
+            try write(body.parts, to: path)
+            return candidate
+        }
+        throw BodyFileError.cannotWrite(path: path(of: hasher.name()), errno: EEXIST)
+    }
+
+    /// Writes `parts` to a new file at `path`, under a temporary name first and renamed: a file
+    /// under its final name is whole.
+    private func write(_ parts: [Data], to path: String) throws {
         try makeDirectory((path as NSString).deletingLastPathComponent)
-        // Written under a temporary name and renamed: a file under its final name is whole.
         let temporary = path + ".partial"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw BodyFileError.cannotWrite(path: temporary, errno: errno) }
         defer { close(descriptor) }
-        for part in body.parts {
+        for part in parts {
             if let code = Self.writeAll(part, to: descriptor) {
                 unlink(temporary)
                 throw BodyFileError.cannotWrite(path: temporary, errno: code)
@@ -112,7 +134,6 @@ public struct BodyFileStore: Sendable {
             unlink(temporary)
             throw BodyFileError.cannotWrite(path: path, errno: code)
         }
-        return name
     }
 
     /// The bytes of the file `name`, or nil when the name is not one this store makes (a row
@@ -177,9 +198,18 @@ public struct BodyFileStore: Sendable {
         directory + "/" + name.prefix(2) + "/" + name
     }
 
-    /// Lower-case hex SHA-256, exactly.
+    /// A name this store makes, exactly: 32 lower-case hex digits (`BodyContentHasher`), alone or
+    /// followed by `-` and 1–16 more (`candidates(for:)`); or 64 (SHA-256, the names of stores
+    /// written before). Nothing else reaches the file system: no `/`, no `..`.
     static func isValidName(_ name: String) -> Bool {
-        name.utf8.count == 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        let bytes = Array(name.utf8)
+        func hex(_ part: ArraySlice<UInt8>) -> Bool {
+            part.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+        }
+        if bytes.count == 64 { return hex(bytes[...]) }
+        guard bytes.count >= 32, hex(bytes[..<32]) else { return false }
+        if bytes.count == 32 { return true }
+        return bytes[32] == UInt8(ascii: "-") && (34...49).contains(bytes.count) && hex(bytes[33...])
     }
 
     private func makeDirectory(_ path: String) throws {

@@ -1,5 +1,4 @@
 import CaptureTestSupport
-import Crypto
 import Foundation
 import GRDB
 import ProxyModel
@@ -18,23 +17,10 @@ final class BodyFileSpoolTests: XCTestCase {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ seed &+ $0 >> 11) })
     }
 
-    /// `bytes` captured as a live exchange does: spooled once a block is full.
-    private func spooledBody(_ bytes: Data, into spool: any BodySpool, finish: Bool = true) -> CapturedBody {
-        var body = CapturedBody()
-        body.size = Int64(bytes.count)
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(offset + 16_384, bytes.count)
-            bytes[offset..<end].withUnsafeBytes { body.append($0) }
-            offset = end
-            if body.spool == nil, body.storedCount >= block { body.startSpooling(spool) }
-        }
-        if finish { body.finishSpooling() }
-        return body
-    }
-
     private func contentName(_ bytes: Data) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        let hasher = BodyContentHasher()
+        hasher.update(bytes)
+        return hasher.name()
     }
 
     private func spoolFiles(_ store: BodyFileStore) -> [String] {
@@ -52,7 +38,7 @@ final class BodyFileSpoolTests: XCTestCase {
         let store = repository.database.bodyFiles
         let bytes = pattern(block * 3 + 999, seed: 1)
         var flow = Samples.flow(1)
-        flow.responseBody = spooledBody(bytes, into: store.makeSpool())
+        flow.responseBody = CapturedBody.spooled(bytes, into: store.makeSpool())
         XCTAssertEqual(flow.responseBody.heldCount, 0, "nothing of it left in memory")
         XCTAssertEqual(flow.capturedBodyBytes, flow.requestBody.heldCount)
         let id = try XCTUnwrap(repository.insert([flow]).first)
@@ -75,7 +61,7 @@ final class BodyFileSpoolTests: XCTestCase {
         var inMemory = Samples.flow(1)
         inMemory.responseBody = CapturedBody(bytes: bytes, size: Int64(bytes.count))
         var spooled = Samples.flow(2)
-        spooled.requestBody = spooledBody(bytes, into: store.makeSpool())
+        spooled.requestBody = CapturedBody.spooled(bytes, into: store.makeSpool())
         let ids = try repository.insert([inMemory, spooled])
         XCTAssertEqual(String.fromDatabaseValue(try column("request_body_file", id: ids[1], repository)), contentName(bytes))
         XCTAssertEqual(try repository.flow(id: ids[1])?.requestBody.bytes, bytes)
@@ -95,7 +81,7 @@ final class BodyFileSpoolTests: XCTestCase {
         do {
             let spool = store.makeSpool()
             path = spool.temporaryPath
-            var body = spooledBody(pattern(block * 2, seed: 3), into: spool, finish: false)
+            var body = CapturedBody.spooled(pattern(block * 2, seed: 3), into: spool, finish: false)
             XCTAssertEqual(spool.contents().count, block * 2)
             XCTAssertTrue(FileManager.default.fileExists(atPath: path))
             body.bytes = Data()  // as the capture queue strips a body it has no room for
@@ -112,7 +98,7 @@ final class BodyFileSpoolTests: XCTestCase {
         var flow = Samples.flow(1)
         flow.requestBody = CapturedBody(bytes: Data("kept".utf8), size: 4)
         let bytes = pattern(block * 2, seed: 4)
-        flow.responseBody = spooledBody(bytes, into: repository.database.bodyFiles.makeSpool())
+        flow.responseBody = CapturedBody.spooled(bytes, into: repository.database.bodyFiles.makeSpool())
         let id = try XCTUnwrap(repository.insert([flow]).first)
         let read = try XCTUnwrap(repository.flow(id: id))
         XCTAssertEqual(read.responseBody.bytes, Data())

@@ -13,10 +13,11 @@
 # Run directly, it installs its arguments: scripts/lib/deps.sh wrk nginx
 
 # System libraries the Swift package links (sqlite3 for GRDB, brotli/zlib/zstd for body decoding,
-# re2 for the linear-time regexes of rules and filters, c-ares for DNS lookups,
-# ncursesw for the terminal UI) and pkg-config, which SwiftPM uses to find them.
+# xxhash for the names of captured body files, re2 for the linear-time regexes of rules and
+# filters, c-ares for DNS lookups, qrencode for the CA page's QR code, libcrypt for bcrypt in
+# --auth-file, ncursesw for the terminal UI) and pkg-config, which SwiftPM uses to find them.
 # (Word-split on purpose by callers: ensure_debian_packages $PROXYAPP_BUILD_PACKAGES.)
-PROXYAPP_BUILD_PACKAGES="libsqlite3-dev libbrotli-dev zlib1g-dev libzstd-dev libncurses-dev libre2-dev libc-ares-dev libqrencode-dev libcrypt-dev pkg-config"
+PROXYAPP_BUILD_PACKAGES="libsqlite3-dev libbrotli-dev zlib1g-dev libzstd-dev libxxhash-dev libncurses-dev libre2-dev libc-ares-dev libqrencode-dev libcrypt-dev pkg-config"
 
 # Where the toolchain lives on this project's machines, when `swift` is not already on PATH.
 PROXYAPP_SWIFT_BIN=${PROXYAPP_SWIFT_BIN:-/opt/swift/usr/bin}

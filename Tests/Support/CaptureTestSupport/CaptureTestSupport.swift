@@ -135,3 +135,21 @@ extension XCTestCase {
         }
     }
 }
+
+extension CapturedBody {
+    /// `bytes` captured as a live exchange does: appended in 16 KiB reads and spooled into
+    /// `spool` once a block is full; finished (as at the response's end) unless `finish` is false.
+    public static func spooled(_ bytes: Data, into spool: any BodySpool, finish: Bool = true) -> CapturedBody {
+        var body = CapturedBody()
+        body.size = Int64(bytes.count)
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + 16_384, bytes.count)
+            bytes[offset..<end].withUnsafeBytes { body.append($0) }
+            offset = end
+            if body.spool == nil, body.storedCount >= blockSize { body.startSpooling(spool) }
+        }
+        if finish { body.finishSpooling() }
+        return body
+    }
+}
