@@ -157,6 +157,28 @@ public struct CapturedBody: Sendable, Hashable {
         if spool != nil { spillFullBlocks() }
     }
 
+    /// Appends `data` without copying it when the body is spooled: the spool takes it as it is
+    /// (after any partial block still in memory, so the order holds). Meant for bytes that share
+    /// a receive buffer, so a download's bytes are copied once, by the spool's write, instead of
+    /// first into a block on the event loop. A body not spooled copies `data` as `append(_:)` does.
+    public mutating func append(shared data: Data) {
+        guard let spool, !spoolRefused else {
+            data.withUnsafeBytes { append($0) }
+            return
+        }
+        spillFullBlocks(all: true)
+        guard !spoolRefused else {
+            truncated = true
+            return
+        }
+        storedCount += data.count
+        guard spool.append(data) else {
+            refuseSpooling(dropping: data.count)
+            return
+        }
+        spooledCount += data.count
+    }
+
     private mutating func appendInMemory(_ bytes: UnsafeRawBufferPointer, expected: Int?) {
         guard !bytes.isEmpty else { return }
         // Taken out of `storage` while it changes, so the buffers stay uniquely referenced

@@ -110,4 +110,48 @@ final class CapturedBodySpoolingTests: XCTestCase {
         body.finishSpooling()  // nothing to do without a spool
         XCTAssertEqual(body.parts.count, 3)
     }
+
+    /// Shared bytes of a spooled body go to the spool as they are (no block is filled in memory),
+    /// after the partial block that was waiting, so the order holds.
+    func testSharedBytesOfASpooledBodyGoStraightToTheSpoolInOrder() {
+        let bytes = pattern(block * 3 + 4_321)
+        let spool = RecordingSpool()
+        var body = CapturedBody()
+        append(Array(bytes[..<(block + 100)]), to: &body)
+        body.startSpooling(spool)
+        XCTAssertEqual(body.heldCount, 100, "a partial block waits in memory")
+        let shared = Data(bytes[(block + 100)..<(block * 3)])
+        body.append(shared: shared)
+        XCTAssertEqual(spool.received.map(\.count), [block, 100, shared.count], "partial block first, then the shared bytes whole")
+        XCTAssertEqual(body.heldCount, 0)
+        append(Array(bytes[(block * 3)...]), to: &body)
+        XCTAssertEqual(body.storedCount, bytes.count)
+        body.finishSpooling()
+        XCTAssertEqual(spool.contents(), Data(bytes))
+        XCTAssertEqual(body.bytes, Data(bytes))
+        XCTAssertFalse(body.truncated)
+    }
+
+    func testSharedBytesTheSpoolRefusesEndTheStoredPrefix() {
+        let spool = RecordingSpool(accepting: 1)
+        var body = CapturedBody()
+        append(pattern(block), to: &body)
+        body.startSpooling(spool)
+        body.append(shared: Data(pattern(block, from: block)))
+        XCTAssertTrue(body.truncated)
+        XCTAssertEqual(body.storedCount, block)
+        body.append(shared: Data(pattern(10)))
+        XCTAssertEqual(body.storedCount, block, "nothing is stored after a refusal")
+        XCTAssertEqual(spool.received.count, 1)
+    }
+
+    func testSharedBytesOfABodyInMemoryAreCopiedIntoBlocks() {
+        var body = CapturedBody()
+        let bytes = pattern(block + 10)
+        body.append(shared: Data(bytes))
+        XCTAssertNil(body.spool)
+        XCTAssertEqual(body.heldCount, bytes.count)
+        XCTAssertEqual(body.parts.map(\.count), [block, 10])
+        XCTAssertEqual(body.bytes, Data(bytes))
+    }
 }

@@ -8,10 +8,17 @@ import ProxyModel
 ///
 /// It copies at most `cap` bytes per message and counts the rest, so a 2 GiB download costs the
 /// same memory as a 16 MiB one. With a `spool` (the capture store's body files), a body that
-/// reaches `CapturedBody.blockSize` is spooled: its blocks leave memory as they fill.
+/// reaches `CapturedBody.blockSize` is spooled: its blocks leave memory as they fill, and over
+/// plain HTTP its large parts go to the spool in their receive buffers, not copied on the event
+/// loop (`sharedPartMinimum`).
 struct ExchangeRecorder {
     private(set) var flow: Flow
     private let cap: Int
+    /// Whether large parts may go to the spool in their receive buffers (`sharedPartMinimum`):
+    /// only for plain HTTP. NIOSSL decrypts into one buffer it reuses at its next read; kept
+    /// alive by the spool, that buffer is copied whole (up to 512 KiB) before the read, which
+    /// costs more than copying the part.
+    private let sharesReceiveBuffers: Bool
     private let spool: BodySpoolFactory?
     private var connected: NIODeadline?
     private var requestSent: NIODeadline?
@@ -31,6 +38,7 @@ struct ExchangeRecorder {
          clientTLS: TLSDetails? = nil, streamID: Int? = nil, replayOf: Int64? = nil) {
         self.cap = cap
         self.spool = spool
+        sharesReceiveBuffers = scheme == "http"
         self.flow = Flow(
             kind: .http, clientAddress: clientAddress, startedAt: Date(), method: method, scheme: scheme,
             host: host, port: port, path: path, httpVersion: Self.versionText(version),
@@ -116,7 +124,8 @@ struct ExchangeRecorder {
     }
 
     mutating func requestBody(_ buffer: ByteBuffer) {
-        Self.capture(buffer, into: &flow.requestBody, cap: cap, expected: expectedRequestLength, spool: spool)
+        Self.capture(buffer, into: &flow.requestBody, cap: cap, expected: expectedRequestLength, spool: spool,
+                     sharing: sharesReceiveBuffers)
     }
 
     mutating func requestFullySent() {
@@ -164,7 +173,8 @@ struct ExchangeRecorder {
     }
 
     mutating func responseBody(_ buffer: ByteBuffer) {
-        Self.capture(buffer, into: &flow.responseBody, cap: cap, expected: expectedResponseLength, spool: spool)
+        Self.capture(buffer, into: &flow.responseBody, cap: cap, expected: expectedResponseLength, spool: spool,
+                     sharing: sharesReceiveBuffers)
     }
 
     /// The finished flow; `error` is set when the exchange failed.
@@ -183,11 +193,13 @@ struct ExchangeRecorder {
     }
 
     private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int, expected: Int?,
-                                spool: BodySpoolFactory?) {
+                                spool: BodySpoolFactory?, sharing: Bool) {
         let count = buffer.readableBytes
         body.size += Int64(count)
         let room = cap - body.storedCount
-        if room >= count {
+        if room >= count, sharing, body.spool != nil, count >= sharedPartMinimum, count * 2 >= buffer.storageCapacity {
+            body.append(shared: sharedData(buffer))
+        } else if room >= count {
             buffer.withUnsafeReadableBytes { body.append($0, expected: expected) }
         } else {
             if room > 0 {
@@ -197,6 +209,23 @@ struct ExchangeRecorder {
         }
         if body.spool == nil, body.storedCount >= CapturedBody.blockSize, let spool, let target = spool() {
             body.startSpooling(target)
+        }
+    }
+}
+
+extension ExchangeRecorder {
+    /// Parts of a spooled body this large go to the spool in their receive buffer (`sharedData`)
+    /// rather than copied into a block on the event loop, when they fill at least half of that
+    /// buffer: a small part never keeps a large buffer alive until the spool has written it.
+    static let sharedPartMinimum = 32 << 10
+
+    /// The readable bytes of `buffer` as `Data` without a copy: the `Data` keeps the buffer's
+    /// storage alive, and a storage referenced twice is never written in place (NIO copies it on
+    /// write), so the bytes stay as they are until the spool has written them.
+    static func sharedData(_ buffer: ByteBuffer) -> Data {
+        buffer.withUnsafeReadableBytes { bytes in
+            Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count,
+                 deallocator: .custom { _, _ in withExtendedLifetime(buffer) {} })
         }
     }
 }
