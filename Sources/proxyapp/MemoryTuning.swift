@@ -1,3 +1,5 @@
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 
@@ -10,13 +12,17 @@ import Glibc
 /// A fixed threshold keeps big buffers in their own mappings, returned to the system on free;
 /// two arenas are enough for two event loops and the capture writer.
 ///
-/// glibc gives memory back to the system only from the top of a heap, so what bursts of traffic
-/// leave free in the middle stays in the process: `trim()`, run by the capture writer a second
-/// after its last write (`CaptureWriter(onIdle:)`), returns every free page once a burst is over.
-/// Since that trim runs, the one glibc makes on its own is held off (`trimThreshold`): by
-/// default it hands back the top of a heap whenever 128 KiB there are free, so during a download
-/// every 256 KiB receive buffer and captured block came back from the kernel as fresh pages, and
-/// page faults were 21 % of the proxy's CPU.
+/// During a burst glibc keeps up to `trimThreshold` free at the top of each heap: by default it
+/// hands that memory back whenever 128 KiB there are free, so during a download every 256 KiB
+/// receive buffer and captured block came back from the kernel as fresh pages, and page faults
+/// were 21 % of the proxy's CPU.
+///
+/// After the burst, `trim(visiting:)` gives back every free page: the capture writer runs it a
+/// second after its last write (`CaptureWriter(onIdle:)`). `malloc_trim` alone returns the free
+/// pages inside each heap but not the free top of an arena other than the main one; glibc trims
+/// that top only when a block of 64 KiB or more is freed in that arena. So the trim lowers the
+/// threshold, has each event loop (whose arena its buffers came from) free such a block, and
+/// raises the threshold again.
 enum MemoryTuning {
     @_silgen_name("mallopt")
     private static func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
@@ -26,8 +32,12 @@ enum MemoryTuning {
     private static let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in <malloc.h>
     private static let arenaMax: Int32 = -8  // M_ARENA_MAX
     private static let trimThresholdParameter: Int32 = -1  // M_TRIM_THRESHOLD
-    /// Free bytes at the top of a heap that glibc keeps between idle trims.
+    /// Free bytes at the top of a heap that glibc keeps during a burst.
     static let trimThreshold: Int32 = 8 << 20
+    /// glibc's own threshold, in force while the idle trim runs.
+    private static let idleTrimThreshold: Int32 = 128 << 10
+    /// A block this large, freed, makes glibc trim the top of its arena (64 KiB or more).
+    private static let arenaTrimTrigger = 128 << 10
 
     static func apply() {
         _ = mallopt(mmapThreshold, 1 << 20)
@@ -35,14 +45,27 @@ enum MemoryTuning {
         _ = mallopt(trimThresholdParameter, trimThreshold)
     }
 
-    /// Returns the free pages of every arena to the system (not only the top of the heap).
-    static func trim() {
+    /// Returns the free pages of every arena to the system: the free tops of the arenas of this
+    /// thread and of `eventLoops`, then the free pages inside every heap.
+    static func trim(visiting eventLoops: [any EventLoop] = []) {
+        _ = mallopt(trimThresholdParameter, idleTrimThreshold)
+        let visits = eventLoops.map { $0.submit { trimThisThreadsArenaTop() } }
+        trimThisThreadsArenaTop()
+        if let first = eventLoops.first {
+            _ = try? EventLoopFuture.andAllComplete(visits, on: first).wait()
+        }
+        _ = mallopt(trimThresholdParameter, trimThreshold)
         _ = malloc_trim(0)
+    }
+
+    private static func trimThisThreadsArenaTop() {
+        // Swift's allocator calls, which the optimizer does not remove as a pair.
+        UnsafeMutableRawPointer.allocate(byteCount: arenaTrimTrigger, alignment: 16).deallocate()
     }
 }
 #else
 enum MemoryTuning {
     static func apply() {}
-    static func trim() {}
+    static func trim(visiting eventLoops: [any EventLoop] = []) {}
 }
 #endif

@@ -181,8 +181,10 @@ struct RunCommand: AsyncParsableCommand {
         let retentionPolicy = try retention.policy()
         let captureLine = sharedAddress.map { "Capture: \($0.redacted) (shared; this proxy's flows are named \(proxyName))" }
             ?? "Capture: \(data.databasePath)"
+        // The idle trim visits the event loops, made below, after the writer.
+        let trimmedLoops = NIOLockedValueBox<[any EventLoop]>([])
         let writer = CaptureWriter(backend: capture.backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
-                                   onIdle: { MemoryTuning.trim() })
+                                   onIdle: { MemoryTuning.trim(visiting: trimmedLoops.withLockedValue { $0 }) })
 
         var configuration = ProxyConfiguration()
         let interfaces = LocalInterfaces.all()
@@ -205,6 +207,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.throttle = throttle
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        trimmedLoops.withLockedValue { $0 = Array(group.makeIterator()) }
         // DNS has a thread of its own, every lookup in flight at once: a name that never
         // answers delays no other, and lookups never wait behind map-local reads or rewrites.
         let resolver: SystemHostResolver

@@ -1,5 +1,8 @@
 #if canImport(Glibc)
+import Foundation
 import Glibc
+import NIOCore
+import NIOPosix
 import XCTest
 
 @testable import proxyapp
@@ -44,6 +47,49 @@ final class MemoryTuningTests: XCTestCase {
                        "glibc's own trim (past 128 KiB free at the top, by default) would have lowered the break")
         MemoryTuning.trim()
         XCTAssertLessThan(programBreak(), breakWithBlock - UInt(Self.blockSize) / 2, "the idle trim returns the pages")
+    }
+
+    /// The process's resident memory, in bytes (`/proc/self/statm`).
+    private func residentBytes() throws -> Int {
+        let fields = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
+        return try XCTUnwrap(Int(fields[1])) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Whether memory this thread allocates comes from a heap other than the main one (which
+    /// grows by moving the program break; the others are mappings of their own).
+    private static func thisThreadsArenaIsNotMain() -> Bool {
+        let block = UnsafeMutableRawPointer.allocate(byteCount: 128 << 10, alignment: 16)
+        defer { block.deallocate() }
+        return UInt(bitPattern: block) > UInt(bitPattern: sbrk(0))
+    }
+
+    /// What a burst frees on an event loop, in that thread's arena, goes back to the system at
+    /// the idle trim, also the free top of an arena other than the main one, which
+    /// `malloc_trim` alone leaves in place.
+    func testTheIdleTrimReturnsWhatABurstFreedOnAnEventLoop() throws {
+        MemoryTuning.apply()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 4)
+        defer { try? group.syncShutdownGracefully() }
+        // Threads share two arenas: take a loop whose arena is not the main one.
+        let loops = Array(group.makeIterator())
+        let arenaIsNotMain = try loops.map { try $0.submit { Self.thisThreadsArenaIsNotMain() }.wait() }
+        let loop = try XCTUnwrap(zip(loops, arenaIsNotMain).first { $0.1 }?.0, "no event loop uses a second arena")
+        let before = try residentBytes()
+        // Made on the loop, freed elsewhere (as the spool frees captured blocks), oldest first.
+        let blocks = try loop.submit {
+            (0..<12).map { _ in  // 6 MiB: less than the threshold glibc keeps during a burst
+                let block = UnsafeMutableRawPointer.allocate(byteCount: Self.blockSize, alignment: 16)
+                block.initializeMemory(as: UInt8.self, repeating: 1, count: Self.blockSize)  // touched
+                return UInt(bitPattern: block)
+            }
+        }.wait()
+        for block in blocks {
+            UnsafeMutableRawPointer(bitPattern: block)?.deallocate()
+        }
+        let afterBurst = try residentBytes()
+        XCTAssertGreaterThan(afterBurst - before, 5 << 20, "kept for the next buffers during a burst")
+        MemoryTuning.trim(visiting: loops)
+        XCTAssertLessThan(try residentBytes(), afterBurst - (5 << 20), "given back at the idle trim")
     }
 }
 #endif
