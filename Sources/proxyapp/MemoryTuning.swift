@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 
 #if canImport(Glibc)
@@ -18,11 +19,12 @@ import Glibc
 /// were 21 % of the proxy's CPU.
 ///
 /// After the burst, `trim(visiting:)` gives back every free page: the capture writer runs it a
-/// second after its last write (`CaptureWriter(onIdle:)`). `malloc_trim` alone returns the free
-/// pages inside each heap but not the free top of an arena other than the main one; glibc trims
-/// that top only when a block of 64 KiB or more is freed in that arena. So the trim lowers the
-/// threshold, has each event loop (whose arena its buffers came from) free such a block, and
-/// raises the threshold again.
+/// second after its last write (`CaptureWriter(onIdle:)`, through `IdleTrimLoops`).
+/// `malloc_trim` alone returns the free pages inside each heap but not the free top of an arena
+/// other than the main one; glibc trims that top only when a block of 64 KiB or more is freed in
+/// that arena. So the trim lowers the threshold, has each event loop (whose arena its buffers
+/// came from) free such a block, and the last of them raises the threshold again. Nothing waits
+/// for the loops.
 enum MemoryTuning {
     @_silgen_name("mallopt")
     private static func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
@@ -33,7 +35,7 @@ enum MemoryTuning {
     private static let arenaMax: Int32 = -8  // M_ARENA_MAX
     private static let trimThresholdParameter: Int32 = -1  // M_TRIM_THRESHOLD
     /// Free bytes at the top of a heap that glibc keeps during a burst.
-    static let trimThreshold: Int32 = 8 << 20
+    static let trimThreshold: Int32 = 4 << 20
     /// glibc's own threshold, in force while the idle trim runs.
     private static let idleTrimThreshold: Int32 = 128 << 10
     /// A block this large, freed, makes glibc trim the top of its arena (64 KiB or more).
@@ -45,17 +47,28 @@ enum MemoryTuning {
         _ = mallopt(trimThresholdParameter, trimThreshold)
     }
 
-    /// Returns the free pages of every arena to the system: the free tops of the arenas of this
-    /// thread and of `eventLoops`, then the free pages inside every heap.
+    /// Returns the free pages of every arena to the system: the free pages inside every heap now,
+    /// the free tops of the arenas of this thread and of `eventLoops` as each loop gets to it.
     static func trim(visiting eventLoops: [any EventLoop] = []) {
         _ = mallopt(trimThresholdParameter, idleTrimThreshold)
-        let visits = eventLoops.map { $0.submit { trimThisThreadsArenaTop() } }
         trimThisThreadsArenaTop()
-        if let first = eventLoops.first {
-            _ = try? EventLoopFuture.andAllComplete(visits, on: first).wait()
-        }
-        _ = mallopt(trimThresholdParameter, trimThreshold)
         _ = malloc_trim(0)
+        guard !eventLoops.isEmpty else {
+            _ = mallopt(trimThresholdParameter, trimThreshold)
+            return
+        }
+        let remaining = NIOLockedValueBox(eventLoops.count)
+        for loop in eventLoops {
+            loop.execute {
+                trimThisThreadsArenaTop()
+                if remaining.withLockedValue({ count -> Int in
+                    count -= 1
+                    return count
+                }) == 0 {
+                    _ = mallopt(trimThresholdParameter, trimThreshold)
+                }
+            }
+        }
     }
 
     private static func trimThisThreadsArenaTop() {
@@ -69,3 +82,23 @@ enum MemoryTuning {
     static func trim(visiting eventLoops: [any EventLoop] = []) {}
 }
 #endif
+
+/// The event loops the idle trim visits: set once the group exists (after the capture writer
+/// that runs the trim is made), emptied before the group shuts down, so a trim never schedules
+/// work on a loop that has stopped (NIO reports that as an error, and would not run it).
+final class IdleTrimLoops: Sendable {
+    private let loops = NIOLockedValueBox<[any EventLoop]>([])
+
+    func start(_ group: any EventLoopGroup) {
+        loops.withLockedValue { $0 = Array(group.makeIterator()) }
+    }
+
+    func stop() {
+        loops.withLockedValue { $0 = [] }
+    }
+
+    /// The idle trim, holding the loops while it schedules its visits: none after `stop()`.
+    func trim() {
+        loops.withLockedValue { MemoryTuning.trim(visiting: $0) }
+    }
+}

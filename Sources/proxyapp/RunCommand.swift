@@ -181,10 +181,9 @@ struct RunCommand: AsyncParsableCommand {
         let retentionPolicy = try retention.policy()
         let captureLine = sharedAddress.map { "Capture: \($0.redacted) (shared; this proxy's flows are named \(proxyName))" }
             ?? "Capture: \(data.databasePath)"
-        // The idle trim visits the event loops, made below, after the writer.
-        let trimmedLoops = NIOLockedValueBox<[any EventLoop]>([])
+        let idleTrim = IdleTrimLoops()  // the event loops are made below, after the writer
         let writer = CaptureWriter(backend: capture.backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
-                                   onIdle: { MemoryTuning.trim(visiting: trimmedLoops.withLockedValue { $0 }) })
+                                   onIdle: { idleTrim.trim() })
 
         var configuration = ProxyConfiguration()
         let interfaces = LocalInterfaces.all()
@@ -207,7 +206,7 @@ struct RunCommand: AsyncParsableCommand {
         configuration.throttle = throttle
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        trimmedLoops.withLockedValue { $0 = Array(group.makeIterator()) }
+        idleTrim.start(group)
         // DNS has a thread of its own, every lookup in flight at once: a name that never
         // answers delays no other, and lookups never wait behind map-local reads or rewrites.
         let resolver: SystemHostResolver
@@ -215,6 +214,7 @@ struct RunCommand: AsyncParsableCommand {
             resolver = try SystemHostResolver(configuration: .init(timeout: .seconds(Int64(dnsTimeout)), servers: dnsServers))
         } catch {
             writer.close()
+            idleTrim.stop()
             try? await group.shutdownGracefully()
             throw CLIError("cannot start the DNS resolver: \(error). Check /etc/resolv.conf, or pass --dns-server IP.")
         }
@@ -239,6 +239,7 @@ struct RunCommand: AsyncParsableCommand {
             resolver.shutdown()
             blockingPool.shutdown()
             writer.close()
+            idleTrim.stop()
             try? await group.shutdownGracefully()
             if let failed = error as? ListenError {
                 let named = ListenAddress(host: failed.host, port: failed.port)
@@ -347,6 +348,7 @@ struct RunCommand: AsyncParsableCommand {
         // Nothing stays held while the proxy stops: held exchanges go on, for the second they get.
         breakpoints.breakpoints.setFilter(nil, matches: nil)
         breakpoints.breakpoints.acceptAll()
+        idleTrim.stop()
         await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
                             writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics
