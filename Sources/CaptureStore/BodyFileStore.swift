@@ -19,8 +19,8 @@ import Darwin
 /// Layout: `<database path>-bodies/ab/abcd…`. The name is the body's XXH3-128 in hex
 /// (`BodyContentHasher`), so the same bytes captured twice are stored once: a body shares a file
 /// only after a byte-for-byte comparison (`BodyFileComparison`), and one whose name is taken by
-/// other bytes takes the name with a suffix (`candidates(for:)`). A row names its files in the `*_body_file` columns
-/// and leaves the BLOB column NULL.
+/// other bytes takes the name with a suffix (`candidates(for:)`). A row names its files in the
+/// `*_body_file` columns and leaves the BLOB column NULL.
 ///
 /// Consistency across processes: files are written, and removed, only inside a write
 /// transaction of the database, whose lock every writer (the proxy, `proxyapp` commands, a TUI
@@ -57,23 +57,31 @@ public struct BodyFileStore: Sendable {
         (try? makeDirectory(directory)) != nil && (try? makeDirectory(spoolDirectory)) != nil
     }
 
-    /// Gives the spooled file at `temporary` a name in the store: the first of `candidates(for:)`
-    /// that is free (the file is moved there) or holds the same bytes (the file is removed, the
-    /// body shares that one). Nil when it could be neither. Call inside a write transaction.
+    /// Gives the spooled file at `temporary` its name in the store (`place`): moved there, or
+    /// removed when that name holds the same bytes already. Nil when it could not be moved. Call
+    /// inside a write transaction.
     func adopt(_ temporary: String, as name: String) -> String? {
+        defer { unlink(temporary) }  // gone already once moved
+        return try? place(name, holdsSame: { BodyFileComparison.file($0, sameAs: temporary) }) { path in
+            try makeDirectory((path as NSString).deletingLastPathComponent)
+            guard rename(temporary, path) == 0 else { throw BodyFileError.cannotWrite(path: path, errno: errno) }
+        }
+    }
+
+    /// The first of `candidates(for: name)` that holds the same bytes (`holdsSame`), or is free
+    /// and then filled by `create`. Throws what `create` throws, and when every candidate holds
+    /// other bytes.
+    private func place(_ name: String, holdsSame: (String) -> Bool, create: (String) throws -> Void) throws -> String {
         for candidate in Self.candidates(for: name) {
             let path = self.path(of: candidate)
             if access(path, F_OK) == 0 {
-                guard BodyFileComparison.file(path, sameAs: temporary) else { continue }
-                unlink(temporary)
-                return candidate
+                if holdsSame(path) { return candidate }
+                continue
             }
-            guard (try? makeDirectory((path as NSString).deletingLastPathComponent)) != nil,
-                  rename(temporary, path) == 0 else { break }
+            try create(path)
             return candidate
         }
-        unlink(temporary)
-        return nil
+        throw BodyFileError.cannotWrite(path: path(of: name), errno: EEXIST)
     }
 
     /// The names a body hashed to `name` may take, in the order they are tried: the name itself,
@@ -95,24 +103,17 @@ public struct BodyFileStore: Sendable {
         }
     }
 
-    /// Writes the captured bytes of `body` unless a file with the same bytes exists under one of
-    /// its `candidates(for:)`, and returns the name the row keeps. Call inside a write transaction.
+    /// Writes the captured bytes of `body` unless a file with the same bytes exists under its name
+    /// (`place`), and returns the name the row keeps. Call inside a write transaction.
     func write(_ body: CapturedBody) throws -> String {
         let hasher = BodyContentHasher()
         for part in body.parts {
             hasher.update(part)
         }
         try makeDirectory(directory)
-        for candidate in Self.candidates(for: hasher.name()) {
-            let path = self.path(of: candidate)
-            if access(path, F_OK) == 0 {
-                if BodyFileComparison.file(path, holds: body.parts) { return candidate }
-                continue
-            }
+        return try place(hasher.name(), holdsSame: { BodyFileComparison.file($0, holds: body.parts) }) { path in
             try write(body.parts, to: path)
-            return candidate
         }
-        throw BodyFileError.cannotWrite(path: path(of: hasher.name()), errno: EEXIST)
     }
 
     /// Writes `parts` to a new file at `path`, under a temporary name first and renamed: a file

@@ -88,6 +88,12 @@ enum MemoryTuning {
 /// work on a loop that has stopped (NIO reports that as an error, and would not run it).
 final class IdleTrimLoops: Sendable {
     private let loops = NIOLockedValueBox<[any EventLoop]>([])
+    private let trimVisiting: @Sendable ([any EventLoop]) -> Void
+
+    /// `trimVisiting` is the trim itself (`MemoryTuning.trim(visiting:)`; tests watch it).
+    init(trimVisiting: @escaping @Sendable ([any EventLoop]) -> Void = { MemoryTuning.trim(visiting: $0) }) {
+        self.trimVisiting = trimVisiting
+    }
 
     func start(_ group: any EventLoopGroup) {
         loops.withLockedValue { $0 = Array(group.makeIterator()) }
@@ -99,6 +105,6 @@ final class IdleTrimLoops: Sendable {
 
     /// The idle trim, holding the loops while it schedules its visits: none after `stop()`.
     func trim() {
-        loops.withLockedValue { MemoryTuning.trim(visiting: $0) }
+        loops.withLockedValue { trimVisiting($0) }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Foundation
 import Glibc
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import XCTest
@@ -93,6 +94,21 @@ final class MemoryTuningTests: XCTestCase {
             try visited.submit {}.wait()  // after the trim's visit, queued before it
         }
         XCTAssertLessThan(try residentBytes(), afterBurst - (3 << 20), "given back at the idle trim")
+    }
+
+    /// The idle trim visits the event loops of a running proxy, and none once it stops: a task
+    /// scheduled on a loop that has shut down is an error in NIO.
+    func testTheIdleTrimVisitsTheLoopsOnlyWhileTheyRun() throws {
+        let visited = NIOLockedValueBox<[Int]>([])
+        let idleTrim = IdleTrimLoops { loops in visited.withLockedValue { $0.append(loops.count) } }
+        idleTrim.trim()  // before the group exists
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        idleTrim.start(group)
+        idleTrim.trim()
+        idleTrim.stop()
+        try group.syncShutdownGracefully()
+        idleTrim.trim()
+        XCTAssertEqual(visited.withLockedValue { $0 }, [0, 2, 0])
     }
 }
 #endif
