@@ -20,7 +20,7 @@ final class MemoryTuningTests: XCTestCase {
         UInt(bitPattern: sbrk(0))
     }
 
-    func testABufferFreedAtTheTopOfTheHeapStaysUntilTheIdleTrim() throws {
+    func testABufferFreedAtTheTopOfTheHeapStaysForTheNextOne() throws {
         MemoryTuning.apply()
         MemoryTuning.trim()
         // Blocks fill the heap's free holes first; the first one cut from its top is the one.
@@ -46,8 +46,9 @@ final class MemoryTuningTests: XCTestCase {
         }
         XCTAssertEqual(breakAfterFree, breakWithBlock,
                        "glibc's own trim (past 128 KiB free at the top, by default) would have lowered the break")
+        // That the idle trim then returns the pages is checked on an event loop's heap below: on
+        // the main heap, any thread of the test process may allocate above the block meanwhile.
         MemoryTuning.trim()
-        XCTAssertLessThan(programBreak(), breakWithBlock - UInt(Self.blockSize) / 2, "the idle trim returns the pages")
     }
 
     /// The process's resident memory, in bytes (`/proc/self/statm`).
