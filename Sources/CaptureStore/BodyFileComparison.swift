@@ -20,9 +20,11 @@ enum BodyFileComparison {
         return parts.allSatisfy { part in part.withUnsafeBytes { file.nextBytesMatch($0) } } && file.atEnd()
     }
 
-    /// True when the files at `path` and `other` hold the same bytes.
+    /// True when the files at `path` and `other` hold the same bytes: one file under two names
+    /// (a spool that linked its stored twin, `BodyFileSpool`) without reading it.
     static func file(_ path: String, sameAs other: String) -> Bool {
         guard let file = FileSteps(path), let second = FileSteps(other), file.size == second.size else { return false }
+        if file.identity == second.identity { return true }
         while true {
             guard let step = second.nextStep() else { return false }
             if step.isEmpty { return file.atEnd() }
@@ -34,6 +36,8 @@ enum BodyFileComparison {
 /// One open file read forward in steps into a buffer of its own.
 private final class FileSteps {
     let size: Int
+    /// The file's device and inode numbers.
+    let identity: [UInt64]
     private let descriptor: Int32
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BodyFileComparison.stepSize, alignment: 16)
 
@@ -51,6 +55,7 @@ private final class FileSteps {
         }
         self.descriptor = descriptor
         size = Int(status.st_size)
+        identity = [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 
     deinit {

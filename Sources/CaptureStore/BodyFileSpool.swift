@@ -15,7 +15,13 @@ import Darwin
 /// past the bound a spool refuses further blocks and the body is kept as far as it got, marked
 /// truncated, rather than letting downloads outrun the disk in memory.
 ///
-/// Files live in `<store>/spool/<pid>-<n>.partial`. A spool never claimed (its flow was dropped)
+/// A body that starts as one stored not long ago (`BodyTwinIndex`, after its first 64 KiB) is
+/// checked against that file instead of written: the spool file becomes a hard link to it, each
+/// block is compared with it, and the claim names the same file without hashing or reading the
+/// body again. At the first byte that differs (or a length that does), the bytes taken so far are
+/// copied from the twin into a file of the spool's own and it writes from then on.
+///
+/// Files live in `<store>/spool/<pid>-<n>.partial` (and `<pid>-<n>-twin.partial` for a moment). A spool never claimed (its flow was dropped)
 /// removes its file when released; files left by a process that died are removed by the next
 /// proxy that opens the store (`BodyFileStore.removeAbandonedSpools()`).
 public final class BodyFileSpool: BodySpool, @unchecked Sendable {
@@ -30,14 +36,23 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
 
     private let store: BodyFileStore
     let temporaryPath: String
+    /// Where a stored twin is linked before it replaces the spool file (`startVerifying`).
+    private let linkPath: String
     /// Every block handed to the queue enters; its write leaves.
     private let writes = DispatchGroup()
 
     // Touched only on `queue`, or after `writes` is waited on.
-    private let hasher = BodyContentHasher()
+    private var hasher = BodyContentHasher()
+    /// Bytes of the body taken so far: written to the file, or found in the twin.
     private var writtenCount = 0
     private var failed = false
     private var digest: String?
+    /// The body's first bytes, gathered until there are `BodyTwinIndex.prefixSize`.
+    private var prefix = Data()
+    private var prefixKey: UInt64?
+    /// While set, the spool file is a link to the stored file of this name, which has held the
+    /// body's bytes so far: blocks are compared with it, not written.
+    private var twin: String?
 
     // Guarded by `lock`.
     private let lock = NSLock()
@@ -51,10 +66,12 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
             return Self.nextNumber
         }
         temporaryPath = store.spoolDirectory + "/\(getpid())-\(number).partial"
+        linkPath = store.spoolDirectory + "/\(getpid())-\(number)-twin.partial"
     }
 
     deinit {
         unlink(temporaryPath)  // gone already when claimed
+        unlink(linkPath)
     }
 
     public func append(_ block: Data) -> Bool {
@@ -71,7 +88,7 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         guard accepted else { return false }
         writes.enter()
         Self.queue.async { [self] in
-            write(block)
+            take(block)
             Self.pendingLock.withLock { Self.pendingBytes -= block.count }
             writes.leave()
         }
@@ -86,7 +103,14 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         guard first else { return }
         writes.enter()
         Self.queue.async { [self] in
-            if !failed && writtenCount > 0 {
+            if let twin, !failed {
+                if SpoolFile.size(of: temporaryPath) == writtenCount {
+                    digest = twin
+                } else {
+                    stopVerifying()  // the stored body goes on: this one is its start
+                }
+            }
+            if twin == nil, !failed, writtenCount > 0 {
                 digest = hasher.name()
             }
             writes.leave()
@@ -112,14 +136,36 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     func claim() -> String? {
         finish()
         writes.wait()
-        guard let digest else { return nil }
-        return store.adopt(temporaryPath, as: digest)
+        guard let digest, let name = store.adopt(temporaryPath, as: digest) else { return nil }
+        if let prefixKey { store.twins.record(name, for: prefixKey) }
+        return name
+    }
+
+    /// Runs on `queue`: checks `block` against the twin while there is one, writes it otherwise.
+    private func take(_ block: Data) {
+        guard !failed else { return }
+        if twin != nil {
+            if block.withUnsafeBytes({ SpoolFile.bytes(at: writtenCount, of: temporaryPath, match: $0) }) {
+                writtenCount += block.count
+                return
+            }
+            stopVerifying()
+            guard !failed else { return }
+        }
+        write(block)
+        guard !failed, prefixKey == nil else { return }
+        prefix.append(block.prefix(BodyTwinIndex.prefixSize - prefix.count))
+        if prefix.count == BodyTwinIndex.prefixSize {
+            let key = prefix.withUnsafeBytes { BodyTwinIndex.key($0) }
+            prefixKey = key
+            prefix = Data()
+            startVerifying(key)
+        }
     }
 
     /// Runs on `queue`. The file is opened for each block and closed after it, so spools hold no
     /// descriptor between blocks: a thousand downloads at once cost the proxy no connections.
     private func write(_ block: Data) {
-        guard !failed else { return }
         if writtenCount == 0, !store.makeSpoolDirectory() {
             failed = true
             return
@@ -137,5 +183,38 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         }
         hasher.update(block)
         writtenCount += block.count
+    }
+
+    /// Runs on `queue` once the body's start is known: when a stored body began the same way
+    /// (`BodyTwinIndex`) and its file starts with the bytes written so far, the spool file
+    /// becomes a link to that file. A link, not a name: the stored file may be removed meanwhile
+    /// (its last flow deleted), and the claim then puts the bytes back under their name.
+    private func startVerifying(_ key: UInt64) {
+        guard let name = store.twins.name(for: key), BodyFileStore.isValidName(name) else { return }
+        unlink(linkPath)
+        guard link(store.path(of: name), linkPath) == 0 else {
+            if errno == ENOENT { store.twins.forget(key, naming: name) }
+            return
+        }
+        guard SpoolFile.file(linkPath, startsWithFile: temporaryPath, count: writtenCount),
+              rename(linkPath, temporaryPath) == 0 else {
+            unlink(linkPath)
+            return
+        }
+        twin = name
+    }
+
+    /// Runs on `queue` when the body parts from its twin: the bytes taken so far are copied from
+    /// the twin into a file of the spool's own, hashed, and the spool writes from then on.
+    private func stopVerifying() {
+        twin = nil
+        guard rename(temporaryPath, linkPath) == 0,
+              let copied = SpoolFile.copy(count: writtenCount, from: linkPath, to: temporaryPath) else {
+            failed = true
+            unlink(linkPath)
+            return
+        }
+        unlink(linkPath)
+        hasher = copied
     }
 }

@@ -33,6 +33,8 @@ public struct BodyFileStore: Sendable {
 
     /// The directory holding the files, created on the first write.
     public let directory: String
+    /// The files stored last by the start of their bodies, for spools receiving one again.
+    let twins = BodyTwinIndex()
 
     /// The store beside the database file at `databasePath`.
     public init(databasePath: String) {

@@ -13,16 +13,6 @@ import XCTest
 final class BodyFileSpoolTests: XCTestCase {
     private let block = CapturedBody.blockSize
 
-    private func pattern(_ count: Int, seed: Int) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ seed &+ $0 >> 11) })
-    }
-
-    private func contentName(_ bytes: Data) -> String {
-        let hasher = BodyContentHasher()
-        hasher.update(bytes)
-        return hasher.name()
-    }
-
     private func spoolFiles(_ store: BodyFileStore) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: store.spoolDirectory)) ?? []).sorted()
     }
@@ -36,7 +26,7 @@ final class BodyFileSpoolTests: XCTestCase {
     func testASpooledBodyIsStoredUnderItsContentNameAndReadsBackWhole() throws {
         let repository = try makeRepository()
         let store = repository.database.bodyFiles
-        let bytes = pattern(block * 3 + 999, seed: 1)
+        let bytes = bodyPattern(block * 3 + 999, seed: 1)
         var flow = Samples.flow(1)
         flow.responseBody = CapturedBody.spooled(bytes, into: store.makeSpool())
         XCTAssertEqual(flow.responseBody.heldCount, 0, "nothing of it left in memory")
@@ -57,7 +47,7 @@ final class BodyFileSpoolTests: XCTestCase {
     func testBytesStoredAlreadyAreKeptOnce() throws {
         let repository = try makeRepository()
         let store = repository.database.bodyFiles
-        let bytes = pattern(block * 2 + 5, seed: 2)
+        let bytes = bodyPattern(block * 2 + 5, seed: 2)
         var inMemory = Samples.flow(1)
         inMemory.responseBody = CapturedBody(bytes: bytes, size: Int64(bytes.count))
         var spooled = Samples.flow(2)
@@ -81,7 +71,7 @@ final class BodyFileSpoolTests: XCTestCase {
         do {
             let spool = store.makeSpool()
             path = spool.temporaryPath
-            var body = CapturedBody.spooled(pattern(block * 2, seed: 3), into: spool, finish: false)
+            var body = CapturedBody.spooled(bodyPattern(block * 2, seed: 3), into: spool, finish: false)
             XCTAssertEqual(spool.contents().count, block * 2)
             XCTAssertTrue(FileManager.default.fileExists(atPath: path))
             body.bytes = Data()  // as the capture queue strips a body it has no room for
@@ -100,7 +90,7 @@ final class BodyFileSpoolTests: XCTestCase {
         try Data().write(to: URL(fileURLWithPath: repository.database.bodyFiles.directory))
         var flow = Samples.flow(1)
         flow.requestBody = CapturedBody(bytes: Data("kept".utf8), size: 4)
-        let bytes = pattern(block * 2, seed: 4)
+        let bytes = bodyPattern(block * 2, seed: 4)
         flow.responseBody = CapturedBody.spooled(bytes, into: repository.database.bodyFiles.makeSpool())
         let id = try XCTUnwrap(repository.insert([flow]).first)
         let read = try XCTUnwrap(repository.flow(id: id))
@@ -117,7 +107,7 @@ final class BodyFileSpoolTests: XCTestCase {
     func testSpoolsRefuseBlocksBeyondThePendingBound() throws {
         let repository = try makeRepository()
         let store = repository.database.bodyFiles
-        let piece = pattern(block, seed: 5)  // one buffer handed many times: counted, not copied
+        let piece = bodyPattern(block, seed: 5)  // one buffer handed many times: counted, not copied
         let first = store.makeSpool(), second = store.makeSpool()
         BodyFileSpool.queue.suspend()
         var suspended = true

@@ -1,0 +1,61 @@
+import CXXHash
+import Foundation
+
+/// The body files stored most recently, by the first bytes of the body each holds, so that a
+/// spool receiving the same body again can check it against that file instead of writing a copy
+/// (`BodyFileSpool`).
+///
+/// The same large body captured again is the common case in development: the same bundle, image
+/// or download fetched on every reload. Writing it to a spool file, hashing it and then comparing
+/// the whole file with its stored twin took about half of the proxy's CPU for such a download.
+/// A spool whose first `prefixSize` bytes match an entry here links the stored file instead and
+/// compares each block with it as it arrives; only a body that turns out to differ is written.
+///
+/// Keys are the XXH3-64 of the first `prefixSize` bytes: a key only suggests a twin, the bytes
+/// decide. At most `capacity` entries; the oldest goes first. Names come only from the store
+/// (`BodyFileSpool.claim()`), never from the network.
+final class BodyTwinIndex: @unchecked Sendable {
+    /// Bytes of a body's start that make its key.
+    static let prefixSize = 64 << 10
+    /// Entries kept (about 100 bytes each).
+    static let capacity = 512
+
+    private let lock = NSLock()
+    private var names: [UInt64: String] = [:]
+    /// Keys in the order they were first recorded, oldest first; `oldest` indexes the next to go.
+    private var order: [UInt64] = []
+    private var oldest = 0
+
+    /// The key of a body starting with `prefix` (its first `prefixSize` bytes).
+    static func key(_ prefix: UnsafeRawBufferPointer) -> UInt64 {
+        XXH3_64bits(prefix.baseAddress, prefix.count)
+    }
+
+    /// The stored name of the last body recorded with `key`, if any.
+    func name(for key: UInt64) -> String? {
+        lock.withLock { names[key] }
+    }
+
+    /// Records that the file `name` holds a body whose start has `key`.
+    func record(_ name: String, for key: UInt64) {
+        lock.withLock {
+            if names.updateValue(name, forKey: key) != nil { return }
+            if order.count < Self.capacity {
+                order.append(key)
+                return
+            }
+            names[order[oldest]] = nil
+            order[oldest] = key
+            oldest = (oldest + 1) % Self.capacity
+        }
+    }
+
+    /// Forgets `key` when it still names `name` (its file is gone or holds other bytes).
+    func forget(_ key: UInt64, naming name: String) {
+        lock.withLock {
+            if names[key] == name { names[key] = nil }
+        }
+    }
+
+    var count: Int { lock.withLock { names.count } }
+}

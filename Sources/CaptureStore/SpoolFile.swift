@@ -1,0 +1,117 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file operations a `BodyFileSpool` runs on its queue while it checks a body against a
+/// stored twin: read in steps of `stepSize` (never mapped: a file cut short by hand reads as
+/// different instead of stopping the process), regular files only, no symbolic links followed.
+enum SpoolFile {
+    static let stepSize = 64 << 10
+
+    /// The size of the regular file at `path`; nil when it is not one.
+    static func size(of path: String) -> Int? {
+        var status = stat()
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(status.st_size)
+    }
+
+    /// Whether the file at `path` holds `bytes` from `offset` on.
+    static func bytes(at offset: Int, of path: String, match bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let file = openForReading(path) else { return false }
+        defer { close(file) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: stepSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var done = 0
+        while done < bytes.count {
+            let wanted = min(stepSize, bytes.count - done)
+            guard readFully(file, into: buffer.baseAddress!, count: wanted, at: offset + done),
+                  memcmp(buffer.baseAddress!, bytes.baseAddress! + done, wanted) == 0 else { return false }
+            done += wanted
+        }
+        return true
+    }
+
+    /// Whether the files at `path` and `other` both start with the same `count` bytes.
+    static func file(_ path: String, startsWithFile other: String, count: Int) -> Bool {
+        guard let first = openForReading(path) else { return false }
+        defer { close(first) }
+        guard let second = openForReading(other) else { return false }
+        defer { close(second) }
+        let buffers = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * stepSize, alignment: 16)
+        defer { buffers.deallocate() }
+        let a = buffers.baseAddress!, b = buffers.baseAddress! + stepSize
+        var done = 0
+        while done < count {
+            let wanted = min(stepSize, count - done)
+            guard readFully(first, into: a, count: wanted, at: done), readFully(second, into: b, count: wanted, at: done),
+                  memcmp(a, b, wanted) == 0 else { return false }
+            done += wanted
+        }
+        return true
+    }
+
+    /// Copies the first `count` bytes of the file at `source` to a new file at `destination`
+    /// (mode 0600), and returns their hash so far; nil when a read or write failed (the new file
+    /// is then removed).
+    static func copy(count: Int, from source: String, to destination: String) -> BodyContentHasher? {
+        guard let input = openForReading(source) else { return nil }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else { return nil }
+        defer { close(output) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: stepSize, alignment: 16)
+        defer { buffer.deallocate() }
+        let hasher = BodyContentHasher()
+        var done = 0
+        while done < count {
+            let wanted = min(stepSize, count - done)
+            let step = UnsafeRawBufferPointer(rebasing: buffer[..<wanted])
+            guard readFully(input, into: buffer.baseAddress!, count: wanted, at: done),
+                  writeFully(output, step) else {
+                unlink(destination)
+                return nil
+            }
+            hasher.update(step)
+            done += wanted
+        }
+        return hasher
+    }
+
+    private static func openForReading(_ path: String) -> Int32? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// Reads exactly `count` bytes at `offset`; false at an error or the file's end.
+    private static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) -> Bool {
+        var filled = 0
+        while filled < count {
+            let got = pread(descriptor, buffer + filled, count - filled, off_t(offset + filled))
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { return false }
+            filled += got
+        }
+        return true
+    }
+
+    private static func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let wrote = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { return false }
+            done += wrote
+        }
+        return true
+    }
+}

@@ -1,0 +1,206 @@
+import CaptureTestSupport
+import Foundation
+import GRDB
+import ProxyModel
+import TestSupport
+import XCTest
+
+@testable import CaptureStore
+
+/// A large body captured again is checked against its stored twin instead of written
+/// (`BodyFileSpool`, `BodyTwinIndex`): the spool links the stored file and compares each block.
+/// Whatever the twin does meanwhile (differs at some byte, is longer or shorter, is removed, is
+/// cut short or replaced by hand), the body stored is exactly the bytes that arrived.
+final class BodyFileTwinTests: XCTestCase {
+    private let block = CapturedBody.blockSize
+
+    private func identity(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
+    }
+
+    private func storedFiles(_ store: BodyFileStore) -> [String] {
+        let shards = (try? FileManager.default.contentsOfDirectory(atPath: store.directory)) ?? []
+        return shards.filter { $0.count == 2 }.flatMap { shard in
+            (try? FileManager.default.contentsOfDirectory(atPath: store.directory + "/" + shard)) ?? []
+        }.sorted()
+    }
+
+    private func responseFile(_ id: Int64, _ repository: TrafficRepository) throws -> String? {
+        try repository.database.pool.read { db in
+            try String.fetchOne(db, sql: "SELECT response_body_file FROM flows WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Stores `bytes` as a flow's spooled response body and returns the flow's id.
+    @discardableResult
+    private func store(_ bytes: Data, _ repository: TrafficRepository, spool: BodyFileSpool? = nil) throws -> Int64 {
+        var flow = Samples.flow(1)
+        flow.responseBody = CapturedBody.spooled(bytes, into: spool ?? repository.database.bodyFiles.makeSpool())
+        return try XCTUnwrap(repository.insert([flow]).first)
+    }
+
+    /// Stores `first`, then captures `second` and returns its id after checking it reads back whole.
+    private func storeAfter(_ first: Data, _ second: Data, _ repository: TrafficRepository) throws -> Int64 {
+        try store(first, repository)
+        let id = try store(second, repository)
+        XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, second)
+        XCTAssertEqual(try responseFile(id, repository), contentName(second))
+        return id
+    }
+
+    func testTheSameBodyAgainIsCheckedAgainstItsFileNotWritten() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 3 + 999, seed: 1)
+        let first = try store(bytes, repository)
+        let name = contentName(bytes)
+        let spool = files.makeSpool()
+        var body = CapturedBody.spooled(bytes, into: spool, finish: false)
+        BodyFileSpool.queue.sync {}
+        XCTAssertEqual(identity(spool.temporaryPath), identity(files.path(of: name)), "the spool file is the stored file")
+        XCTAssertEqual(spool.contents(upTo: 10), bytes.prefix(10))
+        body.finishSpooling()
+        var flow = Samples.flow(2)
+        flow.responseBody = body
+        let second = try XCTUnwrap(repository.insert([flow]).first)
+        XCTAssertEqual(try responseFile(second, repository), name)
+        XCTAssertEqual(try repository.flow(id: second)?.responseBody.bytes, bytes)
+        XCTAssertEqual(try repository.flow(id: first)?.responseBody.bytes, bytes)
+        XCTAssertEqual(storedFiles(files), [name])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: files.spoolDirectory), [])
+    }
+
+    func testABodyThatPartsFromItsTwinMidwayIsStoredAsItArrived() throws {
+        let repository = try makeRepository()
+        let original = bodyPattern(block * 3 + 999, seed: 2)
+        var changed = original
+        changed[block * 2 + 10] ^= 0xFF
+        try storeAfter(original, changed, repository)
+        XCTAssertEqual(storedFiles(repository.database.bodyFiles), [contentName(original), contentName(changed)].sorted())
+        XCTAssertEqual(repository.database.bodyFiles.read(contentName(original)), original, "the twin is left as it was")
+    }
+
+    func testABodyThatDiffersWithinItsFirstBlockIsWrittenFromTheStart() throws {
+        let repository = try makeRepository()
+        let original = bodyPattern(block * 2, seed: 3)
+        var changed = original
+        changed[100_000] ^= 0x01
+        try storeAfter(original, changed, repository)
+    }
+
+    func testABodyLongerThanItsTwinIsStoredWhole() throws {
+        let repository = try makeRepository()
+        let original = bodyPattern(block * 2 + 77, seed: 4)
+        try storeAfter(original, original + bodyPattern(block + 5, seed: 9), repository)
+        XCTAssertEqual(repository.database.bodyFiles.read(contentName(original)), original)
+    }
+
+    func testABodyThatIsTheStartOfItsTwinIsStoredAsItself() throws {
+        let repository = try makeRepository()
+        let original = bodyPattern(block * 3, seed: 5)
+        try storeAfter(original, original.prefix(block * 2 + 3), repository)
+        try storeAfter(original, original.prefix(block * 2), repository)
+    }
+
+    /// The twin's last flow deleted while the body is checked against it: the stored file goes,
+    /// and the claim puts the body back under its name from the spool's link.
+    func testATwinRemovedDuringTheCheckIsPutBack() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 3, seed: 6)
+        let first = try store(bytes, repository)
+        let spool = files.makeSpool()
+        var body = CapturedBody.spooled(bytes, into: spool, finish: false)
+        BodyFileSpool.queue.sync {}
+        try repository.delete(ids: [first])
+        XCTAssertEqual(storedFiles(files), [], "no flow named the file")
+        body.finishSpooling()
+        var flow = Samples.flow(2)
+        flow.responseBody = body
+        let second = try XCTUnwrap(repository.insert([flow]).first)
+        XCTAssertEqual(try repository.flow(id: second)?.responseBody.bytes, bytes)
+        XCTAssertEqual(storedFiles(files), [contentName(bytes)])
+    }
+
+    func testATwinGoneBeforeTheBodyArrivesIsNotUsed() throws {
+        let repository = try makeRepository()
+        let bytes = bodyPattern(block * 2 + 1, seed: 7)
+        let first = try store(bytes, repository)
+        try repository.delete(ids: [first])
+        let second = try store(bytes, repository)
+        XCTAssertEqual(try repository.flow(id: second)?.responseBody.bytes, bytes)
+        XCTAssertEqual(storedFiles(repository.database.bodyFiles), [contentName(bytes)])
+    }
+
+    /// A stored file cut short by hand: the bytes it still has are used, the rest written, and
+    /// the body takes the next name since the file under its own holds other bytes.
+    func testATwinCutShortByHandYieldsTheWholeBodyUnderAnotherName() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 3, seed: 8)
+        try store(bytes, repository)
+        let name = contentName(bytes)
+        XCTAssertEqual(truncate(files.path(of: name), off_t(block + 100)), 0)
+        let second = try store(bytes, repository)
+        XCTAssertEqual(try repository.flow(id: second)?.responseBody.bytes, bytes)
+        XCTAssertEqual(try responseFile(second, repository), name + "-1")
+    }
+
+    /// A stored file replaced by a symbolic link (to the same bytes, or anywhere) is never linked
+    /// nor read through.
+    func testATwinReplacedByASymbolicLinkIsNotFollowed() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 2, seed: 10)
+        try store(bytes, repository)
+        let path = files.path(of: contentName(bytes))
+        let elsewhere = files.directory + "/elsewhere"
+        XCTAssertEqual(rename(path, elsewhere), 0)
+        XCTAssertEqual(symlink(elsewhere, path), 0)
+        let spool = files.makeSpool()
+        var body = CapturedBody.spooled(bytes, into: spool, finish: false)
+        BodyFileSpool.queue.sync {}
+        XCTAssertNotEqual(identity(spool.temporaryPath), identity(elsewhere))
+        XCTAssertNotEqual(identity(spool.temporaryPath), identity(path))
+        body.finishSpooling()
+        var flow = Samples.flow(2)
+        flow.responseBody = body
+        let id = try XCTUnwrap(repository.insert([flow]).first)
+        XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, bytes)
+        XCTAssertEqual(try responseFile(id, repository), contentName(bytes) + "-1")
+    }
+
+    /// Many bodies with the same start, stored one after another, each read back as itself.
+    func testBodiesSharingTheirStartEachKeepTheirBytes() throws {
+        let repository = try makeRepository()
+        let start = bodyPattern(block, seed: 11)
+        let bodies = (0..<5).map { start + bodyPattern(block + $0 * 1000, seed: 20 + $0 % 2) }
+        var ids: [Int64] = []
+        for body in bodies + bodies.reversed() {
+            ids.append(try store(body, repository))
+        }
+        for (id, body) in zip(ids, bodies + bodies.reversed()) {
+            XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, body)
+        }
+        XCTAssertEqual(storedFiles(repository.database.bodyFiles).count, 5)
+    }
+
+    func testTheIndexKeepsItsNewestEntries() {
+        let index = BodyTwinIndex()
+        for key in 0..<UInt64(BodyTwinIndex.capacity + 10) {
+            index.record("name\(key)", for: key)
+        }
+        XCTAssertEqual(index.count, BodyTwinIndex.capacity)
+        XCTAssertNil(index.name(for: 9))
+        XCTAssertEqual(index.name(for: 10), "name10")
+        XCTAssertEqual(index.name(for: UInt64(BodyTwinIndex.capacity + 9)), "name\(BodyTwinIndex.capacity + 9)")
+        index.record("other", for: 10)
+        XCTAssertEqual(index.name(for: 10), "other", "a key recorded again names the newer file")
+        index.forget(10, naming: "name10")
+        XCTAssertEqual(index.name(for: 10), "other", "forgotten only while it names the file that was gone")
+        index.forget(10, naming: "other")
+        XCTAssertNil(index.name(for: 10))
+    }
+}
