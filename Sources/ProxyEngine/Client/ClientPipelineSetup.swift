@@ -8,6 +8,7 @@ import ProxyCore
 /// them once `ListenerPrefaceSniffer` saw it is not h2c.
 ///
 /// ```
+/// TLSWriteCoalescer           (after a TLS handler only) a head and a small body leave as one record
 /// HTTPResponseEncoder         paired with the decoder: knows HEAD/CONNECT responses have no body
 /// ByteToMessageHandler<HTTPRequestDecoder>   64 KiB header limit → 431; keeps bytes after CONNECT/upgrade
 /// RequestEndReadAhead         keeps the socket registered for reads while a response is awaited
@@ -69,6 +70,7 @@ enum ClientPipelineSetup {
         var limits = NIOHTTPDecoderLimitConfiguration()
         limits.maxHeaderListSize = services.configuration.maxRequestHeaderBytes
         limits.maxHeaderFieldSize = services.configuration.maxRequestHeaderBytes
+        try TLSWriteCoalescer.install(on: pipeline)
         try pipeline.configureHTTPServerPipeline(
             withPipeliningAssistance: true,
             withServerUpgrade: (upgraders: [], completionHandler: { _ in }),
@@ -94,6 +96,9 @@ enum ClientPipelineSetup {
         pipeline.removeHandler(try pipeline.handler(type: HTTPServerPipelineHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: RequestEndReadAhead.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPResponseEncoder.self), promise: nil)
+        if let coalescer = try? pipeline.handler(type: TLSWriteCoalescer.self) {
+            pipeline.removeHandler(coalescer, promise: nil)
+        }
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         let channel = context.channel
         pipeline.removeHandler(context: context, promise: nil)  // this ClientHTTPHandler

@@ -96,6 +96,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static func installPipeline(on pipeline: ChannelPipeline.SynchronousOperations, timeout: TimeAmount) throws {
         var encoding = HTTPRequestEncoder.Configuration()
         encoding.automaticallySetFramingHeaders = false
+        try TLSWriteCoalescer.install(on: pipeline)
         try pipeline.addHandler(HTTPRequestEncoder(configuration: encoding))
         let statusLines = StatusLineTap()
         try pipeline.addHandler(statusLines)
@@ -111,6 +112,9 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         try pipeline.addHandler(replacement)
         pipeline.removeHandler(try pipeline.handler(type: UpstreamHTTPHandler.self), promise: nil)
         pipeline.removeHandler(try pipeline.handler(type: HTTPRequestEncoder.self), promise: nil)
+        if let coalescer = try? pipeline.handler(type: TLSWriteCoalescer.self) {
+            pipeline.removeHandler(coalescer, promise: nil)
+        }
         pipeline.removeHandler(try pipeline.handler(type: StatusLineTap.self), promise: nil)
         // The decoder leaves on the next loop tick, handing over the bytes it read past the 101.
         let decoderRemoved = channel.eventLoop.makePromise(of: Void.self)
