@@ -150,8 +150,8 @@ struct CaptureQueue {
     /// Slots the ring starts with, and goes back to once empty (`releaseSpareCapacity`).
     static let initialSlots = 256
 
-    /// An empty queue gives back the slots a burst grew it to (a slot holds a whole `Flow`:
-    /// 4,096 of them are about 2 MiB). Called when the writer is idle, not after every batch, so
+    /// An empty queue gives back the slots a burst grew it to (a pointer each: the items are
+    /// boxed). Called when the writer is idle, not after every batch, so
     /// steady traffic does not grow the ring again and again.
     mutating func releaseSpareCapacity() {
         guard count == 0, slots.count > Self.initialSlots else { return }
@@ -182,7 +182,11 @@ struct CaptureQueue {
 
 /// What the capture queue carries to the writer, in order: a flow (with its key when messages
 /// will follow it), messages of an open flow, or the end of one. Public for `CaptureBackend`s.
-public enum CaptureItem: Sendable {
+///
+/// Indirect, so a queue slot is one pointer: inline, every slot of the ring took a whole `Flow`
+/// (about 500 bytes), and a burst that grew the ring to 4,096 slots held 2 MiB of them (the
+/// largest item of the proxy's heap at its peak under keep-alive load).
+public indirect enum CaptureItem: Sendable {
     case flow(Flow, open: OpenFlowKey?)
     case messages([CapturedMessage], OpenFlowKey)
     case end(OpenFlowEnd, OpenFlowKey)

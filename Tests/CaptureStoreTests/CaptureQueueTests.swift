@@ -50,6 +50,13 @@ final class CaptureQueueTests: XCTestCase {
         XCTAssertEqual(queue.dequeueBatch(maxCount: 600).map(\.path), (0..<600).map { "/item/\($0)" })
     }
 
+    /// A slot of the ring is one pointer, however large a flow is: the ring a burst grows to
+    /// costs little more than the flows it holds.
+    func testASlotIsAPointerNotAFlow() {
+        XCTAssertGreaterThan(MemoryLayout<Flow>.size, 100)
+        XCTAssertEqual(MemoryLayout<CaptureItem?>.stride, MemoryLayout<UnsafeRawPointer>.stride)
+    }
+
     /// Over the body budget a new flow loses its bodies (sizes kept, truncated set) but is still
     /// queued; the counters say exactly how many flows and bytes.
     func testBodiesAreStrippedBeforeFlowsAreDropped() {
