@@ -21,7 +21,10 @@ import Darwin
 /// body again. At the first byte that differs (or a length that does), the bytes taken so far are
 /// copied from the twin into a file of the spool's own and it writes from then on.
 ///
-/// Files live in `<store>/spool/<pid>-<n>.partial` (and `<pid>-<n>-twin.partial` for a moment). A spool never claimed (its flow was dropped)
+/// Files live in `<store>/spool/<pid>-<token>-<n>.partial` (and `…-<n>-twin.partial` for a
+/// moment), the token drawn once per process: a later process given the same pid (pid 1 in a
+/// container) never takes an earlier one's file, which may be a link to a stored body. Files are
+/// created with `O_EXCL` for the same reason. A spool never claimed (its flow was dropped)
 /// removes its file when released; files left by a process that died are removed by the next
 /// proxy that opens the store (`BodyFileStore.removeAbandonedSpools()`).
 public final class BodyFileSpool: BodySpool, @unchecked Sendable {
@@ -31,6 +34,8 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     static let queue = DispatchQueue(label: "proxyapp.capture.body-spool", qos: .utility)
     private static let pendingLock = NSLock()
     private nonisolated(unsafe) static var pendingBytes = 0
+    /// What every spool file of this process starts with: its pid and a token of its own.
+    static let namePrefix = "\(getpid())-\(String(UInt32.random(in: .min ... .max), radix: 16))-"
     private static let counterLock = NSLock()
     private nonisolated(unsafe) static var nextNumber = 0
 
@@ -53,6 +58,8 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     /// While set, the spool file is a link to the stored file of this name, which has held the
     /// body's bytes so far: blocks are compared with it, not written.
     private var twin: String?
+    /// Bytes found in a twin rather than written (what the check saved; for tests).
+    private var takenFromTwin = 0
 
     // Guarded by `lock`.
     private let lock = NSLock()
@@ -65,8 +72,8 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
             Self.nextNumber += 1
             return Self.nextNumber
         }
-        temporaryPath = store.spoolDirectory + "/\(getpid())-\(number).partial"
-        linkPath = store.spoolDirectory + "/\(getpid())-\(number)-twin.partial"
+        temporaryPath = store.spoolDirectory + "/\(Self.namePrefix)\(number).partial"
+        linkPath = store.spoolDirectory + "/\(Self.namePrefix)\(number)-twin.partial"
     }
 
     deinit {
@@ -118,16 +125,25 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     }
 
     public func contents() -> Data {
-        writes.wait()
-        guard !failed, writtenCount > 0 else { return Data() }
-        return FileManager.default.contents(atPath: temporaryPath).map { $0.prefix(writtenCount) } ?? Data()
+        contents(upTo: .max)
     }
 
+    /// Read on the queue, after the blocks handed so far: a block arriving meanwhile cannot
+    /// replace the file (`stopVerifying`) under the read, which takes only the body's bytes.
     public func contents(upTo limit: Int) -> Data {
         writes.wait()
-        guard !failed, writtenCount > 0, let file = FileHandle(forReadingAtPath: temporaryPath) else { return Data() }
-        defer { try? file.close() }
-        return (try? file.read(upToCount: min(limit, writtenCount))) ?? Data()
+        return Self.queue.sync {
+            guard !failed, writtenCount > 0, let file = FileHandle(forReadingAtPath: temporaryPath) else { return Data() }
+            defer { try? file.close() }
+            return (try? file.read(upToCount: min(limit, writtenCount))) ?? Data()
+        }
+    }
+
+    /// Bytes of the body found in a stored twin rather than written, once the blocks handed so
+    /// far are taken.
+    func bytesTakenFromTwin() -> Int {
+        writes.wait()
+        return Self.queue.sync { takenFromTwin }
     }
 
     /// Moves the finished file to its content name in the store (`BodyFileStore.adopt`) and
@@ -147,6 +163,7 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
         if twin != nil {
             if block.withUnsafeBytes({ SpoolFile.bytes(at: writtenCount, of: temporaryPath, match: $0) }) {
                 writtenCount += block.count
+                takenFromTwin += block.count
                 return
             }
             stopVerifying()
@@ -170,8 +187,9 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
             failed = true
             return
         }
-        let flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (writtenCount == 0 ? O_CREAT | O_TRUNC : 0)
-        let descriptor = open(temporaryPath, flags, 0o600)
+        let descriptor = writtenCount == 0
+            ? SpoolFile.create(temporaryPath, flags: O_WRONLY | O_APPEND)
+            : open(temporaryPath, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             failed = true
             return
@@ -192,7 +210,9 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     private func startVerifying(_ key: UInt64) {
         guard let name = store.twins.name(for: key), BodyFileStore.isValidName(name) else { return }
         unlink(linkPath)
-        guard link(store.path(of: name), linkPath) == 0 else {
+        // Flags 0: a symbolic link planted under the name is linked as itself, then refused by
+        // the comparison (`O_NOFOLLOW`), never followed.
+        guard linkat(AT_FDCWD, store.path(of: name), AT_FDCWD, linkPath, 0) == 0 else {
             if errno == ENOENT { store.twins.forget(key, naming: name) }
             return
         }
@@ -205,7 +225,9 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     }
 
     /// Runs on `queue` when the body parts from its twin: the bytes taken so far are copied from
-    /// the twin into a file of the spool's own, hashed, and the spool writes from then on.
+    /// the twin into a file of the spool's own, hashed, and the spool writes from then on. The
+    /// copy runs at memory speed in 1 MiB steps (a few ms per 10 MiB) but holds the queue while
+    /// it runs: a body that parts from a huge twin late delays the other spools' writes.
     private func stopVerifying() {
         twin = nil
         guard rename(temporaryPath, linkPath) == 0,

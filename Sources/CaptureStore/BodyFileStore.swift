@@ -87,19 +87,29 @@ public struct BodyFileStore: Sendable {
     }
 
     /// The names a body hashed to `name` may take, in the order they are tried: the name itself,
-    /// then the same with `-1` … `-7`, then one unique to this call. Only bodies made to collide
-    /// (or an astronomically rare accident) get past the first.
+    /// then its hash alone and with `-1` … `-7`, then one unique to this call. Only bodies made
+    /// to collide (or an astronomically rare accident) get past the first. `name` may carry a
+    /// suffix already (a spool that matched a stored twin takes the twin's name): the suffixes
+    /// tried replace it, so every candidate is a valid name.
     static func candidates(for name: String) -> [String] {
-        [name] + (1...7).map { "\(name)-\($0)" } + ["\(name)-" + String(UInt64.random(in: .min ... .max), radix: 16)]
+        let base = name.count == 64 ? name : String(name.prefix(32))
+        var names = [name]
+        if base != name { names.append(base) }
+        names += (1...7).map { "\(base)-\($0)" }.filter { $0 != name }
+        return names + ["\(base)-" + String(UInt64.random(in: .min ... .max), radix: 16)]
     }
 
     /// Removes spool files left by processes that are no longer running (a proxy that was
-    /// killed mid-download). Files of running processes are theirs.
+    /// killed mid-download), also those of an earlier process that had this one's pid. Files of
+    /// running processes, and this process's own, are theirs.
     public func removeAbandonedSpools() {
         guard let files = try? FileManager.default.contentsOfDirectory(atPath: spoolDirectory) else { return }
         for file in files where file.hasSuffix(".partial") {
             guard let dash = file.firstIndex(of: "-"), let pid = Int32(file[..<dash]) else { continue }
-            if pid == getpid() { continue }
+            if pid == getpid() {
+                if !file.hasPrefix(BodyFileSpool.namePrefix) { unlink(spoolDirectory + "/" + file) }
+                continue
+            }
             if kill(pid, 0) == 0 || errno == EPERM { continue }
             unlink(spoolDirectory + "/" + file)
         }
@@ -183,14 +193,16 @@ public struct BodyFileStore: Sendable {
         }
     }
 
-    /// Bytes the stored files take (spool files included), read from the file system.
+    /// Bytes the stored files take (spool files included), read from the file system. A spool
+    /// file that is a link to a stored file (`BodyFileSpool` checking a twin) takes nothing more.
     func totalSize() -> Int64 {
         var total: Int64 = 0
         var status = stat()
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] {
             let folderPath = directory + "/" + folder
             for file in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
-            where stat(folderPath + "/" + file, &status) == 0 {
+            where lstat(folderPath + "/" + file, &status) == 0 {
+                if folderPath == spoolDirectory && status.st_nlink > 1 { continue }
                 total += Int64(status.st_size)
             }
         }

@@ -22,9 +22,8 @@ final class BodyTwinIndex: @unchecked Sendable {
 
     private let lock = NSLock()
     private var names: [UInt64: String] = [:]
-    /// Keys in the order they were first recorded, oldest first; `oldest` indexes the next to go.
+    /// The keys of `names` in the order they were recorded, oldest first.
     private var order: [UInt64] = []
-    private var oldest = 0
 
     /// The key of a body starting with `prefix` (its first `prefixSize` bytes).
     static func key(_ prefix: UnsafeRawBufferPointer) -> UInt64 {
@@ -40,20 +39,19 @@ final class BodyTwinIndex: @unchecked Sendable {
     func record(_ name: String, for key: UInt64) {
         lock.withLock {
             if names.updateValue(name, forKey: key) != nil { return }
-            if order.count < Self.capacity {
-                order.append(key)
-                return
+            order.append(key)
+            if order.count > Self.capacity {
+                names[order.removeFirst()] = nil
             }
-            names[order[oldest]] = nil
-            order[oldest] = key
-            oldest = (oldest + 1) % Self.capacity
         }
     }
 
     /// Forgets `key` when it still names `name` (its file is gone or holds other bytes).
     func forget(_ key: UInt64, naming name: String) {
         lock.withLock {
-            if names[key] == name { names[key] = nil }
+            guard names[key] == name else { return }
+            names[key] = nil
+            order.removeAll { $0 == key }
         }
     }
 

@@ -11,6 +11,19 @@ import Darwin
 /// different instead of stopping the process), regular files only, no symbolic links followed.
 enum SpoolFile {
     static let stepSize = 64 << 10
+    static let copyStepSize = 1 << 20
+
+    /// Creates the file at `path` (mode 0600) and opens it with `flags`; never opens a file that
+    /// was there (`O_EXCL`: one left at that path is removed first, once). -1 when it cannot.
+    static func create(_ path: String, flags: Int32) -> Int32 {
+        let all = flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        var descriptor = open(path, all, 0o600)
+        if descriptor < 0 && errno == EEXIST {
+            unlink(path)
+            descriptor = open(path, all, 0o600)
+        }
+        return descriptor
+    }
 
     /// The size of the regular file at `path`; nil when it is not one.
     static func size(of path: String) -> Int? {
@@ -60,15 +73,15 @@ enum SpoolFile {
     static func copy(count: Int, from source: String, to destination: String) -> BodyContentHasher? {
         guard let input = openForReading(source) else { return nil }
         defer { close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let output = create(destination, flags: O_WRONLY)
         guard output >= 0 else { return nil }
         defer { close(output) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: stepSize, alignment: 16)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: copyStepSize, alignment: 16)
         defer { buffer.deallocate() }
         let hasher = BodyContentHasher()
         var done = 0
         while done < count {
-            let wanted = min(stepSize, count - done)
+            let wanted = min(copyStepSize, count - done)
             let step = UnsafeRawBufferPointer(rebasing: buffer[..<wanted])
             guard readFully(input, into: buffer.baseAddress!, count: wanted, at: done),
                   writeFully(output, step) else {

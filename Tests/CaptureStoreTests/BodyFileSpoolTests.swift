@@ -133,8 +133,11 @@ final class BodyFileSpoolTests: XCTestCase {
         let repository = try makeRepository()
         let store = repository.database.bodyFiles
         XCTAssertTrue(store.makeSpoolDirectory())
-        let dead = "2147483646-7.partial", own = "\(getpid())-1.partial", running = "1-3.partial", other = "notes.txt"
-        for name in [dead, own, running, other] {
+        let dead = "2147483646-7.partial", deadLink = "2147483646-ab12-8-twin.partial"
+        let own = BodyFileSpool.namePrefix + "1.partial", running = "1-3.partial", other = "notes.txt"
+        // An earlier process that had this pid (pid 1 in a container): its files are not ours.
+        let samePidBefore = "\(getpid())-0-1.partial", samePidLink = "\(getpid())-0-2-twin.partial"
+        for name in [dead, deadLink, own, running, other, samePidBefore, samePidLink] {
             try Data("x".utf8).write(to: URL(fileURLWithPath: store.spoolDirectory + "/" + name))
         }
         store.removeAbandonedSpools()

@@ -41,13 +41,16 @@ final class BodyFileTwinTests: XCTestCase {
         return try XCTUnwrap(repository.insert([flow]).first)
     }
 
-    /// Stores `first`, then captures `second` and returns its id after checking it reads back whole.
-    private func storeAfter(_ first: Data, _ second: Data, _ repository: TrafficRepository) throws -> Int64 {
+    /// Stores `first`, then captures `second`, checks it reads back whole under its own name,
+    /// and returns the bytes its spool found in the twin.
+    @discardableResult
+    private func storeAfter(_ first: Data, _ second: Data, _ repository: TrafficRepository) throws -> Int {
         try store(first, repository)
-        let id = try store(second, repository)
+        let spool = repository.database.bodyFiles.makeSpool()
+        let id = try store(second, repository, spool: spool)
         XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, second)
         XCTAssertEqual(try responseFile(id, repository), contentName(second))
-        return id
+        return spool.bytesTakenFromTwin()
     }
 
     func testTheSameBodyAgainIsCheckedAgainstItsFileNotWritten() throws {
@@ -77,7 +80,7 @@ final class BodyFileTwinTests: XCTestCase {
         let original = bodyPattern(block * 3 + 999, seed: 2)
         var changed = original
         changed[block * 2 + 10] ^= 0xFF
-        try storeAfter(original, changed, repository)
+        XCTAssertEqual(try storeAfter(original, changed, repository), block, "its second block came from the twin")
         XCTAssertEqual(storedFiles(repository.database.bodyFiles), [contentName(original), contentName(changed)].sorted())
         XCTAssertEqual(repository.database.bodyFiles.read(contentName(original)), original, "the twin is left as it was")
     }
@@ -87,21 +90,22 @@ final class BodyFileTwinTests: XCTestCase {
         let original = bodyPattern(block * 2, seed: 3)
         var changed = original
         changed[100_000] ^= 0x01
-        try storeAfter(original, changed, repository)
+        XCTAssertEqual(try storeAfter(original, changed, repository), 0, "the first block did not match: no link")
     }
 
     func testABodyLongerThanItsTwinIsStoredWhole() throws {
         let repository = try makeRepository()
         let original = bodyPattern(block * 2 + 77, seed: 4)
-        try storeAfter(original, original + bodyPattern(block + 5, seed: 9), repository)
+        XCTAssertEqual(try storeAfter(original, original + bodyPattern(block + 5, seed: 9), repository), block,
+                       "its third block runs past the twin's end")
         XCTAssertEqual(repository.database.bodyFiles.read(contentName(original)), original)
     }
 
     func testABodyThatIsTheStartOfItsTwinIsStoredAsItself() throws {
         let repository = try makeRepository()
         let original = bodyPattern(block * 3, seed: 5)
-        try storeAfter(original, original.prefix(block * 2 + 3), repository)
-        try storeAfter(original, original.prefix(block * 2), repository)
+        XCTAssertEqual(try storeAfter(original, original.prefix(block * 2 + 3), repository), block + 3)
+        XCTAssertEqual(try storeAfter(original, original.prefix(block * 2), repository), block)
     }
 
     /// The twin's last flow deleted while the body is checked against it: the stored file goes,
@@ -114,6 +118,7 @@ final class BodyFileTwinTests: XCTestCase {
         let spool = files.makeSpool()
         var body = CapturedBody.spooled(bytes, into: spool, finish: false)
         BodyFileSpool.queue.sync {}
+        XCTAssertEqual(spool.bytesTakenFromTwin(), block * 2)
         try repository.delete(ids: [first])
         XCTAssertEqual(storedFiles(files), [], "no flow named the file")
         body.finishSpooling()
@@ -185,6 +190,67 @@ final class BodyFileTwinTests: XCTestCase {
             XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, body)
         }
         XCTAssertEqual(storedFiles(repository.database.bodyFiles).count, 5)
+    }
+
+    /// A twin stored under a suffixed name (its hash collided) is removed while the body is
+    /// checked, and other bytes take that name: the body takes the next name free, a valid one.
+    func testASuffixedTwinWhoseNameIsRetakenGivesTheBodyAValidName() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 2, seed: 12)
+        let name = contentName(bytes)
+        let first = try store(bytes, repository)
+        // As if the hash had collided: other bytes hold the name, the body holds `name-1`.
+        try repository.database.pool.write { db in
+            try db.execute(sql: "UPDATE flows SET response_body_file = ? WHERE id = ?", arguments: [name + "-1", first])
+        }
+        XCTAssertEqual(rename(files.path(of: name), files.path(of: name + "-1")), 0)
+        try Data("other bytes".utf8).write(to: URL(fileURLWithPath: files.path(of: name)))
+        let key = bytes.prefix(BodyTwinIndex.prefixSize).withUnsafeBytes { BodyTwinIndex.key($0) }
+        files.twins.record(name + "-1", for: key)
+        let spool = files.makeSpool()
+        var body = CapturedBody.spooled(bytes, into: spool, finish: false)
+        XCTAssertEqual(spool.bytesTakenFromTwin(), block)
+        XCTAssertEqual(unlink(files.path(of: name + "-1")), 0)
+        try Data("more other bytes".utf8).write(to: URL(fileURLWithPath: files.path(of: name + "-1")))
+        body.finishSpooling()
+        var flow = Samples.flow(2)
+        flow.responseBody = body
+        let second = try XCTUnwrap(repository.insert([flow]).first)
+        XCTAssertEqual(try responseFile(second, repository), name + "-2")
+        XCTAssertEqual(try repository.flow(id: second)?.responseBody.bytes, bytes)
+    }
+
+    /// A spool linked to its twin is not counted again in the store's size (retention's
+    /// `--max-db-size` reads it).
+    func testALinkedSpoolIsNotCountedTwice() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 3, seed: 13)
+        try store(bytes, repository)
+        XCTAssertEqual(files.totalSize(), Int64(bytes.count))
+        let spool = files.makeSpool()
+        var body = CapturedBody.spooled(bytes, into: spool, finish: false)
+        XCTAssertEqual(spool.bytesTakenFromTwin(), block * 2)
+        XCTAssertEqual(files.totalSize(), Int64(bytes.count))
+        XCTAssertEqual(spool.contents(upTo: 5), bytes.prefix(5))
+        XCTAssertEqual(spool.contents(), bytes, "what the spool took, not more of the twin")
+        body.bytes = Data()
+    }
+
+    /// A key forgotten and recorded again is one entry: it is evicted when it is the oldest, not
+    /// when its earlier place comes up.
+    func testAKeyForgottenAndRecordedAgainKeepsItsNewPlace() {
+        let index = BodyTwinIndex()
+        let capacity = UInt64(BodyTwinIndex.capacity)
+        for key in 0..<capacity { index.record("name\(key)", for: key) }
+        index.forget(0, naming: "name0")
+        index.record("again", for: 0)
+        for key in capacity..<(2 * capacity - 1) { index.record("name\(key)", for: key) }
+        XCTAssertEqual(index.name(for: 0), "again")
+        XCTAssertEqual(index.count, BodyTwinIndex.capacity)
+        index.record("last", for: 2 * capacity)
+        XCTAssertNil(index.name(for: 0))
     }
 
     func testTheIndexKeepsItsNewestEntries() {
