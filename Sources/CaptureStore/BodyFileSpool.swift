@@ -118,7 +118,9 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
                 }
             }
             if twin == nil, !failed, writtenCount > 0 {
-                digest = hasher.name()
+                let name = hasher.name()
+                digest = name
+                if let prefixKey { store.twins.record(name, file: temporaryPath, for: prefixKey) }
             }
             writes.leave()
         }
@@ -208,11 +210,14 @@ public final class BodyFileSpool: BodySpool, @unchecked Sendable {
     /// becomes a link to that file. A link, not a name: the stored file may be removed meanwhile
     /// (its last flow deleted), and the claim then puts the bytes back under their name.
     private func startVerifying(_ key: UInt64) {
-        guard let name = store.twins.name(for: key), BodyFileStore.isValidName(name) else { return }
+        guard let found = store.twins.twin(for: key), BodyFileStore.isValidName(found.name) else { return }
+        let name = found.name, stored = store.path(of: name)
         unlink(linkPath)
         // Flags 0: a symbolic link planted under the name is linked as itself, then refused by
-        // the comparison (`O_NOFOLLOW`), never followed.
-        guard linkat(AT_FDCWD, store.path(of: name), AT_FDCWD, linkPath, 0) == 0 else {
+        // the comparison (`O_NOFOLLOW`), never followed. A spool's file renamed by its claim
+        // meanwhile is found under its stored name.
+        guard linkat(AT_FDCWD, found.file ?? stored, AT_FDCWD, linkPath, 0) == 0
+                || (found.file != nil && linkat(AT_FDCWD, stored, AT_FDCWD, linkPath, 0) == 0) else {
             if errno == ENOENT { store.twins.forget(key, naming: name) }
             return
         }

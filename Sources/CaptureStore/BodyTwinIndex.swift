@@ -14,6 +14,11 @@ import Foundation
 /// Keys are the XXH3-64 of the first `prefixSize` bytes: a key only suggests a twin, the bytes
 /// decide. At most `capacity` entries; the oldest goes first. Names come only from the store
 /// (`BodyFileSpool.claim()`), never from the network.
+///
+/// A spool that wrote its body is recorded as soon as it finishes, under its spool file, not
+/// only once the writer has claimed it (up to 100 ms later, `CaptureWriter.Limits.maxBatchDelay`):
+/// the same download repeated at once finds it. A link to that file holds the same inode after
+/// the claim renames it; one made after the rename fails, and the stored name is tried.
 final class BodyTwinIndex: @unchecked Sendable {
     /// Bytes of a body's start that make its key.
     static let prefixSize = 64 << 10
@@ -21,7 +26,14 @@ final class BodyTwinIndex: @unchecked Sendable {
     static let capacity = 512
 
     private let lock = NSLock()
-    private var names: [UInt64: String] = [:]
+    /// A file holding a body, and the name the body has (or will have) in the store.
+    struct Twin: Equatable {
+        var name: String
+        /// Where to link it: a finished spool's file, or nil for the stored file of `name`.
+        var file: String?
+    }
+
+    private var names: [UInt64: Twin] = [:]
     /// The keys of `names` in the order they were recorded, oldest first.
     private var order: [UInt64] = []
 
@@ -30,15 +42,21 @@ final class BodyTwinIndex: @unchecked Sendable {
         XXH3_64bits(prefix.baseAddress, prefix.count)
     }
 
-    /// The stored name of the last body recorded with `key`, if any.
-    func name(for key: UInt64) -> String? {
+    /// The last body recorded with `key`, if any.
+    func twin(for key: UInt64) -> Twin? {
         lock.withLock { names[key] }
     }
 
-    /// Records that the file `name` holds a body whose start has `key`.
-    func record(_ name: String, for key: UInt64) {
+    /// The name of the last body recorded with `key`, if any.
+    func name(for key: UInt64) -> String? {
+        twin(for: key)?.name
+    }
+
+    /// Records that the stored file `name` (or the spool file `file`, of the body to be stored
+    /// as `name`) holds a body whose start has `key`.
+    func record(_ name: String, file: String? = nil, for key: UInt64) {
         lock.withLock {
-            if names.updateValue(name, forKey: key) != nil { return }
+            if names.updateValue(Twin(name: name, file: file), forKey: key) != nil { return }
             order.append(key)
             if order.count > Self.capacity {
                 names[order.removeFirst()] = nil
@@ -49,7 +67,7 @@ final class BodyTwinIndex: @unchecked Sendable {
     /// Forgets `key` when it still names `name` (its file is gone or holds other bytes).
     func forget(_ key: UInt64, naming name: String) {
         lock.withLock {
-            guard names[key] == name else { return }
+            guard names[key]?.name == name else { return }
             names[key] = nil
             order.removeAll { $0 == key }
         }

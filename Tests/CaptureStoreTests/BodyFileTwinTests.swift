@@ -192,6 +192,52 @@ final class BodyFileTwinTests: XCTestCase {
         XCTAssertEqual(storedFiles(repository.database.bodyFiles).count, 5)
     }
 
+    /// The same body again before the writer has stored the first (a download repeated at once):
+    /// the second spool links the first one's finished file, and both flows name one file.
+    func testABodyRepeatedBeforeTheFirstIsStoredIsCheckedAgainstItsSpool() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 3 + 5, seed: 14)
+        let firstSpool = files.makeSpool(), secondSpool = files.makeSpool()
+        var first = Samples.flow(1), second = Samples.flow(2)
+        first.responseBody = CapturedBody.spooled(bytes, into: firstSpool)
+        var body = CapturedBody.spooled(bytes, into: secondSpool, finish: false)
+        XCTAssertEqual(secondSpool.bytesTakenFromTwin(), block * 2)
+        XCTAssertEqual(identity(secondSpool.temporaryPath), identity(firstSpool.temporaryPath))
+        body.finishSpooling()
+        second.responseBody = body
+        let ids = try repository.insert([first, second])
+        for id in ids {
+            XCTAssertEqual(try responseFile(id, repository), contentName(bytes))
+            XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, bytes)
+        }
+        XCTAssertEqual(storedFiles(files), [contentName(bytes)])
+    }
+
+    /// The first flow dropped before it was stored (its spool file goes with it): the second,
+    /// linked to that file, still stores the body.
+    func testABodyRepeatedWhileTheFirstIsDroppedIsStillStored() throws {
+        let repository = try makeRepository()
+        let bytes = bodyPattern(block * 2 + 9, seed: 15)
+        var secondSpool: BodyFileSpool?
+        var body = CapturedBody()
+        do {
+            let firstSpool = repository.database.bodyFiles.makeSpool()
+            var dropped = CapturedBody.spooled(bytes, into: firstSpool)
+            secondSpool = repository.database.bodyFiles.makeSpool()
+            body = CapturedBody.spooled(bytes, into: try XCTUnwrap(secondSpool), finish: false)
+            XCTAssertEqual(secondSpool?.bytesTakenFromTwin(), block)
+            dropped.bytes = Data()
+        }
+        BodyFileSpool.queue.sync {}
+        body.finishSpooling()
+        var flow = Samples.flow(1)
+        flow.responseBody = body
+        let id = try XCTUnwrap(repository.insert([flow]).first)
+        XCTAssertEqual(try repository.flow(id: id)?.responseBody.bytes, bytes)
+        XCTAssertEqual(try responseFile(id, repository), contentName(bytes))
+    }
+
     /// A twin stored under a suffixed name (its hash collided) is removed while the body is
     /// checked, and other bytes take that name: the body takes the next name free, a valid one.
     func testASuffixedTwinWhoseNameIsRetakenGivesTheBodyAValidName() throws {
