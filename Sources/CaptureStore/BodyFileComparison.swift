@@ -42,14 +42,7 @@ private final class FileSteps {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BodyFileComparison.stepSize, alignment: 16)
 
     init?(_ path: String) {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            buffer.deallocate()
-            return nil
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
+        guard let (descriptor, status) = SpoolFile.openRegularFile(path) else {
             buffer.deallocate()
             return nil
         }

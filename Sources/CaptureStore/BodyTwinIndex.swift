@@ -47,11 +47,6 @@ final class BodyTwinIndex: @unchecked Sendable {
         lock.withLock { names[key] }
     }
 
-    /// The name of the last body recorded with `key`, if any.
-    func name(for key: UInt64) -> String? {
-        twin(for: key)?.name
-    }
-
     /// Records that the stored file `name` (or the spool file `file`, of the body to be stored
     /// as `name`) holds a body whose start has `key`.
     func record(_ name: String, file: String? = nil, for key: UInt64) {

@@ -84,7 +84,7 @@ enum SpoolFile {
             let wanted = min(copyStepSize, count - done)
             let step = UnsafeRawBufferPointer(rebasing: buffer[..<wanted])
             guard readFully(input, into: buffer.baseAddress!, count: wanted, at: done),
-                  writeFully(output, step) else {
+                  BodyFileStore.writeAll(step, to: output) == nil else {
                 unlink(destination)
                 return nil
             }
@@ -95,6 +95,12 @@ enum SpoolFile {
     }
 
     private static func openForReading(_ path: String) -> Int32? {
+        openRegularFile(path)?.descriptor
+    }
+
+    /// Opens the regular file at `path` for reading, never through a symbolic link; nil for
+    /// anything else. The caller closes the descriptor.
+    static func openRegularFile(_ path: String) -> (descriptor: Int32, status: stat)? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         var status = stat()
@@ -102,7 +108,7 @@ enum SpoolFile {
             close(descriptor)
             return nil
         }
-        return descriptor
+        return (descriptor, status)
     }
 
     /// Reads exactly `count` bytes at `offset`; false at an error or the file's end.
@@ -117,14 +123,4 @@ enum SpoolFile {
         return true
     }
 
-    private static func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let wrote = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { return false }
-            done += wrote
-        }
-        return true
-    }
 }

@@ -293,10 +293,10 @@ final class BodyFileTwinTests: XCTestCase {
         index.forget(0, naming: "name0")
         index.record("again", for: 0)
         for key in capacity..<(2 * capacity - 1) { index.record("name\(key)", for: key) }
-        XCTAssertEqual(index.name(for: 0), "again")
+        XCTAssertEqual(index.twin(for: 0)?.name, "again")
         XCTAssertEqual(index.count, BodyTwinIndex.capacity)
         index.record("last", for: 2 * capacity)
-        XCTAssertNil(index.name(for: 0))
+        XCTAssertNil(index.twin(for: 0))
     }
 
     func testTheIndexKeepsItsNewestEntries() {
@@ -305,14 +305,14 @@ final class BodyFileTwinTests: XCTestCase {
             index.record("name\(key)", for: key)
         }
         XCTAssertEqual(index.count, BodyTwinIndex.capacity)
-        XCTAssertNil(index.name(for: 9))
-        XCTAssertEqual(index.name(for: 10), "name10")
-        XCTAssertEqual(index.name(for: UInt64(BodyTwinIndex.capacity + 9)), "name\(BodyTwinIndex.capacity + 9)")
+        XCTAssertNil(index.twin(for: 9))
+        XCTAssertEqual(index.twin(for: 10)?.name, "name10")
+        XCTAssertEqual(index.twin(for: UInt64(BodyTwinIndex.capacity + 9))?.name, "name\(BodyTwinIndex.capacity + 9)")
         index.record("other", for: 10)
-        XCTAssertEqual(index.name(for: 10), "other", "a key recorded again names the newer file")
+        XCTAssertEqual(index.twin(for: 10)?.name, "other", "a key recorded again names the newer file")
         index.forget(10, naming: "name10")
-        XCTAssertEqual(index.name(for: 10), "other", "forgotten only while it names the file that was gone")
+        XCTAssertEqual(index.twin(for: 10)?.name, "other", "forgotten only while it names the file that was gone")
         index.forget(10, naming: "other")
-        XCTAssertNil(index.name(for: 10))
+        XCTAssertNil(index.twin(for: 10))
     }
 }
