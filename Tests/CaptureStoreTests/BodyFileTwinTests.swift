@@ -139,6 +139,70 @@ final class BodyFileTwinTests: XCTestCase {
         XCTAssertEqual(storedFiles(repository.database.bodyFiles), [contentName(bytes)])
     }
 
+    /// Descriptors run out while a body is checked against its twin: the spool can neither read
+    /// the twin nor copy its start to a file of its own. Whether the rest matches or parts from
+    /// the twin, the body is given up (its flow kept, the body marked truncated), the stored
+    /// twin is never written to, and once descriptors are back the next copy is checked again.
+    func testDescriptorsRunningOutDuringATwinCheckNeverTouchTheStoredTwin() throws {
+        for parts in [false, true] {
+            let repository = try makeRepository()
+            let files = repository.database.bodyFiles
+            let bytes = bodyPattern(block * 3 + 999, seed: 12)
+            let first = try store(bytes, repository)
+            let name = contentName(bytes)
+            let twin = identity(files.path(of: name))
+            var arriving = bytes
+            if parts { arriving[block * 2 + 5] ^= 0xFF }
+            let spool = files.makeSpool()
+            var body = CapturedBody.spooled(arriving.prefix(block * 2), into: spool, finish: false)
+            XCTAssertEqual(spool.bytesTakenFromTwin(), block, "checking against the twin when descriptors ran out")
+            XCTAssertEqual(identity(spool.temporaryPath), twin)
+            let (exhausted, _) = DescriptorExhaustion.run {
+                arriving[(block * 2)...].withUnsafeBytes { body.append($0) }
+                body.finishSpooling()
+                BodyFileSpool.queue.sync {}
+            }
+            XCTAssertTrue(exhausted, "no descriptor could be opened")
+            var flow = Samples.flow(2)
+            flow.responseBody = body
+            let second = try XCTUnwrap(repository.insert([flow]).first, "the flow is kept")
+            let stored = try XCTUnwrap(repository.flow(id: second))
+            XCTAssertTrue(stored.responseBody.truncated, "parts \(parts): the body could not be kept")
+            XCTAssertNil(try responseFile(second, repository))
+            XCTAssertEqual(identity(files.path(of: name)), twin, "the twin is the same file")
+            XCTAssertEqual(files.read(name), bytes, "parts \(parts): the twin is unchanged")
+            XCTAssertEqual(try repository.flow(id: first)?.responseBody.bytes, bytes)
+            XCTAssertEqual(storedFiles(files), [name])
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: files.spoolDirectory), [],
+                           "the spool left nothing behind")
+            XCTAssertEqual(try storeAfter(bytes, bytes, repository), block * 2 + 999,
+                           "descriptors back: the same body is checked against its twin again")
+        }
+    }
+
+    /// Descriptors run out before the body's first block is written: nothing is linked or
+    /// written, the twin stays as it was, and the index still leads the next copy to it.
+    func testDescriptorsRunningOutBeforeTheFirstBlockLeaveTheTwinAlone() throws {
+        let repository = try makeRepository()
+        let files = repository.database.bodyFiles
+        let bytes = bodyPattern(block * 2 + 1, seed: 13)
+        try store(bytes, repository)
+        let spool = files.makeSpool()
+        let (exhausted, body) = DescriptorExhaustion.run { () -> CapturedBody in
+            let body = CapturedBody.spooled(bytes, into: spool)
+            BodyFileSpool.queue.sync {}
+            return body
+        }
+        XCTAssertTrue(exhausted)
+        var flow = Samples.flow(2)
+        flow.responseBody = body
+        let id = try XCTUnwrap(repository.insert([flow]).first)
+        XCTAssertEqual(try repository.flow(id: id)?.responseBody.truncated, true)
+        XCTAssertEqual(spool.bytesTakenFromTwin(), 0)
+        XCTAssertEqual(files.read(contentName(bytes)), bytes)
+        XCTAssertEqual(try storeAfter(bytes, bytes, repository), block + 1)
+    }
+
     /// A stored file cut short by hand: the bytes it still has are used, the rest written, and
     /// the body takes the next name since the file under its own holds other bytes.
     func testATwinCutShortByHandYieldsTheWholeBodyUnderAnotherName() throws {
