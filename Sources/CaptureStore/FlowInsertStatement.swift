@@ -19,6 +19,8 @@ struct FlowInsertStatement {
     private let bodyFiles: BodyFileStore
     /// The flow's row in the full-text index.
     private let fullText: FullTextInsertStatement
+    /// The row's text, bound without a copy while the statement runs.
+    private let texts = SQLiteTextArena()
 
     /// Prepares `sql`, a positional INSERT of `FlowRecord.insertColumns` in that order, on `db`
     /// (inside its write transaction).
@@ -50,6 +52,7 @@ struct FlowInsertStatement {
         // change them: a copy retains every field, on the writer's busiest path.)
         let (requestSpool, request) = claimed(flow.requestBody)
         let (responseSpool, response) = claimed(flow.responseBody)
+        texts.reset()
         var column: Int32 = 0
         func next() -> Int32 {
             column += 1
@@ -130,25 +133,28 @@ struct FlowInsertStatement {
 
         // Bodies of `BodyFileStore.threshold` bytes and more go to files, named in the
         // `*_body_file` columns with the BLOB left NULL. Smaller ones are bound without a copy
-        // (SQLITE_STATIC), so the statement runs while their bytes stay where they are. The
+        // (SQLITE_STATIC), as the text is, so the statement runs while their bytes stay where
+        // they are. The
         // origin side's bodies are empty (NULL) unless a rule changed a body.
         let forwarded = flow.forwardedRequest?.body ?? .empty, origin = flow.originResponse?.body ?? .empty
         let inFile = (bind(file: request, named: requestSpool, at: next()), bind(file: response, named: responseSpool, at: next()),
                       bind(file: forwarded, at: next()), bind(file: origin, at: next()))
         let bodyIndexes = (next(), next(), next(), next())
         assert(Int(column) == FlowRecord.insertColumns.count, "binds must match FlowRecord.insertColumns")
-        let result = Self.inlineBytes(request, inFile.0).withUnsafeBytes { requestBytes in
-            Self.inlineBytes(response, inFile.1).withUnsafeBytes { responseBytes in
-                Self.inlineBytes(forwarded, inFile.2).withUnsafeBytes { forwardedBytes in
-                    Self.inlineBytes(origin, inFile.3).withUnsafeBytes { originBytes in
-                        bind(blob: requestBytes, at: bodyIndexes.0)
-                        bind(blob: responseBytes, at: bodyIndexes.1)
-                        bind(blob: forwardedBytes, at: bodyIndexes.2)
-                        bind(blob: originBytes, at: bodyIndexes.3)
-                        let code = sqlite3_step(handle)
-                        sqlite3_reset(handle)
-                        sqlite3_clear_bindings(handle)
-                        return (code, sqlite3_last_insert_rowid(connection))
+        let result = texts.run(binding: handle) {
+            Self.inlineBytes(request, inFile.0).withUnsafeBytes { requestBytes in
+                Self.inlineBytes(response, inFile.1).withUnsafeBytes { responseBytes in
+                    Self.inlineBytes(forwarded, inFile.2).withUnsafeBytes { forwardedBytes in
+                        Self.inlineBytes(origin, inFile.3).withUnsafeBytes { originBytes in
+                            bind(blob: requestBytes, at: bodyIndexes.0)
+                            bind(blob: responseBytes, at: bodyIndexes.1)
+                            bind(blob: forwardedBytes, at: bodyIndexes.2)
+                            bind(blob: originBytes, at: bodyIndexes.3)
+                            let code = sqlite3_step(handle)
+                            sqlite3_reset(handle)
+                            sqlite3_clear_bindings(handle)
+                            return (code, sqlite3_last_insert_rowid(connection))
+                        }
                     }
                 }
             }
@@ -199,8 +205,9 @@ struct FlowInsertStatement {
     /// The `tls_*` columns, bound together from `Flow.tls`.
     private static let tlsColumnCount = 9
 
+    /// Text is bound when the statement runs (`texts.run`), without a copy.
     private func bind(text: String?, at index: Int32) {
-        SQLiteBinding.bind(text: text, to: handle, at: index)
+        texts.add(text, at: index, of: handle)
     }
 
     /// Empty bodies are stored as NULL (as GRDB stored them before); small ones are bound

@@ -152,6 +152,8 @@ final class FullTextInsertStatement {
     private let connection: OpaquePointer
     private var shard: FullTextIndex.Shard?
     private var handle: OpaquePointer?
+    /// The row's five fields, bound without a copy while the insert runs.
+    private let texts = SQLiteTextArena()
 
     init(_ db: Database) throws {
         guard let connection = db.sqliteConnection else { throw DatabaseError(resultCode: .SQLITE_MISUSE) }
@@ -181,11 +183,16 @@ final class FullTextInsertStatement {
         }
         guard let handle else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no full-text shard to insert into") }
         sqlite3_bind_int64(handle, 1, id)
+        texts.reset()
         for (position, field) in FullTextField.allCases.enumerated() {
-            SQLiteBinding.bind(text: document[field], to: handle, at: Int32(position + 2))
+            texts.add(document[field], at: Int32(position + 2), of: handle)
         }
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
+        let code = texts.run(binding: handle) {
+            let code = sqlite3_step(handle)
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            return code
+        }
         guard code == SQLITE_DONE else { throw SQLiteBinding.error(code, connection) }
     }
 
