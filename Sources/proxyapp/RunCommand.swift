@@ -182,8 +182,9 @@ struct RunCommand: AsyncParsableCommand {
         let captureLine = sharedAddress.map { "Capture: \($0.redacted) (shared; this proxy's flows are named \(proxyName))" }
             ?? "Capture: \(data.databasePath)"
         let idleTrim = IdleTrimLoops()  // the event loops are made below, after the writer
+        let pageRelease = IdlePageRelease()  // started once the proxy listens
         let writer = CaptureWriter(backend: capture.backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
-                                   onIdle: { idleTrim.trim() })
+                                   onIdle: { idleTrim.trim(); pageRelease.captureWentIdle() })
 
         var configuration = ProxyConfiguration()
         let interfaces = LocalInterfaces.all()
@@ -298,6 +299,10 @@ struct RunCommand: AsyncParsableCommand {
         let signals = SignalWaiter.install()
         if !withTUI { Console.write(bannerNow()) }  // the TUI's alternate screen would hide it: printed after
         rulesWatcher.start()
+        pageRelease.start(activity: {
+            let statistics = writer.statistics
+            return statistics.flowsWritten &+ statistics.flowsDropped
+        })
 
         if withTUI {
             let logPath = directory.appendingPathComponent("proxyapp.log").path
@@ -349,6 +354,7 @@ struct RunCommand: AsyncParsableCommand {
         breakpoints.breakpoints.setFilter(nil, matches: nil)
         breakpoints.breakpoints.acceptAll()
         idleTrim.stop()
+        pageRelease.stop()
         await ProxyShutdown(server: server, resolver: resolver, blockingPool: blockingPool, group: group,
                             writer: writer, saveState: { https?.pins.flush() }).run()
         let statistics = writer.statistics
