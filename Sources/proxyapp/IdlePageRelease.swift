@@ -40,7 +40,9 @@ final class IdlePageRelease: Sendable {
     /// or dropped): a release is skipped when it changed during the delay.
     func start(activity: @escaping @Sendable () -> Int) {
         state.withLockedValue { $0.activity = activity }
-        queue.asyncAfter(deadline: .now() + startDelay) { [releasePages] in releasePages() }
+        queue.asyncAfter(deadline: .now() + startDelay) { [state, releasePages] in
+            if state.withLockedValue({ $0.activity != nil }) { releasePages() }  // not stopped meanwhile
+        }
     }
 
     /// No release after this one (the proxy is stopping).

@@ -1,9 +1,9 @@
-#if canImport(Glibc)
+#if canImport(Glibc) && (arch(x86_64) || arch(arm64))
 import Glibc
 
-/// Unmaps the pages of the process's read-only file mappings (the code and constants of the
-/// binary and of its libraries) that are still the file's own pages; the kernel maps each one
-/// back from the page cache, where it stays, when it is touched again.
+/// Unmaps the pages of the read-only segments of the binary and of its libraries (code and
+/// constants) that are still the file's own pages; the kernel maps each one back from the page
+/// cache, where it stays, when it is touched again.
 ///
 /// Why: starting touches much code that never runs again (options, the database's set-up and
 /// migrations, the CA, the banner), and for each page touched the kernel maps the pages around
@@ -13,40 +13,50 @@ import Glibc
 /// idle a while. The cost: each page touched again faults once (the first HTTPS request after a
 /// release took 1–3 ms longer).
 ///
-/// Which pages: in mappings of a file without write permission, only those the pagemap reports
-/// present and file-backed. A page of a private mapping that was written (relocations, before
-/// the loader made it read-only; a debugger's breakpoint) is the process's own copy, anonymous:
-/// unmapping it would bring back the file's bytes, so it is kept, and a read-only page cannot
-/// be written between the check and the unmapping. Without a readable /proc/self/pagemap nothing
-/// is unmapped.
+/// Which pages: the loaded objects are walked with `dl_iterate_phdr`, which holds the dynamic
+/// loader's lock, so no segment can be unmapped (and its addresses reused) while it is worked
+/// on; only segments without write permission (`PT_LOAD` without `PF_W`), and in them only the
+/// pages the pagemap reports present and file-backed. A page the process wrote (a text
+/// relocation, a debugger's breakpoint) is its own copy, anonymous: unmapping it would bring
+/// back the file's bytes, so it is kept. Without a readable /proc/self/pagemap nothing is
+/// unmapped. Files mapped by other means (none in the proxy today) are left alone.
 enum ReadOnlyFilePages {
-    /// One line of /proc/self/maps that may hold releasable pages: a file mapped without write
-    /// permission.
-    struct Mapping: Equatable {
-        var start: UInt
-        var end: UInt
-    }
-
-    /// Releases what it can and returns the number of pages unmapped (0 when the pagemap or the
-    /// maps cannot be read).
+    /// Releases what it can and returns the number of pages unmapped (0 when the pagemap cannot
+    /// be read).
     @discardableResult
-    static func release(mapsPath: String = "/proc/self/maps", pagemapPath: String = "/proc/self/pagemap") -> Int {
-        guard let text = readWholeFile(mapsPath) else { return 0 }
+    static func release(pagemapPath: String = "/proc/self/pagemap") -> Int {
         let pagemap = open(pagemapPath, O_RDONLY | O_CLOEXEC)
         guard pagemap >= 0 else { return 0 }
         defer { close(pagemap) }
+        var walk = SegmentWalk { range in release(range, pagemap: pagemap) }
+        walk.run()
+        return walk.released
+    }
+
+    /// The read-only segments of every loaded object, as address ranges (page-aligned).
+    static func loadedReadOnlySegments() -> [Range<UInt>] {
+        var segments: [Range<UInt>] = []
+        var walk = SegmentWalk { range in
+            segments.append(range)
+            return 0
+        }
+        walk.run()
+        return segments
+    }
+
+    /// Unmaps the present, file-backed pages of `range` (page-aligned; pages of a mapping that
+    /// cannot be written while this runs) and returns how many.
+    static func release(_ range: Range<UInt>, pagemap: Int32) -> Int {
         let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
         let chunkPages = 4_096
-        let entries = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: chunkPages)
-        defer { entries.deallocate() }
-        var released = 0
-        for mapping in mappings(in: text) {
-            var page = mapping.start / pageSize
-            let endPage = mapping.end / pageSize
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: chunkPages) { entries in
+            var released = 0
+            var page = range.lowerBound / pageSize
+            let endPage = range.upperBound / pageSize
             while page < endPage {
                 let count = Int(min(UInt(chunkPages), endPage - page))
                 let bytes = pread(pagemap, entries.baseAddress, count * 8, off_t(page * 8))
-                guard bytes == count * 8 else { break }  // unreadable: leave the rest of this mapping
+                guard bytes == count * 8 else { break }  // unreadable: leave the rest
                 for run in releasableRuns(UnsafeBufferPointer(rebasing: entries[0..<count])) {
                     let address = UnsafeMutableRawPointer(bitPattern: (page + UInt(run.lowerBound)) * pageSize)
                     if madvise(address, run.count * Int(pageSize), MADV_DONTNEED) == 0 {
@@ -55,28 +65,8 @@ enum ReadOnlyFilePages {
                 }
                 page += UInt(count)
             }
+            return released
         }
-        return released
-    }
-
-    /// The mappings of a maps file's `text` that may hold releasable pages: readable, not
-    /// writable, and backed by a file (the path starts with "/"; not `[vdso]`, `[heap]` or an
-    /// anonymous mapping). Lines it cannot read are skipped.
-    static func mappings(in text: String) -> [Mapping] {
-        var found: [Mapping] = []
-        for line in text.split(separator: "\n") {
-            // start-end perms offset device inode [path]
-            // (the path is padded with spaces, and may hold spaces of its own).
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count == 6, fields[5].drop(while: { $0 == " " }).first == "/" else { continue }
-            let perms = Array(fields[1].utf8)
-            guard perms.count == 4, perms[0] == UInt8(ascii: "r"), perms[1] == UInt8(ascii: "-") else { continue }
-            let bounds = fields[0].split(separator: "-")
-            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16),
-                  start < end else { continue }
-            found.append(Mapping(start: start, end: end))
-        }
-        return found
     }
 
     /// Runs of page indices in `entries` (pagemap entries, one per page) that are present and
@@ -96,24 +86,70 @@ enum ReadOnlyFilePages {
         if let start = runStart { runs.append(start..<entries.count) }
         return runs
     }
+}
 
-    /// The bytes of a /proc file (its size is unknown until read), as text; nil if it cannot be opened.
-    private static func readWholeFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[0..<count])
+/// One walk of the loaded objects' read-only `PT_LOAD` segments, calling `visit` for each under
+/// the loader's lock (`visit` must not load or unload libraries) and summing what it returns.
+///
+/// glibc's `dl_iterate_phdr` and its structures (<link.h>, <elf.h>) are not in Swift's Glibc
+/// module, and a C module defining `_GNU_SOURCE` clashes with it: they are declared here, for
+/// 64-bit Linux (the layouts below).
+private struct SegmentWalk {
+    let visit: (Range<UInt>) -> Int
+    var released = 0
+
+    /// `int dl_iterate_phdr(int (*)(struct dl_phdr_info *, size_t, void *), void *)`.
+    @_silgen_name("dl_iterate_phdr")
+    private static func iterateLoadedObjects(
+        _ callback: @convention(c) (UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32,
+        _ data: UnsafeMutableRawPointer?) -> Int32
+
+    // struct dl_phdr_info: dlpi_addr (8 bytes), dlpi_name, dlpi_phdr, dlpi_phnum (2 bytes).
+    private static let objectBase = 0, objectName = 8, objectHeaders = 16, objectHeaderCount = 24
+    // Elf64_Phdr (56 bytes): p_type, p_flags (4 bytes each), p_offset, p_vaddr, p_paddr, p_filesz, p_memsz…
+    private static let headerSize = 56, headerType = 0, headerFlags = 4, headerAddress = 16, headerMemorySize = 40
+    private static let loadable: UInt32 = 1  // PT_LOAD
+    private static let writable: UInt32 = 2  // PF_W
+
+    init(_ visit: @escaping (Range<UInt>) -> Int) {
+        self.visit = visit
+    }
+
+    mutating func run() {
+        _ = withUnsafeMutablePointer(to: &self) { walk in
+            Self.iterateLoadedObjects({ info, _, data in
+                guard let info, let walk = data?.assumingMemoryBound(to: SegmentWalk.self) else { return 0 }
+                walk.pointee.visitSegments(of: info)
+                return 0
+            }, walk)
         }
-        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private mutating func visitSegments(of object: UnsafeRawPointer) {
+        // The kernel's vDSO is no file: its pages are the kernel's own.
+        if let name = object.load(fromByteOffset: Self.objectName, as: UnsafePointer<CChar>?.self),
+           strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 {
+            return
+        }
+        guard let headers = object.load(fromByteOffset: Self.objectHeaders, as: UnsafeRawPointer?.self) else { return }
+        let base = UInt(object.load(fromByteOffset: Self.objectBase, as: UInt64.self))
+        let count = Int(object.load(fromByteOffset: Self.objectHeaderCount, as: UInt16.self))
+        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        for index in 0..<count {
+            let header = headers + index * Self.headerSize
+            guard header.load(fromByteOffset: Self.headerType, as: UInt32.self) == Self.loadable,
+                  header.load(fromByteOffset: Self.headerFlags, as: UInt32.self) & Self.writable == 0 else { continue }
+            let address = base &+ UInt(header.load(fromByteOffset: Self.headerAddress, as: UInt64.self))
+            let size = UInt(header.load(fromByteOffset: Self.headerMemorySize, as: UInt64.self))
+            guard size > 0 else { continue }
+            let start = address / pageSize * pageSize
+            let end = (address &+ size &+ pageSize &- 1) / pageSize * pageSize
+            released += visit(start..<end)
+        }
     }
 }
 #else
+/// Elsewhere than 64-bit Linux, nothing is released.
 enum ReadOnlyFilePages {
     @discardableResult
     static func release() -> Int { 0 }

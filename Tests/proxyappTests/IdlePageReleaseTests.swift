@@ -16,8 +16,9 @@ final class IdlePageReleaseTests: XCTestCase {
             self.released = released
         }
 
-        func makeRelease(delay: DispatchTimeInterval = .milliseconds(50)) -> IdlePageRelease {
-            IdlePageRelease(delay: delay, startDelay: .milliseconds(1)) { [self] in
+        func makeRelease(delay: DispatchTimeInterval = .milliseconds(50),
+                         startDelay: DispatchTimeInterval = .milliseconds(1)) -> IdlePageRelease {
+            IdlePageRelease(delay: delay, startDelay: startDelay) { [self] in
                 releases.withLockedValue { $0 += 1 }
                 released?.fulfill()
             }
@@ -72,6 +73,15 @@ final class IdlePageReleaseTests: XCTestCase {
         release.stop()
         settle(seconds: 0.5)
         XCTAssertEqual(probe.releases.withLockedValue { $0 }, 1)
+    }
+
+    func testAProxyStoppedBeforeTheStartReleaseGetsNone() {
+        let probe = Probe()
+        let release = probe.makeRelease(startDelay: .milliseconds(200))
+        release.start { probe.activity.withLockedValue { $0 } }
+        release.stop()
+        settle(seconds: 0.6)
+        XCTAssertEqual(probe.releases.withLockedValue { $0 }, 0)
     }
 
     /// A release with a 300 ms delay, started, once its start's release ran.
