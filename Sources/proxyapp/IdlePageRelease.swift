@@ -35,9 +35,9 @@ final class IdlePageRelease: Sendable {
         self.releasePages = releasePages
     }
 
-    /// Releases the pages start-up touched (after `startDelay`, off the caller's thread) and from now on
-    /// releases after idle spells; `activity` counts what the capture has done (flows written
-    /// or dropped): a release is skipped when it changed during the delay.
+    /// Releases the pages start-up touched (after `startDelay`, off the caller's thread) and
+    /// from now on releases after idle spells; `activity` counts what the capture has done
+    /// (flows written or dropped): a release is skipped when it changed during the delay.
     func start(activity: @escaping @Sendable () -> Int) {
         state.withLockedValue { $0.activity = activity }
         queue.asyncAfter(deadline: .now() + startDelay) { [state, releasePages] in

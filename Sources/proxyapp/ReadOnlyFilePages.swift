@@ -8,8 +8,8 @@ import Glibc
 /// Why: starting touches much code that never runs again (options, the database's set-up and
 /// migrations, the CA, the banner), and for each page touched the kernel maps the pages around
 /// it too (fault-around, 64 KiB). Of the 44.9 MiB resident once `proxyapp run` listened, 38.9 MiB
-/// were such pages; released, 4.9 MiB came back at once and 25 MiB after every bench load, where
-/// they had stayed at 39. `IdlePageRelease` runs this after start and when the capture has been
+/// were such pages; released, about 6 MiB stayed mapped at once, and 25 MiB after the bench's
+/// loads, where 39 had stayed before. `IdlePageRelease` runs this after start and when the capture has been
 /// idle a while. The cost: each page touched again faults once (the first HTTPS request after a
 /// release took 1–3 ms longer).
 ///
@@ -21,6 +21,8 @@ import Glibc
 /// back the file's bytes, so it is kept. Without a readable /proc/self/pagemap nothing is
 /// unmapped. Files mapped by other means (none in the proxy today) are left alone.
 enum ReadOnlyFilePages {
+    static let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+
     /// Releases what it can and returns the number of pages unmapped (0 when the pagemap cannot
     /// be read).
     @discardableResult
@@ -47,7 +49,6 @@ enum ReadOnlyFilePages {
     /// Unmaps the present, file-backed pages of `range` (page-aligned; pages of a mapping that
     /// cannot be written while this runs) and returns how many.
     static func release(_ range: Range<UInt>, pagemap: Int32) -> Int {
-        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
         let chunkPages = 4_096
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: chunkPages) { entries in
             var released = 0
@@ -134,7 +135,7 @@ private struct SegmentWalk {
         guard let headers = object.load(fromByteOffset: Self.objectHeaders, as: UnsafeRawPointer?.self) else { return }
         let base = UInt(object.load(fromByteOffset: Self.objectBase, as: UInt64.self))
         let count = Int(object.load(fromByteOffset: Self.objectHeaderCount, as: UInt16.self))
-        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let pageSize = ReadOnlyFilePages.pageSize
         for index in 0..<count {
             let header = headers + index * Self.headerSize
             guard header.load(fromByteOffset: Self.headerType, as: UInt32.self) == Self.loadable,
