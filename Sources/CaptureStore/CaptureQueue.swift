@@ -56,12 +56,11 @@ struct CaptureQueue {
     var capacity: Int { slots.count }
 
     /// Queues `flow` under the drop policy and says what happened.
-    mutating func enqueue(_ flow: Flow, open key: OpenFlowKey? = nil) -> Outcome {
+    mutating func enqueue(_ flow: consuming Flow, open key: OpenFlowKey? = nil) -> Outcome {
         guard count < maxFlows else {
             flowsDropped += 1
             return .dropped
         }
-        var flow = flow
         var outcome = Outcome.queued
         let bodyBytes = flow.capturedBodyBytes
         if bodyBytes > 0 && queuedBodyBytes + bodyBytes > maxBodyBytes {
@@ -117,7 +116,7 @@ struct CaptureQueue {
         return .queued
     }
 
-    private mutating func append(_ item: CaptureItem) {
+    private mutating func append(_ item: consuming CaptureItem) {
         if count == slots.count { grow() }
         slots[(head + count) % slots.count] = item
         count += 1

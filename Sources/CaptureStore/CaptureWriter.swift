@@ -80,7 +80,7 @@ public final class CaptureWriter: FlowSink {
 
     /// Queues a finished flow for writing. Never touches the database and never waits for it:
     /// at worst it strips the flow's bodies or drops the flow, and counts that.
-    public func record(_ flow: Flow) {
+    public func record(_ flow: consuming Flow) {
         state.record(flow)
     }
 

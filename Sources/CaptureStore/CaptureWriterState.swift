@@ -110,8 +110,10 @@ final class CaptureWriterState: @unchecked Sendable {
 
     // MARK: - Callers' side
 
-    func record(_ flow: Flow) {
-        accept { $0.enqueue(flow) }
+    func record(_ flow: consuming Flow) {
+        // Moved into the queue, not copied: the closure takes it out of the optional.
+        var pending = Optional(flow)
+        accept { $0.enqueue(pending.take()!) }
     }
 
     func recordOpen(_ flow: Flow) -> OpenFlowKey {

@@ -158,7 +158,7 @@ public struct Flow: Sendable, Hashable {
 /// Where the engine hands finished flows. Implementations must return at once: they are called
 /// on an event loop and must never block or touch the disk there.
 public protocol FlowSink: Sendable {
-    func record(_ flow: Flow)
+    func record(_ flow: consuming Flow)
 
     /// Records a flow that goes on (a WebSocket after its `101`): its messages follow through
     /// `append(_:to:)` and its end through `finish(_:with:)`, under the key returned. Nil when the

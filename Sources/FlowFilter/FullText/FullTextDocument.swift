@@ -40,7 +40,7 @@ public struct FullTextDocument: Sendable, Equatable {
     /// when it needs no decoding): call it before the spool is claimed. With `readingSpools`
     /// false (a filter on a live flow, on an event loop) a spooled body counts as no text: reading
     /// it would wait for the disk.
-    public init(_ flow: Flow, readingSpools: Bool = true) {
+    public init(_ flow: borrowing Flow, readingSpools: Bool = true) {
         url = flow.url
         requestHeaders = Self.lines(flow.requestHeaders)
         responseHeaders = Self.lines(flow.responseHeaders)

@@ -177,7 +177,9 @@ struct ExchangeRecorder {
                      sharing: sharesReceiveBuffers)
     }
 
-    /// The finished flow; `error` is set when the exchange failed.
+    /// The finished flow; `error` is set when the exchange failed. The flow is moved out, not
+    /// copied (a copy retains every field, then the recorder's own is released on the event
+    /// loop): an exchange records once, and the recorder keeps a blank flow after.
     mutating func finish(error: String?) -> Flow {
         let now = NIODeadline.now()
         if let responseStarted {
@@ -189,8 +191,14 @@ struct ExchangeRecorder {
         if let error, flow.error == nil {
             flow.error = error
         }
-        return flow
+        var finished = Self.blank
+        swap(&finished, &flow)
+        return finished
     }
+
+    /// What a recorder holds once its flow has been taken: empty strings and arrays, nothing
+    /// allocated.
+    private static let blank = Flow(startedAt: Date(timeIntervalSinceReferenceDate: 0))
 
     private static func capture(_ buffer: ByteBuffer, into body: inout CapturedBody, cap: Int, expected: Int?,
                                 spool: BodySpoolFactory?, sharing: Bool) {

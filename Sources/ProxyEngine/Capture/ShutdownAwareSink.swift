@@ -38,12 +38,11 @@ final class ShutdownAwareSink: FlowSink, Sendable {
         base.finish(key, with: end)
     }
 
-    func record(_ flow: Flow) {
+    func record(_ flow: consuming Flow) {
         guard flow.error != nil, stopping.withLockedValue({ $0 }) else {
             base.record(flow)
             return
         }
-        var flow = flow
         if let seen = flow.error, seen != Self.reason {
             flow.note = flow.note.map { "\($0); as the exchange saw it: \(seen)" } ?? "as the exchange saw it: \(seen)"
         }

@@ -211,7 +211,7 @@ extension ClientHTTPHandler {
             cap: services.configuration.maxCapturedBodyBytes, spool: services.configuration.bodySpool,
             clientTLS: scheme == "https" ? clientTLS ?? TLSDetails() : nil,
             streamID: head.version.major == 2 ? http2StreamID : nil, replayOf: replayOf)
-        let exchange = ExchangeDriver(client: self, services: services, pool: pool, head: head, recorder: recorder)
+        let exchange = ExchangeDriver(client: self, services: services, pool: pool, head: head, recorder: consume recorder)
         state = .exchange(exchange)
         if inputClosed { exchange.clientInputClosed() }
         exchange.start(.init(scheme: scheme, host: host, port: port, pathAndQuery: pathAndQuery, clientTLS: clientTLS,

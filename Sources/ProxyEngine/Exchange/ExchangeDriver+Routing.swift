@@ -114,7 +114,9 @@ extension ExchangeDriver {
             headersEdited = ExchangeRecorder.fields(headers) != before
         }
         // A breakpoint filter that rules the response out already spares it the hold's path.
-        let verdict = upgrade ? nil : services.breakpoints.verdict(onRequest: recorder.flow)
+        // (Asked only with a filter set: reading `recorder.flow` here copies the whole flow.)
+        let verdict = upgrade || !services.breakpoints.isActive ? nil
+            : services.breakpoints.verdict(onRequest: recorder.flow)
         let stopsRequest = verdict?.holdsRequest ?? false
         if stopsRequest { rareState.breakpointOnRequest = true }
         if verdict?.holdsResponse == true { rareState.breakpointResponseForecast = true }

@@ -286,7 +286,7 @@ final class ExchangeDriver: UpstreamHTTPHandlerDelegate {
                     // Messages follow the flow (`switchToByteRelay`); nil: the sink keeps none.
                     rareState.webSocketKey = services.sink.recordOpen(flow)
                 } else {
-                    services.sink.record(flow)
+                    services.sink.record(consume flow)  // moved: the writer owns it from here
                 }
                 if let holdID = rare?.holdID {  // ended while held (the client left): no longer listed
                     rare?.holdID = nil

@@ -11,7 +11,7 @@ import RulesFile
 /// Collects recorded flows in memory.
 final class CollectingSink: FlowSink {
     private let box = NIOLockedValueBox<[Flow]>([])
-    func record(_ flow: Flow) { box.withLockedValue { $0.append(flow) } }
+    func record(_ flow: consuming Flow) { box.withLockedValue { $0.append(copy flow) } }
     var flows: [Flow] { box.withLockedValue { $0 } }
 }
 
