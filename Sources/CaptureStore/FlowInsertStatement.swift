@@ -90,8 +90,8 @@ struct FlowInsertStatement {
         sqlite3_bind_int64(handle, next(), request.truncated ? 1 : 0)
         sqlite3_bind_int64(handle, next(), response.size)
         sqlite3_bind_int64(handle, next(), response.truncated ? 1 : 0)
-        bind(text: HeaderFieldsJSON.encode(flow.requestHeaders), at: next())
-        bind(text: HeaderFieldsJSON.encode(flow.responseHeaders), at: next())
+        bind(headers: flow.requestHeaders, at: next())
+        bind(headers: flow.responseHeaders, at: next())
         bind(text: flow.note, at: next())
         if let tls = flow.tls {
             bind(text: tls.clientVersion, at: next())
@@ -117,7 +117,11 @@ struct FlowInsertStatement {
         bind(text: AppliedRulesJSON.encode(flow.appliedRules), at: next())
         bind(text: ForwardedMessageJSON.encode(flow.forwardedRequest), at: next())
         bind(text: ForwardedMessageJSON.encode(flow.originResponse), at: next())
-        bind(text: flow.responseTrailers.isEmpty ? nil : HeaderFieldsJSON.encode(flow.responseTrailers), at: next())
+        if flow.responseTrailers.isEmpty {
+            sqlite3_bind_null(handle, next())
+        } else {
+            bind(headers: flow.responseTrailers, at: next())
+        }
         if let streamID = flow.streamID {
             sqlite3_bind_int64(handle, next(), Int64(streamID))
         } else {
@@ -207,6 +211,11 @@ struct FlowInsertStatement {
     /// Text is bound when the statement runs (`texts.run`), without a copy.
     private func bind(text: String?, at index: Int32) {
         texts.add(text, at: index, of: handle)
+    }
+
+    /// Header lists are written as JSON (`HeaderFieldsJSON`) straight into the row's text.
+    private func bind(headers: [HeaderField], at index: Int32) {
+        texts.add(at: index, of: handle) { HeaderFieldsJSON.append(headers, to: &$0) }
     }
 
     /// Empty bodies are stored as NULL (as GRDB stored them before); small ones are bound

@@ -16,9 +16,16 @@ package enum HeaderFieldsJSON {
     package static func encode(_ fields: [HeaderField]) -> String {
         if fields.isEmpty { return "[]" }
         var out: [UInt8] = []
+        append(fields, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the JSON text for `fields` to `out`, as `encode` spells it: the capture writer
+    /// writes it straight into the row's text (`SQLiteTextArena.add(at:of:writing:)`).
+    package static func append(_ fields: [HeaderField], to out: inout [UInt8]) {
         var estimate = 2
         for field in fields { estimate += field.name.utf8.count + field.value.utf8.count + 8 }
-        out.reserveCapacity(estimate)
+        out.reserveCapacity(out.count + estimate)
         out.append(UInt8(ascii: "["))
         for (index, field) in fields.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
@@ -29,7 +36,6 @@ package enum HeaderFieldsJSON {
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Parses what `encode` wrote (or any JSON array of two-string arrays).

@@ -29,6 +29,14 @@ final class SQLiteTextArena {
         pending.append((index, offset, bytes.count - offset))
     }
 
+    /// Keeps the UTF-8 text `write` appends to the buffer for parameter `index`, bound at
+    /// `run`: text built for the row (its header JSON) goes in without a `String` between.
+    func add(at index: Int32, of statement: OpaquePointer, writing write: (inout [UInt8]) -> Void) {
+        let offset = bytes.count
+        write(&bytes)
+        pending.append((index, offset, bytes.count - offset))
+    }
+
     /// Binds the text kept since `reset` to `statement` and runs `body`, which must step the
     /// statement, reset it and clear its bindings: the bytes are only valid until it returns.
     func run<Result>(binding statement: OpaquePointer, _ body: () throws -> Result) rethrows -> Result {

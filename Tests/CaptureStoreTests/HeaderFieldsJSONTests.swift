@@ -15,6 +15,20 @@ final class HeaderFieldsJSONTests: XCTestCase {
         XCTAssertEqual(HeaderFieldsJSON.encode([]), "[]")
     }
 
+    /// `append` (the capture writer's path, into a row's text buffer) writes exactly what `encode`
+    /// returns, after whatever the buffer held, and keeps that.
+    func testAppendWritesWhatEncodeReturnsAfterTheBuffersBytes() {
+        let lists: [[HeaderField]] = [
+            [], [HeaderField(name: "Host", value: "a.test")],
+            [HeaderField(name: "\"", value: "\u{8}\\\u{1}é 😀"), HeaderField(name: "Accept", value: "")],
+        ]
+        for fields in lists {
+            var buffer = Array("before".utf8)
+            HeaderFieldsJSON.append(fields, to: &buffer)
+            XCTAssertEqual(String(decoding: buffer, as: UTF8.self), "before" + HeaderFieldsJSON.encode(fields))
+        }
+    }
+
     /// Names and values are escaped with the `.required` policy (`JSONStringEscaperTests`):
     /// short escapes, DEL and U+2028 raw.
     func testEscapesWhatJSONRequiresOnly() {
