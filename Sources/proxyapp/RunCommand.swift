@@ -163,7 +163,7 @@ struct RunCommand: AsyncParsableCommand {
         do {
             database = try TrafficDatabase(path: data.databasePath)
         } catch {
-            throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
+            throw CLIError("cannot open the capture database \(data.databasePath): \(CaptureErrorText.describe(error)). Pass another --data-dir.")
         }
         let withTUI = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let sharedAddress = try store.address()

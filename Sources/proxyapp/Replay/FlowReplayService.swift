@@ -49,7 +49,7 @@ struct FlowReplayService: Sendable {
             do {
                 flow = try repository.flow(id: id)
             } catch {
-                return .failure("cannot read flow #\(id) from the capture: \(error)")
+                return .failure("cannot read flow #\(id) from the capture: \(CaptureErrorText.describe(error))")
             }
             guard let flow else {
                 return .failure("no flow #\(id) in the capture (`proxyapp flows` lists them)")

@@ -36,7 +36,7 @@ struct StandaloneEngine {
             database = try TrafficDatabase(path: data.databasePath)
         } catch {
             marker.release()
-            throw CLIError("cannot open the capture database \(data.databasePath): \(error). Pass another --data-dir.")
+            throw CLIError("cannot open the capture database \(data.databasePath): \(CaptureErrorText.describe(error)). Pass another --data-dir.")
         }
         let loaded: (rules: RuleSet, text: Data?, banner: String)
         let setup: HTTPSOptions.Setup?

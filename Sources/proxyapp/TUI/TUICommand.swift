@@ -78,7 +78,7 @@ struct TUICommand: AsyncParsableCommand {
         do {
             database = writable ? try TrafficDatabase(path: path) : try TrafficDatabase.openReadOnly(path: path)
         } catch {
-            throw CLIError("cannot open the capture \(path): \(error)")
+            throw CLIError("cannot open the capture \(path): \(CaptureErrorText.describe(error))")
         }
         // Log lines (and a crash report) go beside the capture, if that directory takes them.
         let logPath = ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent("proxyapp.log")
