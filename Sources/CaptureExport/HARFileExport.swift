@@ -60,7 +60,7 @@ public struct HARFileExport: Sendable {
         } catch {
             destination.abandon(output)
             if let error = error as? HARFileExportError { throw error }
-            throw HARFileExportError("export to \(destination.name) failed: \(error). \(destination.failureRemark)")
+            throw HARFileExportError("export to \(destination.name) failed: \(CaptureErrorText.describe(error)). \(destination.failureRemark)")
         }
     }
 }

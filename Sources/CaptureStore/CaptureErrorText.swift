@@ -15,6 +15,12 @@ public enum CaptureErrorText {
         return describe(resultCode: error.resultCode.primaryResultCode)
     }
 
+    /// Whether `error` is the database's own (GRDB's `DatabaseError`), which `describe` words: a
+    /// caller that does not import GRDB asks before it prints an error it did not expect.
+    public static func isDatabaseError(_ error: any Error) -> Bool {
+        error is DatabaseError
+    }
+
     /// The words for an SQLite primary result code.
     static func describe(resultCode code: ResultCode) -> String {
         switch code {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CaptureStore
 
 /// The `proxyapp` command: runs the proxy by default; other subcommands read its capture or manage its root CA.
 @main
@@ -17,4 +18,22 @@ struct ProxyAppCommand: AsyncParsableCommand {
 
     /// This build's version: `proxyapp --version`, and the HAR `creator` of exports.
     static let version = "0.4.0"
+
+    /// ArgumentParser's own `main`, with one change: a capture database failure no command words
+    /// itself (a damaged file found in the middle of a search or an export) is printed in words
+    /// (`CaptureErrorText`), not as SQLite's message and the SQL it was running.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch where CaptureErrorText.isDatabaseError(error) {
+            exit(withError: CLIError("the capture database failed: \(CaptureErrorText.describe(error))."))
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
