@@ -360,7 +360,7 @@ let package = Package(
             dependencies: [
                 "ProxyEngine", "CaptureStore", "ProxyCore", "ProxyModel", "ProxyTLS", "ChildProcess", "FlowExport", "BodyCodec", "Rules",
                 "RulesFile", "EngineTestSupport", "FakeDNS", "PersistentPins", "TestSupport",
-                "HARValidation", "CaptureExport", "FlowFilter", "ControlChannel", "PostgresTestSupport",
+                "HARValidation", "CaptureExport", "FlowFilter", "ControlChannel", "PostgresTestSupport", "CaptureTestSupport",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

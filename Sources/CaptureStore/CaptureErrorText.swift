@@ -38,7 +38,7 @@ public enum CaptureErrorText {
         case .SQLITE_IOERR:
             return "the disk failed a read or write (I/O error)"
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return "the database file is damaged or is not a capture (move it aside to start a new one)"
+            return "the capture file is damaged (move it aside to start a new one)"
         case .SQLITE_NOMEM:
             return "out of memory"
         case .SQLITE_TOOBIG:

@@ -214,7 +214,7 @@ public final class FlowListFeed: Sendable {
                 state.snapshot.error = nil
             }
         } catch {
-            state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(error)" }
+            state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(CaptureErrorText.describe(error))" }
         }
     }
 
@@ -249,7 +249,7 @@ public final class FlowListFeed: Sendable {
                 }
                 if stillCurrent { self.scheduleOlderSlice(generation: generation) }
             } catch {
-                self.state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(error)" }
+                self.state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(CaptureErrorText.describe(error))" }
                 self.scheduleOlderSlice(generation: generation, after: self.pollInterval)
             }
         }
@@ -284,7 +284,7 @@ public final class FlowListFeed: Sendable {
                                                contentVersion: version, rows: rows, ids: rows.compactMap(\.id))
             }
         } catch {
-            state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(error)" }
+            state.withLockedValue { $0.snapshot.error = "cannot read the capture: \(CaptureErrorText.describe(error))" }
         }
     }
 }

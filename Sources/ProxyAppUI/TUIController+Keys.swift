@@ -189,7 +189,7 @@ extension TUIController {
             do {
                 return [.pins(try repository.pinnedDomains())]
             } catch {
-                return [.message(StatusMessage(.error, "cannot read the pinned domains: \(error)")), .pinsFailed]
+                return [.message(StatusMessage(.error, "cannot read the pinned domains: \(CaptureErrorText.describe(error))")), .pinsFailed]
             }
         }
     }

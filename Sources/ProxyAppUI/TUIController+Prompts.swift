@@ -152,7 +152,7 @@ extension TUIController {
                 try destination.commit(file)
             } catch {
                 if let output { destination.abandon(output) }
-                return [.message(StatusMessage(.error, "cannot write \(path): \(error)"))]
+                return [.message(StatusMessage(.error, "cannot write \(path): \(CaptureErrorText.describe(error))"))]
             }
             return [.message(StatusMessage(.info, "saved flow #\(id) as a curl command to \(path)"))]
         }

@@ -38,7 +38,7 @@ extension TUIController {
                 found = try Self.findMatch(query, from: selected, prepended: prepended, forward: forward, feed: feed,
                                            repository: repository)
             } catch {
-                return [.message(StatusMessage(.error, "search failed: \(error)")), .searchDone]
+                return [.message(StatusMessage(.error, "search failed: \(CaptureErrorText.describe(error))")), .searchDone]
             }
             guard let found else { return [.message(StatusMessage(.info, "no match: \(search.text)")), .searchDone] }
             let text = found.wrapped ? "search wrapped to the \(forward ? "top" : "bottom"): \(search.text)" : "match: \(search.text)"

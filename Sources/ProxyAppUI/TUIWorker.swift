@@ -1,3 +1,4 @@
+import CaptureStore
 import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
@@ -53,7 +54,7 @@ final class TUIWorker: Sendable {
             do {
                 events = try work()
             } catch {
-                events = [.message(StatusMessage(.error, "\(failure): \(error)"))]
+                events = [.message(StatusMessage(.error, "\(failure): \(CaptureErrorText.describe(error))"))]
             }
             inbox.withLockedValue { $0 += events }
             pending.withLockedValue { $0 -= 1 }

@@ -1,5 +1,6 @@
 import CaptureStore
 import CaptureTestSupport
+import FlowFilter
 import Foundation
 import ProxyModel
 import TerminalUI
@@ -49,6 +50,23 @@ final class FlowListFeedTests: XCTestCase {
         snapshot = waitFor(feed) { $0.window?.offset == 13 }
         XCTAssertEqual(snapshot.window?.rows.map(\.host), ["h13.test", "h14.test"])
         XCTAssertNil(snapshot.error)
+    }
+
+    /// A capture damaged in its middle: the feed's error, shown on the TUI's status line, names
+    /// the problem in words (it showed "SQLite error 11: database disk image is malformed").
+    func testADamagedCaptureIsReportedInWords() throws {
+        let path = try makeTemporaryDirectory().file("traffic.sqlite")
+        try DamagedCapture.make(at: path)
+        let repository = TrafficRepository(database: try TrafficDatabase(path: path))
+        let feed = FlowListFeed(repository: repository, pollInterval: 0.02)
+        defer { feed.stop() }
+        feed.setQuery(FlowQuery(filter: try FlowFilter(parsing: "~fts example")))  // reads the damaged index
+        feed.start()
+        let snapshot = waitFor(feed) { $0.error != nil }
+        let error = try XCTUnwrap(snapshot.error)
+        XCTAssertTrue(error.contains("damaged"), error)
+        XCTAssertFalse(error.contains("SQLite error"), error)
+        XCTAssertFalse(error.contains("malformed"), error)
     }
 
     /// Driving a `FlowListState` from the feed, as the UI loop does: it follows the tail and
