@@ -325,7 +325,7 @@ final class CaptureWriterState: @unchecked Sendable {
             if backend.isUnreachable(error) {
                 logger.debug("capture retention waits for the store", metadata: ["error": "\(error)"])
             } else {
-                logger.warning("capture retention could not remove old flows: \(error)")
+                logger.warning("capture retention could not remove old flows: \(CaptureErrorText.describe(error))")
             }
         }
     }
@@ -376,7 +376,7 @@ final class CaptureWriterState: @unchecked Sendable {
                 if !failing {
                     failing = true
                     logger.error("capture database write failed; flows are being lost until it works again", metadata: [
-                        "store": "\(backend.storeDescription)", "error": "\(error)",
+                        "store": "\(backend.storeDescription)", "error": "\(CaptureErrorText.describe(error))",
                     ])
                 }
                 return nil
@@ -410,7 +410,7 @@ final class CaptureWriterState: @unchecked Sendable {
         guard !unreachable else { return }
         unreachable = true
         logger.warning("capture store unreachable: keeping flows in memory and trying again", metadata: [
-            "store": "\(backend.storeDescription)", "error": "\(error)", "keepsAtMost": "\(maxQueuedFlows)",
+            "store": "\(backend.storeDescription)", "error": "\(CaptureErrorText.describe(error))", "keepsAtMost": "\(maxQueuedFlows)",
         ])
     }
 

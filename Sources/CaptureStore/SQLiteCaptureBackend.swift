@@ -62,7 +62,7 @@ public final class SQLiteCaptureBackend: CaptureBackend, @unchecked Sendable {
             try repository.checkpointTruncating()
         } catch {
             logger.notice("capture database: the write-ahead log was not folded into the file at close", metadata: [
-                "path": "\(repository.database.path)", "error": "\(error)",
+                "path": "\(repository.database.path)", "error": "\(CaptureErrorText.describe(error))",
             ])
         }
     }
