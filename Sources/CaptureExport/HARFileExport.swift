@@ -60,7 +60,8 @@ public struct HARFileExport: Sendable {
         } catch {
             destination.abandon(output)
             if let error = error as? HARFileExportError { throw error }
-            throw HARFileExportError("export to \(destination.name) failed: \(CaptureErrorText.describe(error)). \(destination.failureRemark)")
+            let reason = CaptureErrorText.describe(error)
+            throw HARFileExportError("export to \(destination.name) failed: \(reason). \(destination.failureRemark)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import GRDB
 
-/// A capture store failure in words a user can act on, for CLI messages and control replies.
+/// A capture store failure in words a user can act on: CLI messages, control replies, the TUI's
+/// status line and the capture writer's log lines.
 ///
 /// Why it exists: GRDB's `DatabaseError` describes itself with SQLite's own text and the SQL it was
 /// running ("SQLite error 8: attempt to write a readonly database - while executing `CREATE TABLE

@@ -16,10 +16,10 @@ import Glibc
 /// Protocol: newline-delimited JSON. The client writes one `ControlRequest` per line and reads
 /// one `ControlReply` line for each, in order; a line over `maximumLineBytes` (96 MiB: a `send`'s
 /// body travels in it), or that is not a request, is answered with `ok: false` and a reason. Only
-/// the proxy's owner can connect, so that bound is about mistakes, not attackers. Each connection is served on a thread of its own (at
-/// most `maximumConnections`; one more is answered "busy" and closed), and a connection silent
-/// for a minute is closed. Commands run on that thread: a replay waits there, never on an event
-/// loop.
+/// the proxy's owner can connect, so that bound is about mistakes, not attackers. Each connection
+/// is served on a thread of its own (at most `maximumConnections`; one more is answered "busy"
+/// and closed), and a connection silent for a minute is closed. Commands run on that thread: a
+/// replay waits there, never on an event loop.
 public final class ControlServer: Sendable {
     /// Runs one command; `cancellation` is cancelled when the client goes away meanwhile (a
     /// replay then stops sending).

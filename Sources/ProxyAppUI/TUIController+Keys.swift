@@ -189,7 +189,8 @@ extension TUIController {
             do {
                 return [.pins(try repository.pinnedDomains())]
             } catch {
-                return [.message(StatusMessage(.error, "cannot read the pinned domains: \(CaptureErrorText.describe(error))")), .pinsFailed]
+                let reason = CaptureErrorText.describe(error)
+                return [.message(StatusMessage(.error, "cannot read the pinned domains: \(reason)")), .pinsFailed]
             }
         }
     }

@@ -128,7 +128,8 @@ struct HTTPSOptions: ParsableArguments {
                 limits: AutoPinPolicy.Limits(maximumPins: maxPins, newPinsPerClientPerMinute: pinRate), logger: logger,
                 startsDuringOutage: pinStore is PostgresPinStore)
         } catch {
-            throw CLIError("cannot read the pinned hosts from \(pinStore.pinStoreDescription): \(CaptureErrorText.describe(error)). Pass another --data-dir.")
+            let reason = CaptureErrorText.describe(error)
+            throw CLIError("cannot read the pinned hosts from \(pinStore.pinStoreDescription): \(reason). Pass another --data-dir.")
         }
         let leaves = LeafCertificateCache(minter: try LeafCertificateMinter(authority: authority))
         var interception = TLSInterception(identities: leaves, upstream: upstream, pins: pins)

@@ -90,7 +90,8 @@ struct ImportCommand: ParsableCommand {
             throw CLIError("cannot read \(harPath): \(error). Nothing was imported.")
         } catch {
             flowImport.rollBack()
-            throw CLIError("could not store the flows of \(harPath) in \(data.databasePath): \(CaptureErrorText.describe(error)). Nothing was imported.")
+            let reason = CaptureErrorText.describe(error)
+            throw CLIError("could not store the flows of \(harPath) in \(data.databasePath): \(reason). Nothing was imported.")
         }
         if let first = ids.first, let last = ids.last {
             print("imported \(ids.count) flows from \(harPath) as #\(first)–#\(last) into \(data.databasePath)")

@@ -163,7 +163,8 @@ struct RunCommand: AsyncParsableCommand {
         do {
             database = try TrafficDatabase(path: data.databasePath)
         } catch {
-            throw CLIError("cannot open the capture database \(data.databasePath): \(CaptureErrorText.describe(error)). Pass another --data-dir.")
+            let reason = CaptureErrorText.describe(error)
+            throw CLIError("cannot open the capture database \(data.databasePath): \(reason). Pass another --data-dir.")
         }
         let withTUI = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         let sharedAddress = try store.address()

@@ -36,7 +36,8 @@ struct StandaloneEngine {
             database = try TrafficDatabase(path: data.databasePath)
         } catch {
             marker.release()
-            throw CLIError("cannot open the capture database \(data.databasePath): \(CaptureErrorText.describe(error)). Pass another --data-dir.")
+            let reason = CaptureErrorText.describe(error)
+            throw CLIError("cannot open the capture database \(data.databasePath): \(reason). Pass another --data-dir.")
         }
         let loaded: (rules: RuleSet, text: Data?, banner: String)
         let setup: HTTPSOptions.Setup?
