@@ -209,6 +209,11 @@ final class CaptureWriterTests: XCTestCase {
         XCTAssertEqual(statistics.flowsFailed, 1_055)
         XCTAssertGreaterThanOrEqual(statistics.batchesFailed, 106)  // at most 10 flows per batch
         XCTAssertEqual(log.entries.filter { $0.level == .error }.count, 1, "\(log.entries)")
+        // The cause in words (CaptureErrorText), not SQLite's message and the SQL it ran.
+        let cause = try XCTUnwrap(log.entries.first { $0.level == .error }?.metadata["error"])
+        XCTAssertTrue(cause.contains("cannot be written"), cause)
+        XCTAssertFalse(cause.contains("SQLite error"), cause)
+        XCTAssertFalse(cause.contains("INSERT"), cause)
         XCTAssertEqual(try readOnly.count(), 0)
         writer.close()
     }

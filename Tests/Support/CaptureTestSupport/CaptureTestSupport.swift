@@ -29,6 +29,8 @@ public final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     public struct Entry: Sendable {
         public var level: Logger.Level
         public var message: String
+        /// The entry's own metadata, each value as text.
+        public var metadata: [String: String] = [:]
     }
 
     private let lock = NSLock()
@@ -49,7 +51,8 @@ public final class CapturingLogHandler: LogHandler, @unchecked Sendable {
     }
 
     public func log(event: LogEvent) {
-        let entry = Entry(level: event.level, message: event.message.description)
+        let entry = Entry(level: event.level, message: event.message.description,
+                          metadata: (event.metadata ?? [:]).mapValues { "\($0)" })
         lock.withLock { stored.append(entry) }
         onEntry(entry)
     }
