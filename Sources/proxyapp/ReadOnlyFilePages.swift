@@ -9,16 +9,17 @@ import Glibc
 /// migrations, the CA, the banner), and for each page touched the kernel maps the pages around
 /// it too (fault-around, 64 KiB). Of the 44.9 MiB resident once `proxyapp run` listened, 38.9 MiB
 /// were such pages; released, about 6 MiB stayed mapped at once, and 25 MiB after the bench's
-/// loads, where 39 had stayed before. `IdlePageRelease` runs this after start and when the capture has been
-/// idle a while. The cost: each page touched again faults once (the first HTTPS request after a
-/// release took 1–3 ms longer).
+/// loads, where 39 had stayed before. `IdlePageRelease` runs this after start and when the
+/// capture has been idle a while. The cost: each page touched again faults once (the first HTTPS
+/// request after a release took 1–3 ms longer).
 ///
 /// Which pages: the loaded objects are walked with `dl_iterate_phdr`, which holds the dynamic
 /// loader's lock, so no segment can be unmapped (and its addresses reused) while it is worked
 /// on; only segments without write permission (`PT_LOAD` without `PF_W`), and in them only the
 /// pages the pagemap reports present and file-backed. A page the process wrote (a text
 /// relocation, a debugger's breakpoint) is its own copy, anonymous: unmapping it would bring
-/// back the file's bytes, so it is kept. Without a readable /proc/self/pagemap nothing is
+/// back the file's bytes, so it is kept; the same check covers a segment's last page when the
+/// next, writable segment shares it. Without a readable /proc/self/pagemap nothing is
 /// unmapped. Files mapped by other means (none in the proxy today) are left alone.
 enum ReadOnlyFilePages {
     static let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
