@@ -37,14 +37,15 @@ final class ScriptsRunTests: XCTestCase {
         for directory in [repository.appendingPathComponent("scripts/lib"), repository.appendingPathComponent("Sources/proxyapp"), caller, bin] {
             try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         }
-        for path in ["scripts/run", "scripts/lib/deps.sh"] {
+        for path in ["scripts/run", "scripts/lib/deps.sh", "scripts/lib/proxyapp.link-order"] {
             try fileManager.copyItem(at: source.appendingPathComponent(path), to: repository.appendingPathComponent(path))
         }
         try "// main\n".write(to: repository.appendingPathComponent("Sources/proxyapp/main.swift"), atomically: true, encoding: .utf8)
         try "// package\n".write(to: repository.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
         try executable(bin.appendingPathComponent("swift"), """
             #!/bin/sh
-            echo "swift $*" >> '\(log.path)'
+            product=kept; [ -e .build/release/proxyapp ] || product=gone
+            echo "swift $* product=$product" >> '\(log.path)'
             [ -e '\(root.path)/fail-build' ] && exit 1
             # As SwiftPM does: .build/release becomes a link to the triple's directory, replacing
             # whatever was there (a stamp kept inside a directory made beforehand is lost).
@@ -81,7 +82,8 @@ final class ScriptsRunTests: XCTestCase {
 
     /// Ages every input and the stamp so that the stamp is the newest (no same-tick ties).
     private func settle(_ tree: Tree) throws {
-        for path in ["Sources/proxyapp/main.swift", "Sources/proxyapp", "Sources", "Package.swift", "scripts/lib/deps.sh"] {
+        for path in ["Sources/proxyapp/main.swift", "Sources/proxyapp", "Sources", "Package.swift", "scripts/lib/deps.sh",
+                     "scripts/lib/proxyapp.link-order"] {
             try age(tree.repository.appendingPathComponent(path), by: 7200)
         }
         try age(tree.repository.appendingPathComponent(".build/stamps/proxyapp.stamp"), by: 3600)
@@ -94,6 +96,9 @@ final class ScriptsRunTests: XCTestCase {
         XCTAssertTrue(firstOutput.hasSuffix("\ncwd=\(tree.caller.path) args=run --version two words\n"), firstOutput)
         XCTAssertEqual(tree.calls.filter { $0.hasPrefix("swift build") }.count, 1, "\(tree.calls)")
         XCTAssertTrue(tree.calls.contains("dpkg-query"), "a cold start checks the packages: \(tree.calls)")
+        let order = tree.repository.appendingPathComponent("scripts/lib/proxyapp.link-order").path
+        XCTAssertTrue(tree.calls.contains { $0.hasPrefix("swift build") && $0.contains(" --section-ordering-file=\(order) ") },
+                      "the link order is named by its absolute path, wherever the caller is: \(tree.calls)")
 
         try settle(tree)
         let before = tree.calls
@@ -103,12 +108,12 @@ final class ScriptsRunTests: XCTestCase {
         XCTAssertEqual(tree.calls, before, "a warm start with unchanged sources asks neither dpkg nor swift")
     }
 
-    /// An added source file, an edited Package.swift, a new Package.resolved: each makes the next
-    /// start build once.
+    /// An added source file, an edited Package.swift, a new Package.resolved, a new link order:
+    /// each makes the next start build once.
     func testAChangedInputBuildsAgain() async throws {
         let tree = try makeTree()
         _ = try await runScript(tree, "--version")
-        for change in ["Sources/proxyapp/New.swift", "Package.swift", "Package.resolved"] {
+        for change in ["Sources/proxyapp/New.swift", "Package.swift", "Package.resolved", "scripts/lib/proxyapp.link-order"] {
             try settle(tree)
             if change == "Package.resolved" { try? age(tree.repository.appendingPathComponent(change), by: 7200) }
             let builds = tree.calls.filter { $0.hasPrefix("swift build") }.count
@@ -116,6 +121,35 @@ final class ScriptsRunTests: XCTestCase {
             let (status, output) = try await runScript(tree, "--version")
             XCTAssertEqual(status, 0, output)
             XCTAssertEqual(tree.calls.filter { $0.hasPrefix("swift build") }.count, builds + 1, "\(change) changed: \(tree.calls)")
+            // SwiftPM does not know the order file: the script removes the product so it is linked again.
+            let product = change.hasSuffix(".link-order") ? "gone" : "kept"
+            XCTAssertEqual(tree.calls.last { $0.hasPrefix("swift build") }?.hasSuffix(" product=\(product)"), true,
+                           "\(change) changed: \(tree.calls)")
+        }
+    }
+
+    /// Objects built with other release flags are removed before the build (SwiftPM kept objects
+    /// built without -function-sections after the flag came); with the same flags they stay.
+    func testObjectsBuiltWithOtherFlagsAreCompiledAgain() async throws {
+        let tree = try makeTree()
+        _ = try await runScript(tree, "--version")
+        let objects = tree.repository.appendingPathComponent(".build/triple/release/ProxyEngine.build")
+        try FileManager.default.createDirectory(at: objects, withIntermediateDirectories: true)
+        let object = objects.appendingPathComponent("Exchange.swift.o")
+        let flags = tree.repository.appendingPathComponent(".build/stamps/release-flags")
+        let current = try String(contentsOf: flags, encoding: .utf8)
+        XCTAssertTrue(current.contains("-function-sections"), current)
+
+        for (recorded, kept) in [(current, true), ("-c release", false)] {
+            try settle(tree)
+            try "object".write(to: object, atomically: true, encoding: .utf8)
+            try recorded.write(to: flags, atomically: true, encoding: .utf8)
+            try "// edited\n".write(to: tree.repository.appendingPathComponent("Package.swift"), atomically: false,
+                                  encoding: .utf8)
+            let (status, output) = try await runScript(tree, "--version")
+            XCTAssertEqual(status, 0, output)
+            XCTAssertEqual(FileManager.default.fileExists(atPath: object.path), kept, "flags recorded: \(recorded)")
+            XCTAssertEqual(try String(contentsOf: flags, encoding: .utf8), current)
         }
     }
 
