@@ -115,7 +115,7 @@ ensure_swift() {
 # proxyapp.link-order (those a proxy under load runs, then those only start-up runs; remade by
 # scripts/lib/make-link-order.sh). Code is mapped from the file and faulted in 64 KiB at a time:
 # spread over the whole binary, the ~5,000 functions a proxy under load runs kept 11.6 MiB of it
-# resident, 3 MiB together (and CPU per request fell 4 %). A function the order does not name
+# resident, 3 MiB together (and CPU per request fell 1-4 %). A function the order does not name
 # (new code) goes after the others: a stale order costs memory, never correctness.
 PROXYAPP_LINK_ORDER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/proxyapp.link-order"
 PROXYAPP_RELEASE_FLAGS=(-c release -Xswiftc -enforce-exclusivity=unchecked
