@@ -36,24 +36,36 @@ static long find(uintptr_t a) {
     return lo < count && addrs[lo] == a ? (long)lo : -1;
 }
 
+// Appends `value` in hex and a newline (no stdio: this runs in signal handlers).
+static void record(uintptr_t value) {
+    char line[24];
+    int n = sizeof line;
+    line[--n] = '\n';
+    do {
+        line[--n] = "0123456789abcdef"[value & 15];
+        value >>= 4;
+    } while (value && n > 0);
+    if (out >= 0) (void)!write(out, line + n, sizeof line - n);
+}
+
 static void on_trap(int sig, siginfo_t *info, void *context) {
     ucontext_t *uc = context;
     uintptr_t at = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] - 1;
     long i = find(at - base);
-    if (i < 0) { signal(SIGTRAP, SIG_DFL); raise(SIGTRAP); return; }
+    // Not one of ours (an int3 in the code itself, never armed): the default action.
+    if (i < 0 || orig[i] == 0xCC) { signal(SIGTRAP, SIG_DFL); raise(SIGTRAP); return; }
     unsigned char *p = (unsigned char *)at;
-    if (*p == 0xCC && orig[i] != 0xCC) {
+    if (*p == 0xCC) {  // another thread may have put it back already
         *p = orig[i];
-        char line[32];
-        int n = snprintf(line, sizeof line, "%lx\n", (unsigned long)(at - base));
-        if (out >= 0) write(out, line, n);
+        record(at - base);
     }
     uc->uc_mcontext.gregs[REG_RIP] = (greg_t)at;
 }
 
 static void on_rearm(int sig) {
-    if (out >= 0) write(out, "-\n", 2);
-    for (size_t i = 0; i < count; i++) *(unsigned char *)(base + addrs[i]) = 0xCC;
+    if (out >= 0) (void)!write(out, "-\n", 2);
+    for (size_t i = 0; i < count; i++)
+        if (orig[i] != 0xCC) *(unsigned char *)(base + addrs[i]) = 0xCC;
 }
 
 static int cmp(const void *a, const void *b) {
