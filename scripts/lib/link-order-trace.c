@@ -7,6 +7,8 @@
 // becomes an int3; the first time one runs, the SIGTRAP handler puts its byte back, appends its
 // address to LINK_ORDER_TRACE_OUT and resumes it. SIGUSR2 sets every trap again after a "-" line,
 // so what runs after start-up is listed again. The code pages stay writable: a tracing run only.
+// Preload it into the traced program itself, not a wrapper (`timeout`, `env`): it unsets
+// LD_PRELOAD for whatever the process starts. Tested by LinkOrderTraceTests.
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "link-order-trace.c reads the instruction pointer of x86-64 Linux; the link order is made there"
 #endif
