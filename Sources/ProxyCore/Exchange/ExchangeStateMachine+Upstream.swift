@@ -89,9 +89,20 @@ extension ExchangeStateMachine {
     ///   - fields: the head's fields as parsed.
     ///   - keepAlive: the origin keeps the connection open after this response.
     ///   - bindsConnection: the exchange ties the connection to its client (`ConnectionBoundAuth`).
+    ///
+    /// Inlinable so that the scan of `fields` is specialized for the caller's header list (the
+    /// scan is pure: made for every head, it is judged only where a final response is).
+    @inlinable
     public mutating func upstreamHead<Fields: Sequence>(status: Int, fields: Fields, keepAlive: Bool,
                                                         bindsConnection: Bool) -> [ExchangeAction]
         where Fields.Element == (name: String, value: String) {
+        upstreamHead(status: status, framingFields: FramingFields(fields), keepAlive: keepAlive,
+                     bindsConnection: bindsConnection)
+    }
+
+    @usableFromInline
+    mutating func upstreamHead(status: Int, framingFields: FramingFields, keepAlive: Bool,
+                               bindsConnection: Bool) -> [ExchangeAction] {
         guard phase == .forwarding, case .connected = upstream, response == .awaitingHead, let forwarding
         else { return [] }
         let host = forwarding.host
@@ -118,7 +129,7 @@ extension ExchangeStateMachine {
                     : "101 Switching Protocols for a request that did not ask to upgrade"))
         }
         let framing: ResponseFraming.Decision
-        switch ResponseFraming.decide(fields, status: status, isHeadRequest: request.isHead) {
+        switch ResponseFraming.decide(framingFields, status: status, isHeadRequest: request.isHead) {
         case .success(let decision):
             framing = decision
         case .failure(let refusal):

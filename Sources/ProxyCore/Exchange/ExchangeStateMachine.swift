@@ -187,10 +187,17 @@ public struct ExchangeStateMachine: Hashable, Sendable {
 
     /// The request head was read: its framing is decided here, before anything else sees it.
     /// - Parameter fields: the head's fields as parsed.
+    /// Inlinable so that the scan of `fields` is specialized for the caller's header list.
+    @inlinable
     public mutating func start<Fields: Sequence>(fields: Fields) -> [ExchangeAction]
         where Fields.Element == (name: String, value: String) {
+        start(framingFields: FramingFields(fields))
+    }
+
+    @usableFromInline
+    mutating func start(framingFields: FramingFields) -> [ExchangeAction] {
         guard phase == .awaitingStart else { return [] }
-        switch RequestFraming.decide(fields, method: request.method, isHTTP10: request.isHTTP10) {
+        switch RequestFraming.decide(framingFields, method: request.method, isHTTP10: request.isHTTP10) {
         case .success(let decision):
             requestFraming = decision
             phase = .routing

@@ -24,7 +24,12 @@ public enum RequestFraming {
     ///   - isHTTP10: the request line said HTTP/1.0 (or older).
     public static func decide<Fields: Sequence>(_ fields: Fields, method: String, isHTTP10: Bool)
         -> Result<Decision, FramingRefusal> where Fields.Element == (name: String, value: String) {
-        let found = FramingFields(fields)
+        decide(FramingFields(fields), method: method, isHTTP10: isHTTP10)
+    }
+
+    /// The decision from the fields' framing, found by the caller (`ExchangeStateMachine`'s
+    /// inlinable entry points).
+    static func decide(_ found: FramingFields, method: String, isHTTP10: Bool) -> Result<Decision, FramingRefusal> {
         if found.hasTransferEncoding {
             if isHTTP10 {
                 return .failure(FramingRefusal(

@@ -27,7 +27,12 @@ public enum ResponseFraming {
     ///   - isHeadRequest: the request was HEAD, so no body follows whatever the headers say.
     public static func decide<Fields: Sequence>(_ fields: Fields, status: Int, isHeadRequest: Bool)
         -> Result<Decision, FramingRefusal> where Fields.Element == (name: String, value: String) {
-        let found = FramingFields(fields)
+        decide(FramingFields(fields), status: status, isHeadRequest: isHeadRequest)
+    }
+
+    /// The decision from the fields' framing, found by the caller (`ExchangeStateMachine`'s
+    /// inlinable entry points).
+    static func decide(_ found: FramingFields, status: Int, isHeadRequest: Bool) -> Result<Decision, FramingRefusal> {
         if isHeadRequest || status == 304 || status == 204 || status < 200 {
             let keepsLength = (isHeadRequest || status == 304) && !found.hasTransferEncoding
             let advertised = keepsLength ? found.contentLength : nil
