@@ -125,8 +125,8 @@ public struct ResponseHeadPlan: Hashable, Sendable {
     }
 }
 
-/// Action lists returned as they are by the common events (one action each), made once so
-/// those events allocate nothing. Lists that depend on state are built where they are decided.
+/// Action lists returned as they are by the common events, made once so those events allocate
+/// nothing. Lists that depend on state are built where they are decided.
 enum CommonActions {
     static let route: [ExchangeAction] = [.route]
     static let openPooledOrNew: [ExchangeAction] = [.openUpstream(allowReuse: true)]
@@ -135,4 +135,11 @@ enum CommonActions {
     static let flushUpstream: [ExchangeAction] = [.flushUpstream]
     static let writeBody: [ExchangeAction] = [.writeResponseBody]
     static let flushClient: [ExchangeAction] = [.flushClient]
+    static let sendHead: [ExchangeAction] = [.sendRequestHead, .flushUpstream]
+    static let sendHeadResumingReads: [ExchangeAction] = sendHead + [.resumeClientReads(.connecting)]
+    static let sendWholeRequest: [ExchangeAction] = [.sendRequestHead, .sendRequestEnd, .flushUpstream]
+    static let sendWholeRequestResumingReads: [ExchangeAction] = sendWholeRequest + [.resumeClientReads(.connecting)]
+    static let checkInAndComplete: [ExchangeAction] = [
+        .checkInUpstream(boundToClient: false), .record(error: nil), .completeResponse(close: false, requestEnded: true),
+    ]
 }

@@ -24,11 +24,22 @@ extension ExchangeStateMachine {
             // The exchange ended while the connection was being opened.
             return [.closeUpstream]
         }
-        var actions: [ExchangeAction] = []
         upstream = .connected(reused: reused)
         // A new connection is bound only if this exchange's heads bind it (a retry after the
         // client's bound connection failed starts unbound).
         self.boundToClient = boundToClient
+        // The common cases, nothing buffered: a request read whole (written whole here, so no
+        // `100 Continue` is answered for it), or one whose end is still to come (a pooled
+        // connection is there before it). Lists made once.
+        if !hasBufferedBody && requestState == .ended {
+            requestWritten = true
+            return resumingClientReads(CommonActions.sendWholeRequest, CommonActions.sendWholeRequestResumingReads)
+        }
+        if !hasBufferedBody && requestState == .streaming && !answersContinue(multiplexed: multiplexed) {
+            return resumingClientReads(CommonActions.sendHead, CommonActions.sendHeadResumingReads)
+        }
+        var actions: [ExchangeAction] = []
+        actions.reserveCapacity(5)
         if requestState == .streaming || requestState == .ended {
             actions.append(.sendRequestHead)
             if hasBufferedBody {
@@ -41,8 +52,7 @@ extension ExchangeStateMachine {
             }
             actions.append(.flushUpstream)
         }
-        if multiplexed && request.expectsContinue && request.understandsInterim && !answeredContinue
-            && !requestWritten && !responseHeadReceived {
+        if answersContinue(multiplexed: multiplexed) {
             answeredContinue = true
             actions.append(.writeContinue)
         }
@@ -53,6 +63,20 @@ extension ExchangeStateMachine {
             actions.append(.resumeClientReads(.connecting))
         }
         return actions
+    }
+
+    /// Whether the proxy answers `100 Continue` itself once connected (see `upstreamConnected`).
+    private func answersContinue(multiplexed: Bool) -> Bool {
+        multiplexed && request.expectsContinue && request.understandsInterim && !answeredContinue
+            && !requestWritten && !responseHeadReceived
+    }
+
+    /// `actions`, or `resuming` (the same with `.resumeClientReads(.connecting)` last) when the
+    /// client's reads were paused for the connection.
+    private mutating func resumingClientReads(_ actions: [ExchangeAction], _ resuming: [ExchangeAction]) -> [ExchangeAction] {
+        guard pausedForConnecting else { return actions }
+        pausedForConnecting = false
+        return resuming
     }
 
     var isConnected: Bool {
@@ -200,17 +224,20 @@ extension ExchangeStateMachine {
             return [.record(error: nil), .switchToByteRelay]
         }
         let reusable = requestWritten && originKeepAlive && !forwarding.forwardsUpgrade && plan.framing.framing != .untilClose
-        var actions: [ExchangeAction] = [reusable ? .checkInUpstream(boundToClient: boundToClient) : .closeUpstream]
+        let release: ExchangeAction = reusable ? .checkInUpstream(boundToClient: boundToClient) : .closeUpstream
         upstream = .gone
         upstreamReadsPaused = false
         if response == .holding {
             response = .awaitingRelease
-            actions.append(.responseHeld)
-            return actions
+            return [release, .responseHeld]
         }
         response = .ended
-        actions += completing(plan)
-        return actions
+        // The common case, a kept connection to the pool and a kept client: a list made once.
+        if reusable && !boundToClient && !plan.close && requestEnded {
+            endExchange()
+            return CommonActions.checkInAndComplete
+        }
+        return [release] + completing(plan)
     }
 
     /// The connection failed or closed before the exchange released it.
@@ -302,9 +329,13 @@ extension ExchangeStateMachine {
     /// the plan says so or when the request has not ended (its rest cannot be read as a next
     /// request).
     mutating func completing(_ plan: ResponseHeadPlan) -> [ExchangeAction] {
+        endExchange()
+        return [.record(error: nil), .completeResponse(close: plan.close || !requestEnded, requestEnded: requestEnded)]
+    }
+
+    private mutating func endExchange() {
         phase = .finished
         pausedForConnecting = false
         pausedForUpstreamBusy = false
-        return [.record(error: nil), .completeResponse(close: plan.close || !requestEnded, requestEnded: requestEnded)]
     }
 }

@@ -61,7 +61,7 @@ extension ExchangeDriver {
                     perform(machine.routeDecided(.refuse(.notImplemented(reason: reason))))
                     return
                 }
-                let isIP = (try? SocketAddress(ipAddress: target.host, port: target.port)) != nil
+                let isIP = HostName.isIPAddress(target.host)  // no SNI for an address (RFC 6066 §3)
                 let sameHost = target.host == destination.host
                 upstreamTLS = UpstreamTLSSettings(
                     policy: interception.upstream,

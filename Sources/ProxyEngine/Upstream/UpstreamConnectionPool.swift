@@ -50,8 +50,16 @@ final class UpstreamConnectionPool {
         var idleSince: NIODeadline
     }
 
-    /// Per origin, oldest first (check-ins append, check-outs take the newest).
-    private var idle: [Key: [Entry]] = [:]
+    /// One origin's idle connections, oldest first (check-ins append, check-outs take the
+    /// newest). A class, changed where it is: changing an array held in the dictionary goes
+    /// through the dictionary's modify accessors, three nested coroutines whose frames (a `Key`
+    /// is large) were three allocations per check-out.
+    private final class IdleList {
+        var entries: [Entry] = []
+    }
+
+    /// Per origin.
+    private var idle: [Key: IdleList] = [:]
     /// Every check-in in order, for finding the oldest idle connection; entries whose
     /// connection has left meanwhile are skipped when met and dropped by `compactOrder`.
     private var order = CircularBuffer<(sequence: UInt64, key: Key)>()
@@ -78,7 +86,8 @@ final class UpstreamConnectionPool {
     func checkout(_ key: Key) -> (any Channel, UpstreamHTTPHandler)? {
         // Mutate in place (no copy of the array, and an emptied list keeps its storage for the
         // next check-in: origins are reused constantly under load).
-        while let entry = idle[key]?.popLast() {
+        guard let list = idle[key] else { return nil }
+        while let entry = list.entries.popLast() {
             idleCount -= 1
             entry.handler.onIdleClose = nil
             if entry.channel.isActive {
@@ -151,7 +160,7 @@ final class UpstreamConnectionPool {
     func checkin(_ key: Key, channel: any Channel, handler: UpstreamHTTPHandler) {
         handler.detach()
         handler.resumeReads()
-        guard channel.isActive, maxIdle > 0, (idle[key]?.count ?? 0) < maxIdlePerKey else {
+        guard channel.isActive, maxIdle > 0, (idle[key]?.entries.count ?? 0) < maxIdlePerKey else {
             channel.close(promise: nil)
             return
         }
@@ -159,15 +168,22 @@ final class UpstreamConnectionPool {
             evictOldest()
         }
         if idle.count > 1024, idle.count > 2 * idleCount {
-            idle = idle.filter { !$0.value.isEmpty }  // forget origins with nothing pooled
+            idle = idle.filter { !$0.value.entries.isEmpty }  // forget origins with nothing pooled
         }
         // Strong on purpose: the pool outlives its connections (weak references are slow).
         handler.onIdleClose = { self.remove(key, channel: channel) }
         let sequence = nextSequence
         nextSequence += 1
         let now = channel.eventLoop.now
-        idle[key, default: []].append(Entry(channel: channel, handler: handler, sequence: sequence, idleSince: now))
-        if !sweepScheduled, idle[key]!.count > Self.warmPerKey {
+        let list: IdleList
+        if let existing = idle[key] {
+            list = existing
+        } else {
+            list = IdleList()
+            idle[key] = list
+        }
+        list.entries.append(Entry(channel: channel, handler: handler, sequence: sequence, idleSince: now))
+        if !sweepScheduled, list.entries.count > Self.warmPerKey {
             scheduleSweep(at: now + Self.surplusIdleTime, on: channel.eventLoop)
         }
         idleCount += 1
@@ -190,8 +206,8 @@ final class UpstreamConnectionPool {
         let now = loop.now
         var next: NIODeadline?
         var expired: [(Key, UInt64)] = []
-        for (key, entries) in idle where entries.count > Self.warmPerKey {
-            for entry in entries.prefix(entries.count - Self.warmPerKey) {
+        for (key, list) in idle where list.entries.count > Self.warmPerKey {
+            for entry in list.entries.prefix(list.entries.count - Self.warmPerKey) {
                 let due = entry.idleSince + Self.surplusIdleTime
                 if due <= now {
                     expired.append((key, entry.sequence))
@@ -201,8 +217,10 @@ final class UpstreamConnectionPool {
             }
         }
         for (key, sequence) in expired {
-            guard let index = idle[key]?.firstIndex(where: { $0.sequence == sequence }) else { continue }
-            let entry = idle[key]!.remove(at: index)
+            guard let list = idle[key], let index = list.entries.firstIndex(where: { $0.sequence == sequence }) else {
+                continue
+            }
+            let entry = list.entries.remove(at: index)
             idleCount -= 1
             entry.handler.onIdleClose = nil
             entry.channel.close(promise: nil)
@@ -213,10 +231,10 @@ final class UpstreamConnectionPool {
     /// Closes the idle connection checked in longest ago.
     private func evictOldest() {
         while let (sequence, key) = order.popFirst() {
-            guard let index = idle[key]?.firstIndex(where: { $0.sequence == sequence }) else {
+            guard let list = idle[key], let index = list.entries.firstIndex(where: { $0.sequence == sequence }) else {
                 continue  // checked out or closed since
             }
-            let entry = idle[key]!.remove(at: index)
+            let entry = list.entries.remove(at: index)
             idleCount -= 1
             entry.handler.onIdleClose = nil
             entry.channel.close(promise: nil)
@@ -230,8 +248,8 @@ final class UpstreamConnectionPool {
     private func compactOrder() {
         var live: [(sequence: UInt64, key: Key)] = []
         live.reserveCapacity(idleCount)
-        for (key, entries) in idle {
-            for entry in entries { live.append((entry.sequence, key)) }
+        for (key, list) in idle {
+            for entry in list.entries { live.append((entry.sequence, key)) }
         }
         live.sort { $0.sequence < $1.sequence }
         order = CircularBuffer(live)
@@ -241,8 +259,8 @@ final class UpstreamConnectionPool {
     var evictionOrderCount: Int { order.count }
 
     private func remove(_ key: Key, channel: any Channel) {
-        guard let index = idle[key]?.firstIndex(where: { $0.channel === channel }) else { return }
-        idle[key]!.remove(at: index)
+        guard let list = idle[key], let index = list.entries.firstIndex(where: { $0.channel === channel }) else { return }
+        list.entries.remove(at: index)
         idleCount -= 1
     }
 }
