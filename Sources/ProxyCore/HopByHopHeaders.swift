@@ -54,43 +54,27 @@ public struct HopByHopHeaders: Sendable {
 
     /// Whether a `Connection` value names nothing but `keep-alive` or `close` (or nothing): with
     /// only such values the fields to drop are exactly the fixed list, the common case (most
-    /// origins send `Connection: keep-alive`). Split at commas and trimmed as `init` does, each
-    /// token compared byte by byte, ASCII letters in either case; anything else (another name,
-    /// `upgrade`, a non-ASCII spelling `init` would lowercase to one of them) answers false and
-    /// leaves the decision to `init`.
+    /// origins send `Connection: keep-alive`). Split and trimmed as `init` does, each token
+    /// compared by its ASCII letters in either case; anything else (another name, `upgrade`, a
+    /// non-ASCII spelling `init` would lowercase to one of them) answers false and leaves the
+    /// decision to `init`. A value without a comma, the usual one, is not split.
     public static func namesOnlyPersistence(_ connectionValue: String) -> Bool {
-        var value = connectionValue
-        return value.withUTF8 { bytes in
-            var start = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                var first = start, last = end
-                while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
-                while last > first, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
-                if first < last {
-                    let token = UnsafeBufferPointer(rebasing: bytes[first..<last])
-                    guard equalsIgnoringASCIICase(token, "keep-alive") || equalsIgnoringASCIICase(token, "close") else {
-                        return false
-                    }
-                }
-                start = end + 1
-            }
-            return true
+        guard connectionValue.utf8.contains(UInt8(ascii: ",")) else {
+            return isPersistenceToken(Substring(connectionValue))
         }
+        return connectionValue.split(separator: ",").allSatisfy(isPersistenceToken)
     }
 
-    /// `bytes` spell `lowercase` (ASCII letters in either case).
-    private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        let expected = lowercase.utf8Start
-        for index in 0..<bytes.count {
-            let byte = bytes[index], wanted = expected[index]
-            guard byte == wanted || (byte | 0x20 == wanted && wanted >= UInt8(ascii: "a") && wanted <= UInt8(ascii: "z")) else {
-                return false
-            }
+    /// Empty (after trimming), `keep-alive` or `close`; lengths compared first, so a long token
+    /// is never copied.
+    private static func isPersistenceToken(_ token: Substring) -> Bool {
+        let trimmed = token.trimmingWhitespace()
+        switch trimmed.utf8.count {
+        case 0: return true
+        case 5: return String(trimmed).equalsIgnoringASCIICase("close")
+        case 10: return String(trimmed).equalsIgnoringASCIICase("keep-alive")
+        default: return false
         }
-        return true
     }
 
     /// Whether `name` could be one of the fixed hop-by-hop names, judged by its length alone

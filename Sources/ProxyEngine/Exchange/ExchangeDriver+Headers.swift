@@ -22,15 +22,6 @@ extension ExchangeDriver {
         return head
     }
 
-    /// Whether any header could be hop-by-hop; most messages have none, and then the headers
-    /// are forwarded as they are, without a copy.
-    static func hasHopByHopHeader(_ headers: HTTPHeaders) -> Bool {
-        for (name, _) in headers where HopByHopHeaders.mayBeHopByHop(name) && !HopByHopHeaders.standard.forwards(name) {
-            return true
-        }
-        return false
-    }
-
     /// What a message's headers hold of the hop-by-hop kind, found in one pass.
     enum HopByHopFields {
         /// Nothing: the headers are forwarded as they are.
@@ -56,6 +47,21 @@ extension ExchangeDriver {
             }
         }
         return found ? .fixedOnly : .none
+    }
+
+    /// A response's `headers` without their hop-by-hop fields (framing fields kept: the caller
+    /// decides those): as they are when there is none (most messages, no copy), the fixed fields
+    /// dropped in place when no `Connection` token names others, the full filter otherwise.
+    static func withoutHopByHop(_ headers: HTTPHeaders, forwardUpgrade: Bool) -> HTTPHeaders {
+        switch hopByHopFields(headers) {
+        case .none:
+            return headers
+        case .fixedOnly:
+            return droppingFixedHopByHop(headers)
+        case .namedByConnection:
+            let hop = HopByHopHeaders(connectionValues: headers["connection"], forwardUpgrade: forwardUpgrade)
+            return filtered(headers, keeping: hop, droppingFraming: false)
+        }
     }
 
     /// `headers` without the fields of the fixed hop-by-hop list, the others left in place and
@@ -211,25 +217,19 @@ struct ClientResponseHead {
 
     init(from head: HTTPResponseHead, plan: ResponseHeadPlan, clientVersion: HTTPVersion) {
         let framing = plan.framing
-        var headers = head.headers
-        let fields = framing.isCanonical ? ExchangeDriver.hopByHopFields(headers) : .namedByConnection
-        if fields == .fixedOnly {
-            headers = ExchangeDriver.droppingFixedHopByHop(headers)
-        } else if fields == .namedByConnection {
-            let hop = HopByHopHeaders(connectionValues: headers["connection"],
-                                      forwardUpgrade: plan.switchingProtocols)
-            headers = ExchangeDriver.filtered(headers, keeping: hop, droppingFraming: !framing.isCanonical)
-            if !framing.isCanonical {
-                switch framing.framing {
-                case .contentLength(let length):
+        var headers = ExchangeDriver.withoutHopByHop(head.headers, forwardUpgrade: plan.switchingProtocols)
+        if !framing.isCanonical {
+            headers.remove(name: "content-length")
+            headers.remove(name: "transfer-encoding")
+            switch framing.framing {
+            case .contentLength(let length):
+                headers.add(name: "Content-Length", value: String(length))
+            case .none:
+                if let length = framing.advertisedLength {
                     headers.add(name: "Content-Length", value: String(length))
-                case .none:
-                    if let length = framing.advertisedLength {
-                        headers.add(name: "Content-Length", value: String(length))
-                    }
-                case .chunked, .untilClose:
-                    break  // the encoder frames it: chunked for HTTP/1.1, until close for 1.0
                 }
+            case .chunked, .untilClose:
+                break  // the encoder frames it: chunked for HTTP/1.1, until close for 1.0
             }
         }
         let http10 = clientVersion.major == 1 && clientVersion.minor == 0

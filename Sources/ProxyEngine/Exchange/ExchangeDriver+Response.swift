@@ -45,12 +45,7 @@ extension ExchangeDriver {
     /// Relays a 1xx response (not 101) without hop-by-hop fields.
     func writeInterimHead() {
         guard let head = originResponseHead else { return }
-        var headers = head.headers
-        if Self.hasHopByHopHeader(headers) {
-            let hop = HopByHopHeaders(connectionValues: headers["connection"],
-                                      forwardUpgrade: false)
-            headers = Self.filtered(headers, keeping: hop, droppingFraming: true)
-        }
+        var headers = Self.withoutHopByHop(head.headers, forwardUpgrade: false)
         headers.remove(name: "content-length")
         headers.remove(name: "transfer-encoding")
         client.write(.head(HTTPResponseHead(version: clientVersion, status: originStatus, headers: headers)))

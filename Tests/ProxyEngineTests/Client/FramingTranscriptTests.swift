@@ -106,6 +106,24 @@ final class FramingTranscriptTests: XCTestCase {
         XCTAssertEqual(harness.connector.connects.count, 1, "both responses were framed: the connection was reused")
     }
 
+    /// The common `Connection: keep-alive` (dropped in place with the other fixed hop-by-hop
+    /// fields) and the same list naming a framing field too (the full filter, which ignores that
+    /// token) leave the length and the end-to-end fields as they were, in order.
+    func testKeepAliveResponsesKeepTheirFraming() throws {
+        let harness = try EngineHarness()
+        try harness.clientSends("GET http://a.test/x HTTP/1.1\r\nHost: a.test\r\nProxy-Connection: Keep-Alive\r\n\r\n")
+        XCTAssertEqual(try harness.originReceived(), "GET /x HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        try harness.originSends("HTTP/1.1 200 OK\r\nServer: o\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n"
+                                + "Content-Length: 2\r\nETag: e\r\n\r\nok")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 200 OK\r\nServer: o\r\nContent-Length: 2\r\nETag: e\r\n\r\nok")
+        try harness.clientSends("GET http://a.test/y HTTP/1.1\r\nHost: a.test\r\n\r\n")
+        _ = try harness.originReceived()
+        try harness.originSends("HTTP/1.1 200 OK\r\nConnection: keep-alive, Content-Length, X-Hop\r\nX-Hop: 1\r\n"
+                                + "Content-Length: 2\r\n\r\nok")
+        XCTAssertEqual(try harness.clientReceived(), "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        XCTAssertEqual(harness.connector.connects.count, 1, "both responses were framed: the connection was reused")
+    }
+
     /// A body read until the origin closed never goes back to the pool.
     func testBodyUntilCloseIsNeverPooled() throws {
         let harness = try EngineHarness()

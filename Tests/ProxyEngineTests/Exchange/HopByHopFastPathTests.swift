@@ -37,6 +37,20 @@ final class HopByHopFastPathTests: XCTestCase {
             droppingFraming: false)
         if switching { expected.add(name: "Connection", value: "upgrade") }
         XCTAssertEqual(pairs(shaped), pairs(expected), "\(headers)", file: file, line: line)
+
+        // Framing the proxy writes itself: the origin's framing fields go too, its own is added.
+        let reframed = ResponseHeadPlan(framing: .init(framing: .contentLength(5), advertisedLength: nil, isCanonical: false),
+                                        close: false, switchingProtocols: false)
+        var withFraming = headers
+        withFraming.add(name: "content-length", value: "05")
+        withFraming.add(name: "Transfer-Encoding", value: "chunked")
+        let framed = ClientResponseHead(from: HTTPResponseHead(version: .http1_1, status: .ok, headers: withFraming),
+                                        plan: reframed, clientVersion: .http1_1).head.headers
+        var expectedFramed = ExchangeDriver.filtered(
+            withFraming, keeping: HopByHopHeaders(connectionValues: withFraming["connection"], forwardUpgrade: false),
+            droppingFraming: true)
+        expectedFramed.add(name: "Content-Length", value: "5")
+        XCTAssertEqual(pairs(framed), pairs(expectedFramed), "\(withFraming)", file: file, line: line)
     }
 
     /// The request side: `upstreamHeaders` against `rebuiltUpstreamHeaders`, for a request whose
