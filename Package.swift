@@ -329,8 +329,8 @@ let package = Package(
         .testTarget(
             name: "ProxyEngineTests",
             dependencies: [
-                "ProxyEngine", "ProxyModel", "ProxyCore", "Rules", "RulesFile", "Compressors", "EngineTestSupport", "LinearRegex",
-                "FakeDNS", "CAres", "TestSupport", "SeededRandom",
+                "ProxyEngine", "ProxyModel", "ProxyCore", "ProxyTLS", "Rules", "RulesFile", "Compressors", "EngineTestSupport",
+                "LinearRegex", "FakeDNS", "CAres", "TestSupport", "SeededRandom",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -176,8 +176,8 @@ final class InterceptedTunnel {
             let identity = try result.get()
             // The built-in pages are HTTP/1.1 only: a browser fetching the CA gets nothing from h2.
             let protocols = isBuiltInPageHost ? ["http/1.1"] : interception.applicationProtocols(offered: offeredProtocols)
-            let context = try TLSInterception.serverContext(for: identity, minimumVersion: interception.clientMinimumVersion,
-                                                            protocols: protocols)
+            let context = try interception.serverContexts.context(
+                for: identity, minimumVersion: interception.clientMinimumVersion, protocols: protocols)
             let state = ClientTLSState(serverName: serverName)
             let pipeline = channel.pipeline.syncOperations
             // The sniffer still holds the client's first bytes: they reach the recorder (and are
