@@ -77,6 +77,34 @@ public struct HopByHopHeaders: Sendable {
         }
     }
 
+    /// Which names of `fixed` a message holds: bit `i` for `fixed[i]`. Found in the one pass that
+    /// decides whether the fixed list is the whole filter (`ExchangeDriver.hopByHopFields`), so
+    /// dropping them needs no second scan per name.
+    public struct FixedNames: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public init(index: Int) { self.init(rawValue: 1 << UInt8(index)) }
+
+        public static let connection = FixedNames(index: 0)
+        public static let proxyConnection = FixedNames(index: 1)
+        public static let keepAlive = FixedNames(index: 2)
+        public static let te = FixedNames(index: 3)
+
+        /// The names held, lowercased, in the order of `fixed`.
+        public var names: [String] {
+            HopByHopHeaders.fixed.indices.filter { contains(FixedNames(index: $0)) }.map { HopByHopHeaders.fixed[$0] }
+        }
+    }
+
+    /// The position of `name` (any case) in `fixed`, nil for every other name.
+    public static func fixedIndex(of name: String) -> Int? {
+        let count = name.utf8.count
+        for (index, candidate) in fixed.enumerated() where candidate.utf8.count == count && name.equalsIgnoringASCIICase(candidate) {
+            return index
+        }
+        return nil
+    }
+
     /// Whether `name` could be one of the fixed hop-by-hop names, judged by its length alone
     /// (2, 7, 10, 16, 18 or 19 bytes): a scan over a message's headers usually stops here.
     @inlinable

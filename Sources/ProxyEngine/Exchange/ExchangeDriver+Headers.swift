@@ -23,30 +23,29 @@ extension ExchangeDriver {
     }
 
     /// What a message's headers hold of the hop-by-hop kind, found in one pass.
-    enum HopByHopFields {
+    enum HopByHopFields: Equatable {
         /// Nothing: the headers are forwarded as they are.
         case none
-        /// Fields of the fixed list only, each `Connection` and `Proxy-Connection` naming nothing
-        /// but `keep-alive` or `close`: dropping the fixed names is the whole filter
+        /// Fields of the fixed list only (these), each `Connection` and `Proxy-Connection`
+        /// naming nothing but `keep-alive` or `close`: dropping them is the whole filter
         /// (`droppingFixedHopByHop`).
-        case fixedOnly
+        case fixedOnly(HopByHopHeaders.FixedNames)
         /// A `Connection` or `Proxy-Connection` token names other fields, or an upgrade:
         /// `filtered` with the message's `HopByHopHeaders` decides.
         case namedByConnection
     }
 
     static func hopByHopFields(_ headers: HTTPHeaders) -> HopByHopFields {
-        var found = false
-        for (name, value) in headers where HopByHopHeaders.mayBeHopByHop(name) && !HopByHopHeaders.standard.forwards(name) {
-            found = true
-            let count = name.utf8.count
-            if (count == 10 && name.equalsIgnoringASCIICase("connection"))
-                || (count == 16 && name.equalsIgnoringASCIICase("proxy-connection")),
-               !HopByHopHeaders.namesOnlyPersistence(value) {
+        var found = HopByHopHeaders.FixedNames()
+        for (name, value) in headers where HopByHopHeaders.mayBeHopByHop(name) {
+            guard let index = HopByHopHeaders.fixedIndex(of: name) else { continue }
+            let fixedName = HopByHopHeaders.FixedNames(index: index)
+            found.insert(fixedName)
+            if fixedName == .connection || fixedName == .proxyConnection, !HopByHopHeaders.namesOnlyPersistence(value) {
                 return .namedByConnection
             }
         }
-        return found ? .fixedOnly : .none
+        return found.isEmpty ? .none : .fixedOnly(found)
     }
 
     /// A response's `headers` without their hop-by-hop fields (framing fields kept: the caller
@@ -56,8 +55,8 @@ extension ExchangeDriver {
         switch hopByHopFields(headers) {
         case .none:
             return headers
-        case .fixedOnly:
-            return droppingFixedHopByHop(headers)
+        case .fixedOnly(let found):
+            return droppingFixedHopByHop(headers, found)
         case .namedByConnection:
             let hop = HopByHopHeaders(connectionValues: headers["connection"], forwardUpgrade: forwardUpgrade)
             return filtered(headers, keeping: hop, droppingFraming: false)
@@ -68,10 +67,10 @@ extension ExchangeDriver {
     /// in order: what `filtered` keeps (framing kept) when `hopByHopFields` found `.fixedOnly`,
     /// without adding the kept fields one by one (a response with `Connection: keep-alive`, most
     /// of them, spent 4 % of the event loops' time in that copy).
-    static func droppingFixedHopByHop(_ headers: HTTPHeaders) -> HTTPHeaders {
+    static func droppingFixedHopByHop(_ headers: HTTPHeaders, _ found: HopByHopHeaders.FixedNames) -> HTTPHeaders {
         var kept = headers
-        for name in HopByHopHeaders.fixed where kept.contains(name: name) {
-            kept.remove(name: name)
+        for index in HopByHopHeaders.fixed.indices where found.contains(HopByHopHeaders.FixedNames(index: index)) {
+            kept.remove(name: HopByHopHeaders.fixed[index])
         }
         return kept
     }
@@ -110,8 +109,8 @@ extension ExchangeDriver {
             switch hopByHopFields(original) {
             case .none:
                 return (original, false)
-            case .fixedOnly where !original.contains(name: "te"):
-                return (droppingFixedHopByHop(original), false)
+            case .fixedOnly(let found) where !found.contains(.te):
+                return (droppingFixedHopByHop(original, found), false)
             case .fixedOnly, .namedByConnection:
                 break
             }

@@ -55,7 +55,9 @@ extension ExchangeDriver {
             perform(machine.routeDecided(.answerLocally(needsPreparation: needsFile)))
         case .forward(let target):
             if target.scheme == "https" {
-                guard let interception = services.interception else {
+                // Only the upstream policy: the whole `TLSInterception` copied here was 0.2 % of
+                // the event loops' time (its references retained and released per request).
+                guard let upstreamPolicy = services.interception?.upstream else {
                     let reason = destination.scheme == "https" ? "HTTPS interception is off"
                         : "map_remote to an https:// URL needs HTTPS interception (run without --no-intercept)"
                     perform(machine.routeDecided(.refuse(.notImplemented(reason: reason))))
@@ -64,11 +66,11 @@ extension ExchangeDriver {
                 let isIP = HostName.isIPAddress(target.host)  // no SNI for an address (RFC 6066 §3)
                 let sameHost = target.host == destination.host
                 upstreamTLS = UpstreamTLSSettings(
-                    policy: interception.upstream,
+                    policy: upstreamPolicy,
                     serverName: (sameHost ? destination.clientTLS?.sni : nil) ?? (isIP ? nil : target.host),
                     offersHTTP2: Self.offersHTTP2(clientVersion: clientVersion, asksUpgrade: machine.request.asksUpgrade,
                                                   method: request.head.method,
-                                                  forHTTP1Clients: interception.upstream.http2ForHTTP1Clients))
+                                                  forHTTP1Clients: upstreamPolicy.http2ForHTTP1Clients))
             }
             forward(request, to: target)
         }

@@ -90,16 +90,40 @@ final class HopByHopFastPathTests: XCTestCase {
     func testKnownAnswers() {
         XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("Server", "nginx")])), .none)
         XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("Connection", "keep-alive"), ("Keep-Alive", "timeout=5")])),
-                       .fixedOnly)
-        XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("Proxy-Connection", "Keep-Alive")])), .fixedOnly)
+                       .fixedOnly([.connection, .keepAlive]))
+        XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("Proxy-Connection", "Keep-Alive")])),
+                       .fixedOnly(.proxyConnection))
+        XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("TE", "trailers"), ("PROXY-AUTHENTICATE", "Basic"),
+                                                                  ("upgrade", "h2c"), ("Trailer", "x"), ("te", "")])),
+                       .fixedOnly(HopByHopHeaders.FixedNames(rawValue: 0b1011_1000)))
         XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("Connection", "keep-alive, X-Hop"), ("X-Hop", "1")])),
                        .namedByConnection)
         XCTAssertEqual(ExchangeDriver.hopByHopFields(HTTPHeaders([("Proxy-Connection", "x-hop")])), .namedByConnection)
-        let dropped = ExchangeDriver.droppingFixedHopByHop(HTTPHeaders([
+        let headers = HTTPHeaders([
             ("Date", "d"), ("connection", "keep-alive"), ("ETag", "e"), ("KEEP-ALIVE", "timeout=5"), ("Connection", "close"),
             ("Proxy-Authenticate", "Basic"), ("X-Hop", "kept: nothing named it"),
-        ]))
+        ])
+        guard case .fixedOnly(let found) = ExchangeDriver.hopByHopFields(headers) else { return XCTFail("not fixed only") }
+        XCTAssertEqual(found.names, ["connection", "keep-alive", "proxy-authenticate"])
+        let dropped = ExchangeDriver.droppingFixedHopByHop(headers, found)
         XCTAssertEqual(pairs(dropped), ["Date: d", "ETag: e", "X-Hop: kept: nothing named it"])
+    }
+
+    /// Every fixed name in any ASCII case is found at its own position, and nothing else is:
+    /// the names one letter off, one byte longer or shorter, or spelled with a Unicode look-alike.
+    func testFixedNamesAreFoundAtTheirPositions() {
+        for (index, name) in HopByHopHeaders.fixed.enumerated() {
+            for spelling in [name, name.uppercased(), name.capitalized] {
+                XCTAssertEqual(HopByHopHeaders.fixedIndex(of: spelling), index, spelling)
+            }
+            for other in [name + "s", String(name.dropLast()), "x" + name.dropFirst(), name.replacingOccurrences(of: "k", with: "\u{212A}")]
+                where other.lowercased() != name {
+                XCTAssertNil(HopByHopHeaders.fixedIndex(of: other), other)
+            }
+        }
+        for name in ["Host", "Content-Length", "Transfer-Encoding", "X-Hop", "", "connectio\u{0}"] {
+            XCTAssertNil(HopByHopHeaders.fixedIndex(of: name), name)
+        }
     }
 
     func testOddConnectionValuesShapeAsTheFilter() {
