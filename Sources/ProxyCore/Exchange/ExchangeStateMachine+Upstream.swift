@@ -20,6 +20,13 @@ extension ExchangeStateMachine {
     ///     as nginx and mitmproxy do, instead of stalling for its expect timeout.
     public mutating func upstreamConnected(reused: Bool, boundToClient: Bool = false,
                                            multiplexed: Bool = false) -> [ExchangeAction] {
+        upstreamConnected(reused: reused, boundToClient: boundToClient, multiplexed: multiplexed, usingCommonLists: true)
+    }
+
+    /// `usingCommonLists: false` builds every list the general way: the invariant explorer checks
+    /// that the common lists (`CommonActions`) are what it would build, state included.
+    mutating func upstreamConnected(reused: Bool, boundToClient: Bool, multiplexed: Bool,
+                                    usingCommonLists: Bool) -> [ExchangeAction] {
         guard phase == .forwarding, !isConnected else {
             // The exchange ended while the connection was being opened.
             return [.closeUpstream]
@@ -31,11 +38,11 @@ extension ExchangeStateMachine {
         // The common cases, nothing buffered: a request read whole (written whole here, so no
         // `100 Continue` is answered for it), or one whose end is still to come (a pooled
         // connection is there before it). Lists made once.
-        if !hasBufferedBody && requestState == .ended {
+        if usingCommonLists && !hasBufferedBody && requestState == .ended {
             requestWritten = true
             return resumingClientReads(CommonActions.sendWholeRequest, CommonActions.sendWholeRequestResumingReads)
         }
-        if !hasBufferedBody && requestState == .streaming && !answersContinue(multiplexed: multiplexed) {
+        if usingCommonLists && !hasBufferedBody && requestState == .streaming && !answersContinue(multiplexed: multiplexed) {
             return resumingClientReads(CommonActions.sendHead, CommonActions.sendHeadResumingReads)
         }
         var actions: [ExchangeAction] = []
@@ -215,6 +222,11 @@ extension ExchangeStateMachine {
     /// where both sides agree they did: the request was written whole, the origin keeps the
     /// connection, nothing was upgraded, and the body's end did not depend on a close.
     public mutating func upstreamEnd() -> [ExchangeAction] {
+        upstreamEnd(usingCommonLists: true)
+    }
+
+    /// `usingCommonLists: false`: see `upstreamConnected(reused:boundToClient:multiplexed:usingCommonLists:)`.
+    mutating func upstreamEnd(usingCommonLists: Bool) -> [ExchangeAction] {
         guard phase == .forwarding, response == .streaming || response == .holding, let forwarding,
               let plan = responsePlan else { return [] }
         if plan.switchingProtocols {
@@ -233,7 +245,7 @@ extension ExchangeStateMachine {
         }
         response = .ended
         // The common case, a kept connection to the pool and a kept client: a list made once.
-        if reusable && !boundToClient && !plan.close && requestEnded {
+        if usingCommonLists && reusable && !boundToClient && !plan.close && requestEnded {
             endExchange()
             return CommonActions.checkInAndComplete
         }

@@ -19,7 +19,9 @@ import XCTest
 ///     HTTP/2 stream does: they must follow the head);
 ///  6. a finished exchange answers late events only with `closeUpstream`/`discardLocalAnswer`;
 ///  7. an exchange that is not finished can always move: some event that is not a failure or a
-///     timeout can still arrive (a lost event or a stale pause would otherwise hang it).
+///     timeout can still arrive (a lost event or a stale pause would otherwise hang it);
+///  8. where an event answers with a list made once (`CommonActions`: connected, upstream end),
+///     the general way of building it gives the same actions and the same machine.
 /// The search is over the graph of reachable (machine, environment, monitor) states, so each is
 /// explored once per remaining depth; a violation fails with the path of events and actions.
 final class ExchangeStateMachineInvariantTests: XCTestCase {

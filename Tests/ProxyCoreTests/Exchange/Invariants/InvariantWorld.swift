@@ -40,8 +40,31 @@ struct World: Hashable {
 
     mutating func deliver(_ event: Event) -> (actions: [ExchangeAction], problems: [String]) {
         let wasFinished = machine.phase == .finished
+        let before = machine
         let actions = send(event)
-        return (actions, observe(event, actions, wasFinished: wasFinished))
+        return (actions, observe(event, actions, wasFinished: wasFinished) + commonListProblems(event, before, actions))
+    }
+
+    /// The events answered with a list made once (`CommonActions`) answer the same, and leave
+    /// the same machine, as the general way of building their lists.
+    private func commonListProblems(_ event: Event, _ before: ExchangeStateMachine, _ actions: [ExchangeAction]) -> [String] {
+        var general = before
+        let generalActions: [ExchangeAction]
+        switch event {
+        case .upstreamConnected(let reused, let bound):
+            generalActions = general.upstreamConnected(reused: reused, boundToClient: bound, multiplexed: false,
+                                                       usingCommonLists: false)
+        case .upstreamStreamOpened(let reused):
+            generalActions = general.upstreamConnected(reused: reused, boundToClient: false, multiplexed: true,
+                                                       usingCommonLists: false)
+        case .upstreamEnd:
+            generalActions = general.upstreamEnd(usingCommonLists: false)
+        default:
+            return []
+        }
+        guard generalActions != actions || general != machine else { return [] }
+        return ["a common action list differs from the general one: \(actions) vs \(generalActions)"
+                + (general != machine ? " (and the machine's state differs)" : "")]
     }
 
     /// The environment's side of the event, then the machine's answer.
