@@ -55,8 +55,8 @@ extension ExchangeDriver {
             perform(machine.routeDecided(.answerLocally(needsPreparation: needsFile)))
         case .forward(let target):
             if target.scheme == "https" {
-                // Only the upstream policy: the whole `TLSInterception` copied here was 0.2 % of
-                // the event loops' time (its references retained and released per request).
+                // Only the upstream policy: copying the whole `TLSInterception` here (its
+                // references retained and released per request) was 0.17 % of the samples.
                 guard let upstreamPolicy = services.interception?.upstream else {
                     let reason = destination.scheme == "https" ? "HTTPS interception is off"
                         : "map_remote to an https:// URL needs HTTPS interception (run without --no-intercept)"
