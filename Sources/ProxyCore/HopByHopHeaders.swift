@@ -17,7 +17,7 @@ public struct HopByHopHeaders: Sendable {
     /// Names a `Connection` token may never remove: the message's routing and framing.
     static let neverHopByHop: Set<String> = ["host", "content-length", "transfer-encoding"]
 
-    /// The fixed list alone, for a quick "is anything hop-by-hop here" scan.
+    /// The fixed list alone: what a message whose `Connection` names nothing else drops.
     public static let standard = HopByHopHeaders(connectionValues: [], forwardUpgrade: false)
 
     /// Lowercased names to drop, given the values of the message's `Connection` headers. A short
@@ -90,9 +90,12 @@ public struct HopByHopHeaders: Sendable {
         public static let keepAlive = FixedNames(index: 2)
         public static let te = FixedNames(index: 3)
 
-        /// The names held, lowercased, in the order of `fixed`.
-        public var names: [String] {
-            HopByHopHeaders.fixed.indices.filter { contains(FixedNames(index: $0)) }.map { HopByHopHeaders.fixed[$0] }
+        /// Calls `body` with each name held, lowercased, in the order of `fixed` (no array is
+        /// built: this runs for nearly every response).
+        public func forEachName(_ body: (String) -> Void) {
+            for index in HopByHopHeaders.fixed.indices where contains(FixedNames(index: index)) {
+                body(HopByHopHeaders.fixed[index])
+            }
         }
     }
 

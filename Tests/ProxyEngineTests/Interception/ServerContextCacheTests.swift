@@ -129,6 +129,17 @@ final class ServerContextCacheTests: XCTestCase {
         XCTAssertEqual(counting.buildCount, 1)
     }
 
+    /// An identity without a certificate has nothing to be known by: it is built each time
+    /// (and fails there, as before the cache), never kept under another identity's entry.
+    func testAnIdentityWithoutACertificateIsNeverKept() throws {
+        let counting = CountingCache()
+        let bare = ServerIdentity(certificateChain: [], privateKey: try identity().privateKey)
+        _ = try? counting.context(bare)
+        _ = try? counting.context(bare)
+        XCTAssertEqual(counting.buildCount, 2)
+        XCTAssertEqual(counting.cache.count, 0)
+    }
+
     /// Handshakes racing on both event loops (and more threads) for one leaf build it once.
     func testConcurrentHandshakesBuildOneContext() throws {
         let counting = CountingCache(handshakesPerContext: 1_000)
