@@ -125,7 +125,7 @@ extension ExchangeDriver {
     }
 
     /// Back to the client's bound connections or the shared pool, once the read that ended the
-    /// response is over (`UpstreamHTTPHandler.checkIn(afterRead:)`).
+    /// response is over (`UpstreamHTTPHandler.checkIn`).
     func checkInUpstream(boundToClient: Bool) {
         guard let (channel, handler) = upstream else { return }
         upstream = nil
@@ -134,8 +134,7 @@ extension ExchangeDriver {
             let privateUpstreams = client.privateUpstreams
             handler.checkIn { privateUpstreams.checkin(key, channel: channel, handler: handler) }
         } else {
-            let pool = pool
-            handler.checkIn { pool.checkin(key, channel: channel, handler: handler) }
+            handler.checkIn(to: pool, key: key)
         }
     }
 

@@ -41,7 +41,7 @@ final class UpstreamConnectionPool {
         var offersHTTP2 = false
     }
 
-    private struct Entry {
+    fileprivate struct Entry {
         var channel: any Channel
         var handler: UpstreamHTTPHandler
         /// When it was checked in, in check-in order across all origins.
@@ -54,15 +54,29 @@ final class UpstreamConnectionPool {
     /// newest). A class, changed where it is: changing an array held in the dictionary goes
     /// through the dictionary's modify accessors, three nested coroutines whose frames (a `Key`
     /// is large) were three allocations per check-out.
-    private final class IdleList {
-        var entries: [Entry] = []
+    ///
+    /// A connection remembers the list it idled in (`UpstreamHTTPHandler.poolSlot`), so its next
+    /// check-ins neither hash its key nor make a closure: under keep-alive load the same
+    /// connections go out and back thousands of times a second, and the key's hashing, its
+    /// copies and two closures per check-in were 2.3 % of the event loops' samples.
+    final class IdleList {
+        let key: Key
+        /// The pool that holds it, and whether it still does (`forgetEmptyOrigins` drops it).
+        fileprivate let pool: ObjectIdentifier
+        fileprivate var isHeld = true
+        fileprivate var entries: [Entry] = []
+
+        fileprivate init(key: Key, pool: ObjectIdentifier) {
+            self.key = key
+            self.pool = pool
+        }
     }
 
     /// Per origin.
     private var idle: [Key: IdleList] = [:]
     /// Every check-in in order, for finding the oldest idle connection; entries whose
     /// connection has left meanwhile are skipped when met and dropped by `compactOrder`.
-    private var order = CircularBuffer<(sequence: UInt64, key: Key)>()
+    private var order = CircularBuffer<(sequence: UInt64, list: IdleList)>()
     private var nextSequence: UInt64 = 0
     /// HTTP/2 connections per origin, each shared by many exchanges at once; a connection leaves
     /// when it closes or the origin sends GOAWAY (`UpstreamHTTP2Connection.onRetire`).
@@ -160,37 +174,64 @@ final class UpstreamConnectionPool {
     func checkin(_ key: Key, channel: any Channel, handler: UpstreamHTTPHandler) {
         handler.detach()
         handler.resumeReads()
-        guard channel.isActive, maxIdle > 0, (idle[key]?.entries.count ?? 0) < maxIdlePerKey else {
+        guard channel.isActive, maxIdle > 0 else {
+            channel.close(promise: nil)
+            return
+        }
+        let list = idleList(key, for: handler)
+        guard list.entries.count < maxIdlePerKey else {
             channel.close(promise: nil)
             return
         }
         if idleCount >= maxIdle {
             evictOldest()
         }
-        if idle.count > 1024, idle.count > 2 * idleCount {
-            idle = idle.filter { !$0.value.entries.isEmpty }  // forget origins with nothing pooled
-        }
-        // Strong on purpose: the pool outlives its connections (weak references are slow).
-        handler.onIdleClose = { self.remove(key, channel: channel) }
+        handler.onIdleClose = handler.poolSlotClose
         let sequence = nextSequence
         nextSequence += 1
         let now = channel.eventLoop.now
-        let list: IdleList
-        if let existing = idle[key] {
-            list = existing
-        } else {
-            list = IdleList()
-            idle[key] = list
-        }
         list.entries.append(Entry(channel: channel, handler: handler, sequence: sequence, idleSince: now))
         if !sweepScheduled, list.entries.count > Self.warmPerKey {
             scheduleSweep(at: now + Self.surplusIdleTime, on: channel.eventLoop)
         }
         idleCount += 1
-        order.append((sequence, key))
+        order.append((sequence, list))
         if order.count > 2 * idleCount + 64 {
             compactOrder()
         }
+    }
+
+    /// The list of `key`'s idle connections: the one `handler` idled in last when it is this
+    /// pool's, still held, for the same key; otherwise looked up (or made) and remembered by
+    /// `handler`, with the closure that takes it out of the list if it closes while idle.
+    private func idleList(_ key: Key, for handler: UpstreamHTTPHandler) -> IdleList {
+        if let slot = handler.poolSlot, slot.isHeld, slot.pool == ObjectIdentifier(self), slot.key == key {
+            return slot
+        }
+        if idle.count > 1024, idle.count > 2 * idleCount {
+            forgetEmptyOrigins()
+        }
+        let list: IdleList
+        if let existing = idle[key] {
+            list = existing
+        } else {
+            list = IdleList(key: key, pool: ObjectIdentifier(self))
+            idle[key] = list
+        }
+        handler.poolSlot = list
+        // Strong on purpose: the pool outlives its connections (weak references are slow). The
+        // handler holds the closure, hence unowned.
+        handler.poolSlotClose = { [unowned handler] in self.remove(handler, from: list) }
+        return list
+    }
+
+    /// Drops the lists of origins with nothing pooled, so visiting many hosts once leaves no
+    /// trace; a connection still naming one of them looks its origin up again.
+    private func forgetEmptyOrigins() {
+        for list in idle.values where list.entries.isEmpty {
+            list.isHeld = false
+        }
+        idle = idle.filter { !$0.value.entries.isEmpty }
     }
 
     private func scheduleSweep(at deadline: NIODeadline, on loop: any EventLoop) {
@@ -205,19 +246,19 @@ final class UpstreamConnectionPool {
         sweepScheduled = false
         let now = loop.now
         var next: NIODeadline?
-        var expired: [(Key, UInt64)] = []
-        for (key, list) in idle where list.entries.count > Self.warmPerKey {
+        var expired: [(IdleList, UInt64)] = []
+        for list in idle.values where list.entries.count > Self.warmPerKey {
             for entry in list.entries.prefix(list.entries.count - Self.warmPerKey) {
                 let due = entry.idleSince + Self.surplusIdleTime
                 if due <= now {
-                    expired.append((key, entry.sequence))
+                    expired.append((list, entry.sequence))
                 } else {
                     next = min(next ?? due, due)
                 }
             }
         }
-        for (key, sequence) in expired {
-            guard let list = idle[key], let index = list.entries.firstIndex(where: { $0.sequence == sequence }) else {
+        for (list, sequence) in expired {
+            guard let index = list.entries.firstIndex(where: { $0.sequence == sequence }) else {
                 continue
             }
             let entry = list.entries.remove(at: index)
@@ -230,8 +271,8 @@ final class UpstreamConnectionPool {
 
     /// Closes the idle connection checked in longest ago.
     private func evictOldest() {
-        while let (sequence, key) = order.popFirst() {
-            guard let list = idle[key], let index = list.entries.firstIndex(where: { $0.sequence == sequence }) else {
+        while let (sequence, list) = order.popFirst() {
+            guard let index = list.entries.firstIndex(where: { $0.sequence == sequence }) else {
                 continue  // checked out or closed since
             }
             let entry = list.entries.remove(at: index)
@@ -246,10 +287,10 @@ final class UpstreamConnectionPool {
     /// again (the common case under load) do not pile up. Runs after at least `idleCount + 64`
     /// check-ins, so its cost per check-in stays constant.
     private func compactOrder() {
-        var live: [(sequence: UInt64, key: Key)] = []
+        var live: [(sequence: UInt64, list: IdleList)] = []
         live.reserveCapacity(idleCount)
-        for (key, list) in idle {
-            for entry in list.entries { live.append((entry.sequence, key)) }
+        for list in idle.values {
+            for entry in list.entries { live.append((entry.sequence, list)) }
         }
         live.sort { $0.sequence < $1.sequence }
         order = CircularBuffer(live)
@@ -258,8 +299,8 @@ final class UpstreamConnectionPool {
     /// Entries in the eviction order, stale ones included (tests check it stays bounded).
     var evictionOrderCount: Int { order.count }
 
-    private func remove(_ key: Key, channel: any Channel) {
-        guard let list = idle[key], let index = list.entries.firstIndex(where: { $0.channel === channel }) else { return }
+    private func remove(_ handler: UpstreamHTTPHandler, from list: IdleList) {
+        guard let index = list.entries.firstIndex(where: { $0.handler === handler }) else { return }
         list.entries.remove(at: index)
         idleCount -= 1
     }

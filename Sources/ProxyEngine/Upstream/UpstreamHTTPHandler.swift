@@ -40,6 +40,11 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
     /// Called once when the connection closes while idle in the pool.
     var onIdleClose: (() -> Void)?
+    /// The shared pool's list this connection idled in last, and the closure that takes it out
+    /// of that list (its `onIdleClose` there): kept for the connection's next check-ins
+    /// (`UpstreamConnectionPool.IdleList`).
+    var poolSlot: UpstreamConnectionPool.IdleList?
+    var poolSlotClose: (() -> Void)?
     /// What the TLS handshake established (nil for plain HTTP); set once when connected.
     var tlsSession: UpstreamTLSSession?
     /// The origin's IP address (no port), read from the socket on first use and kept for every
@@ -67,7 +72,14 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Where the connection goes when the read that ended its response is over
     /// (`releaseAfterRead`); nil otherwise.
-    private var release: (() -> Void)?
+    private var release: Return?
+
+    /// Where a connection goes back to: the shared pool (named, so that giving it back makes
+    /// no closure), or anywhere a closure says (a client's own connections).
+    private enum Return {
+        case pool(UpstreamConnectionPool, UpstreamConnectionPool.Key)
+        case call(() -> Void)
+    }
     /// Response body bytes read since the connection was last given back.
     private var bodyBytesRead = 0
 
@@ -137,6 +149,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         timer.cancel()
         release = nil
         explainFailure = nil  // it holds the connection
+        poolSlotClose = nil  // it holds the pool
         self.context = nil
     }
 
@@ -159,6 +172,15 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The exchange is done with the connection: it goes back through `giveBack` after the read.
     func checkIn(_ giveBack: @escaping () -> Void) {
+        checkIn(.call(giveBack))
+    }
+
+    /// The exchange is done with the connection: it goes back to `pool` under `key` after the read.
+    func checkIn(to pool: UpstreamConnectionPool, key: UpstreamConnectionPool.Key) {
+        checkIn(.pool(pool, key))
+    }
+
+    private func checkIn(_ destination: Return) {
         delegate = nil
         guard !isStream else {
             // Both sides ended the stream: closing it frees its slot on the connection, which
@@ -167,16 +189,16 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context?.close(promise: nil)
             return
         }
-        releaseAfterRead(giveBack)
+        releaseAfterRead(destination)
     }
 
-    /// Runs `giveBack` (back to the shared pool, or to the client's own connections) once the read
-    /// that carried the end of the response is over. The decoder is still working through that
-    /// read: bytes the origin sent past its response would be the answer of a request sent on the
-    /// connection meanwhile (a pipelined one takes it at once). Any such bytes put the framing in
-    /// doubt, and the connection closes instead.
-    func releaseAfterRead(_ giveBack: @escaping () -> Void) {
-        release = giveBack
+    /// Gives the connection back (to the shared pool, or to the client's own connections) once
+    /// the read that carried the end of the response is over. The decoder is still working
+    /// through that read: bytes the origin sent past its response would be the answer of a
+    /// request sent on the connection meanwhile (a pipelined one takes it at once). Any such
+    /// bytes put the framing in doubt, and the connection closes instead.
+    private func releaseAfterRead(_ destination: Return) {
+        release = destination
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -209,7 +231,10 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 ChannelTuning.releaseReadBuffers(on: context.channel)
             }
             bodyBytesRead = 0
-            release()
+            switch release {
+            case .pool(let pool, let key): pool.checkin(key, channel: context.channel, handler: self)
+            case .call(let giveBack): giveBack()
+            }
         }
         delegate?.upstreamReadComplete()
     }

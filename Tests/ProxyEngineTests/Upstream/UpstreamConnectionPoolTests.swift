@@ -43,6 +43,68 @@ final class UpstreamConnectionPoolTests: XCTestCase {
         XCTAssertNil(pool.checkout(key))
     }
 
+    /// A connection given back again takes the list it idled in last without a lookup
+    /// (`UpstreamHTTPHandler.poolSlot`): it is found, counted, and leaves when it closes idle,
+    /// the second time as the first.
+    func testConnectionGivenBackAgainIsFoundAndLeavesWhenItCloses() throws {
+        let pool = UpstreamConnectionPool(maxIdlePerKey: 4)
+        let key = UpstreamConnectionPool.Key(host: "a.test", port: 80)
+        let (channel, handler) = try connection()
+        for _ in 0..<3 {
+            pool.checkin(key, channel: channel, handler: handler)
+            XCTAssertEqual(pool.idleCount, 1)
+            XCTAssertTrue(pool.checkout(key)?.0 === channel)
+            XCTAssertEqual(pool.idleCount, 0)
+        }
+        pool.checkin(key, channel: channel, handler: handler)
+        try channel.close().wait()
+        XCTAssertEqual(pool.idleCount, 0)
+        XCTAssertNil(pool.checkout(key))
+    }
+
+    /// The remembered list is used only for the same key in the same pool: given back under
+    /// another key, or to another pool, a connection idles where it was given back and nowhere
+    /// else.
+    func testRememberedListServesOnlyItsKeyAndPool() throws {
+        let pool = UpstreamConnectionPool(maxIdlePerKey: 4)
+        let other = UpstreamConnectionPool(maxIdlePerKey: 4)
+        let a = UpstreamConnectionPool.Key(host: "a.test", port: 80)
+        let b = UpstreamConnectionPool.Key(host: "a.test", port: 80, tls: true, serverName: "a.test")
+        let (channel, handler) = try connection()
+        pool.checkin(a, channel: channel, handler: handler)
+        XCTAssertNotNil(pool.checkout(a))
+        pool.checkin(b, channel: channel, handler: handler)
+        XCTAssertNil(pool.checkout(a))
+        XCTAssertTrue(pool.checkout(b)?.0 === channel)
+        other.checkin(b, channel: channel, handler: handler)
+        XCTAssertNil(pool.checkout(b))
+        XCTAssertEqual(pool.idleCount, 0)
+        XCTAssertEqual(other.idleCount, 1)
+        try channel.close().wait()
+        XCTAssertEqual(other.idleCount, 0, "closed while idle in the other pool, it left that pool")
+    }
+
+    /// Origins with nothing pooled are forgotten once there are many; a connection whose
+    /// remembered list was forgotten is kept under its origin again, where a check-out finds it.
+    func testConnectionOfForgottenOriginIsFoundAgain() throws {
+        let pool = UpstreamConnectionPool(maxIdlePerKey: 4)
+        let key = UpstreamConnectionPool.Key(host: "a.test", port: 80)
+        let (channel, handler) = try connection()
+        pool.checkin(key, channel: channel, handler: handler)
+        XCTAssertNotNil(pool.checkout(key))
+        // 1,100 other origins, each visited once and emptied: the next lookup forgets the empty.
+        let (visitor, visitorHandler) = try connection()
+        for index in 0..<1_100 {
+            let visited = UpstreamConnectionPool.Key(host: "h\(index).test", port: 80)
+            pool.checkin(visited, channel: visitor, handler: visitorHandler)
+            XCTAssertNotNil(pool.checkout(visited))
+        }
+        pool.checkin(.init(host: "last.test", port: 80), channel: visitor, handler: visitorHandler)
+        pool.checkin(key, channel: channel, handler: handler)
+        XCTAssertEqual(pool.idleCount, 2)
+        XCTAssertTrue(pool.checkout(key)?.0 === channel)
+    }
+
     /// Beyond the per-origin limit, returned connections are closed instead of kept.
     func testLimitPerOrigin() throws {
         let pool = UpstreamConnectionPool(maxIdlePerKey: 1)
