@@ -13,8 +13,15 @@ final class CaptureWriterState: @unchecked Sendable {
     private let backend: any CaptureBackend
     private let logger: Logger
     private let onCommitted: (@Sendable ([Flow]) -> Void)?
-    /// Run once the queue has stayed empty for `idleDelay` after a batch was written.
+    /// Run once the queue has stayed empty for `idleDelay` after a batch was written, and when
+    /// a backlog of `backlogTrimDepth` items or more has been worked off.
     private let onIdle: (@Sendable () -> Void)?
+    /// Queued items that make a backlog worth giving memory back after, once it is worked off:
+    /// a queued HTTPS flow with a 1 KiB body holds about 2.8 KiB, so a writer held up for 2 s
+    /// (another process holding the write lock, a slow `fsync`) left ~84 MiB of freed memory
+    /// in the process for as long as traffic kept the queue from staying empty. Traffic that
+    /// never makes a backlog this deep never pays for a trim.
+    static let backlogTrimDepth = 4_096
     /// How long the queue stays empty after a write before `onIdle` runs.
     static let idleDelay: TimeInterval = 1
     /// A batch was written since `onIdle` last ran, at `lastWrittenAt`.
@@ -57,6 +64,8 @@ final class CaptureWriterState: @unchecked Sendable {
     private var unreachable = false
     /// Flows lost at close because the store was still unreachable.
     private var unstoredAtClose = 0
+    /// The deepest the queue was at a dequeue since the last trim (`backlogTrimDepth`).
+    private var deepestBacklog = 0
     private var failuresInOutage = 0
     private var lastSeenDropped = 0
     private var lastSeenStripped = 0
@@ -245,8 +254,13 @@ final class CaptureWriterState: @unchecked Sendable {
         finishedTotal += batch.count
         idlePending = true
         lastWrittenAt = Date()
+        let backlogWorkedOff = deepestBacklog >= Self.backlogTrimDepth && queue.count < maxBatchSize
         condition.broadcast()
         condition.unlock()
+        if backlogWorkedOff {
+            deepestBacklog = 0
+            onIdle?()
+        }
         return written
     }
 
@@ -268,6 +282,7 @@ final class CaptureWriterState: @unchecked Sendable {
                     let deadline = lastWrittenAt.addingTimeInterval(Self.idleDelay)
                     if Date() >= deadline {
                         idlePending = false
+                        deepestBacklog = 0
                         queue.releaseSpareCapacity()
                         condition.unlock()
                         backend.releaseMemory()
@@ -287,6 +302,7 @@ final class CaptureWriterState: @unchecked Sendable {
             if Date() >= deadline { break }
             _ = condition.wait(until: deadline)
         }
+        deepestBacklog = max(deepestBacklog, queue.count)
         let batch = queue.dequeueItems(maxCount: maxBatchSize)
         dequeuedTotal += batch.count
         if !queue.isEmpty { batchOpenedAt = Date() }

@@ -312,4 +312,55 @@ final class CaptureWriterTests: XCTestCase {
         for _ in 0..<500 where idles.withValue({ $0 }) == 1 { Thread.sleep(forTimeInterval: 0.01) }
         XCTAssertEqual(idles.withValue { $0 }, 2)
     }
+
+    /// A backlog of `backlogTrimDepth` items or more, once worked off, runs `onIdle` (the run's
+    /// memory trim) while traffic goes on; a shallower one does not. The writer is held inside
+    /// its first `onCommitted` while the backlog is recorded; a flow every 20 ms afterwards
+    /// keeps the queue from ever staying empty for `idleDelay`, so only the backlog can call it.
+    func testWorkedOffBacklogRunsOnIdleWhileTrafficGoesOn() throws {
+        for (depth, expectsTrim) in [(CaptureWriterState.backlogTrimDepth + 500, true), (1_000, false)] {
+            let repository = try makeRepository()
+            let idles = Locked(0)
+            let holding = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            let first = Locked(true)
+            let writer = CaptureWriter(
+                repository: repository, limits: .init(maxBatchDelay: .milliseconds(5)), logger: CapturingLogHandler().logger,
+                onCommitted: { _ in
+                    guard first.withValue({ value -> Bool in
+                        defer { value = false }
+                        return value
+                    }) else { return }
+                    holding.signal()
+                    release.wait()
+                },
+                onIdle: { idles.withValue { $0 += 1 } })
+            writer.record(Samples.flow(0))
+            XCTAssertEqual(holding.wait(timeout: .now() + 60), .success, "the first batch never committed")
+            for index in 1...depth { writer.record(Samples.flow(index)) }
+            release.signal()
+            flush(writer)
+            let feeding = Locked(true)
+            let fed = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                var index = depth + 1
+                while feeding.withValue({ $0 }) {
+                    writer.record(Samples.flow(index))
+                    index += 1
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                fed.signal()
+            }
+            if expectsTrim {
+                for _ in 0..<1_500 where idles.withValue({ $0 }) == 0 { Thread.sleep(forTimeInterval: 0.02) }
+            } else {
+                Thread.sleep(forTimeInterval: CaptureWriterState.idleDelay * 1.5)
+            }
+            feeding.withValue { $0 = false }
+            fed.wait()
+            XCTAssertEqual(idles.withValue { $0 }, expectsTrim ? 1 : 0, "backlog of \(depth)")
+            writer.close()
+            XCTAssertEqual(writer.statistics.flowsDropped, 0)
+        }
+    }
 }
