@@ -70,8 +70,8 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The request is fully written and its response has not ended.
     private var awaitingResponse = false
 
-    /// Where the connection goes when the read that ended its response is over
-    /// (`releaseAfterRead`); nil otherwise.
+    /// Where the connection goes when the read that ended its response is over (`checkIn`);
+    /// nil otherwise.
     private var release: Return?
 
     /// Where a connection goes back to: the shared pool (named, so that giving it back makes
@@ -149,6 +149,7 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         timer.cancel()
         release = nil
         explainFailure = nil  // it holds the connection
+        poolSlot = nil
         poolSlotClose = nil  // it holds the pool
         self.context = nil
     }
@@ -180,6 +181,11 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
         checkIn(.pool(pool, key))
     }
 
+    /// Gives the connection back (to the shared pool, or to the client's own connections) once
+    /// the read that carried the end of the response is over. The decoder is still working
+    /// through that read: bytes the origin sent past its response would be the answer of a
+    /// request sent on the connection meanwhile (a pipelined one takes it at once). Any such
+    /// bytes put the framing in doubt, and the connection closes instead.
     private func checkIn(_ destination: Return) {
         delegate = nil
         guard !isStream else {
@@ -189,15 +195,6 @@ final class UpstreamHTTPHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context?.close(promise: nil)
             return
         }
-        releaseAfterRead(destination)
-    }
-
-    /// Gives the connection back (to the shared pool, or to the client's own connections) once
-    /// the read that carried the end of the response is over. The decoder is still working
-    /// through that read: bytes the origin sent past its response would be the answer of a
-    /// request sent on the connection meanwhile (a pipelined one takes it at once). Any such
-    /// bytes put the framing in doubt, and the connection closes instead.
-    private func releaseAfterRead(_ destination: Return) {
         release = destination
     }
 
