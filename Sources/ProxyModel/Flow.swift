@@ -68,10 +68,18 @@ public struct Flow: Sendable, Hashable {
     public var appliedRules: [String]
     /// The request as forwarded to the origin, when a rule changed it; nil otherwise (the
     /// request fields above are always the client's).
-    public var forwardedRequest: ForwardedRequest?
+    public var forwardedRequest: ForwardedRequest? {
+        get { forwardedRequestPart.part }
+        set { forwardedRequestPart.part = newValue }
+    }
+    private var forwardedRequestPart: OutOfLine<ForwardedRequest>
     /// The response as the origin sent it, when a rule changed it; nil otherwise (the response
     /// fields above are always what the client got).
-    public var originResponse: OriginResponse?
+    public var originResponse: OriginResponse? {
+        get { originResponsePart.part }
+        set { originResponsePart.part = newValue }
+    }
+    private var originResponsePart: OutOfLine<OriginResponse>
     /// Fields the origin sent after the response body (gRPC's `grpc-status`), as relayed; empty
     /// when there were none.
     public var responseTrailers: [HeaderField]
@@ -129,8 +137,8 @@ public struct Flow: Sendable, Hashable {
         self.note = note
         self.serverAddress = serverAddress
         self.appliedRules = appliedRules
-        self.forwardedRequest = forwardedRequest
-        self.originResponse = originResponse
+        forwardedRequestPart = OutOfLine(forwardedRequest)
+        originResponsePart = OutOfLine(originResponse)
         self.responseTrailers = responseTrailers
         self.streamID = streamID
         self.messageCount = messageCount
