@@ -49,27 +49,31 @@ public final class CaptureWriter: FlowSink {
     ///   short, and never call `flush` or `close` from it.
     /// - Parameter onIdle: called on the writer thread once the queue has stayed empty for a
     ///   second after a batch was written (the end of a burst of traffic), at most once per
-    ///   burst, and once a backlog of 4,096 items or more is worked off while traffic goes on
-    ///   (`CaptureWriterState.backlogTrimDepth`): the run gives memory back to the system there
-    ///   (`MemoryTuning.trim`).
+    ///   burst: the run gives memory back to the system there (`MemoryTuning.trim`), and later
+    ///   its unused code pages.
+    /// - Parameter onBacklogWorkedOff: called on the writer thread once a backlog of 4,096 items
+    ///   or more (`CaptureWriterState.backlogTrimDepth`) is worked off while traffic goes on: the
+    ///   memory the queued flows held can go back to the system too, but the proxy is not idle.
     /// - Parameter retention: what the capture keeps; the writer removes older flows between
     ///   batches, up to 2,000 at a time, and whenever it has nothing to write.
     public convenience init(repository: TrafficRepository, limits: Limits = Limits(), logger: Logger,
                             retention: RetentionPolicy = RetentionPolicy(),
-                            onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil) {
+                            onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil,
+                            onBacklogWorkedOff: (@Sendable () -> Void)? = nil) {
         self.init(backend: SQLiteCaptureBackend(repository: repository), limits: limits, logger: logger,
-                  retention: retention, onCommitted: onCommitted, onIdle: onIdle)
+                  retention: retention, onCommitted: onCommitted, onIdle: onIdle, onBacklogWorkedOff: onBacklogWorkedOff)
     }
 
     /// Starts the writer thread over any store (`CaptureBackend`); the same as above otherwise.
     public init(backend: any CaptureBackend, limits: Limits = Limits(), logger: Logger,
                 retention: RetentionPolicy = RetentionPolicy(),
-                onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil) {
+                onCommitted: (@Sendable ([Flow]) -> Void)? = nil, onIdle: (@Sendable () -> Void)? = nil,
+                onBacklogWorkedOff: (@Sendable () -> Void)? = nil) {
         precondition(limits.maxQueuedFlows > 0, "maxQueuedFlows must be positive")
         precondition(limits.maxBatchSize > 0, "maxBatchSize must be positive")
         self.limits = limits
         state = CaptureWriterState(backend: backend, limits: limits, logger: logger, retention: retention,
-                                   onCommitted: onCommitted, onIdle: onIdle)
+                                   onCommitted: onCommitted, onIdle: onIdle, onBacklogWorkedOff: onBacklogWorkedOff)
         let thread = Thread { [state] in
             CaptureThreadName.apply()
             state.run()

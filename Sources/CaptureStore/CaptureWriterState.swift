@@ -13,9 +13,10 @@ final class CaptureWriterState: @unchecked Sendable {
     private let backend: any CaptureBackend
     private let logger: Logger
     private let onCommitted: (@Sendable ([Flow]) -> Void)?
-    /// Run once the queue has stayed empty for `idleDelay` after a batch was written, and when
-    /// a backlog of `backlogTrimDepth` items or more has been worked off.
+    /// Run once the queue has stayed empty for `idleDelay` after a batch was written.
     private let onIdle: (@Sendable () -> Void)?
+    /// Run when a backlog of `backlogTrimDepth` items or more has been worked off.
+    private let onBacklogWorkedOff: (@Sendable () -> Void)?
     /// Queued items that make a backlog worth giving memory back after, once it is worked off:
     /// a queued HTTPS flow with a 1 KiB body holds about 2.8 KiB, so a writer held up for 2 s
     /// (another process holding the write lock, a slow `fsync`) left ~84 MiB of freed memory
@@ -91,12 +92,14 @@ final class CaptureWriterState: @unchecked Sendable {
 
     init(backend: any CaptureBackend, limits: CaptureWriter.Limits, logger: Logger,
          retention: RetentionPolicy = RetentionPolicy(),
-         onCommitted: (@Sendable ([Flow]) -> Void)?, onIdle: (@Sendable () -> Void)? = nil) {
+         onCommitted: (@Sendable ([Flow]) -> Void)?, onIdle: (@Sendable () -> Void)? = nil,
+         onBacklogWorkedOff: (@Sendable () -> Void)? = nil) {
         self.backend = backend
         self.retention = retention
         self.logger = logger
         self.onCommitted = onCommitted
         self.onIdle = onIdle
+        self.onBacklogWorkedOff = onBacklogWorkedOff
         maxBatchSize = limits.maxBatchSize
         maxQueuedFlows = limits.maxQueuedFlows
         maxBatchDelay = Self.seconds(limits.maxBatchDelay)
@@ -259,7 +262,7 @@ final class CaptureWriterState: @unchecked Sendable {
         condition.unlock()
         if backlogWorkedOff {
             deepestBacklog = 0
-            onIdle?()
+            onBacklogWorkedOff?()
         }
         return written
     }

@@ -19,7 +19,8 @@ import Glibc
 /// were 21 % of the proxy's CPU.
 ///
 /// After the burst, `trim(visiting:)` gives back every free page: the capture writer runs it a
-/// second after its last write (`CaptureWriter(onIdle:)`, through `IdleTrimLoops`).
+/// second after its last write (`CaptureWriter(onIdle:)`, through `IdleTrimLoops`), and once a
+/// backlog of queued flows is worked off under load (`onBacklogWorkedOff`).
 /// `malloc_trim` alone returns the free pages inside each heap but not the free top of an arena
 /// other than the main one; glibc trims that top only when a block of 64 KiB or more is freed in
 /// that arena. So the trim lowers the threshold, has each event loop (whose arena its buffers

@@ -185,7 +185,8 @@ struct RunCommand: AsyncParsableCommand {
         let idleTrim = IdleTrimLoops()  // the event loops are made below, after the writer
         let pageRelease = IdlePageRelease()  // started once the proxy listens
         let writer = CaptureWriter(backend: capture.backend, logger: logger, retention: retentionPolicy, onCommitted: onCommitted,
-                                   onIdle: { idleTrim.trim(); pageRelease.captureWentIdle() })
+                                   onIdle: { idleTrim.trim(); pageRelease.captureWentIdle() },
+                                   onBacklogWorkedOff: { idleTrim.trim() })
 
         var configuration = ProxyConfiguration()
         let interfaces = LocalInterfaces.all()

@@ -313,14 +313,16 @@ final class CaptureWriterTests: XCTestCase {
         XCTAssertEqual(idles.withValue { $0 }, 2)
     }
 
-    /// A backlog of `backlogTrimDepth` items or more, once worked off, runs `onIdle` (the run's
-    /// memory trim) while traffic goes on; a shallower one does not. The writer is held inside
-    /// its first `onCommitted` while the backlog is recorded; a flow every 20 ms afterwards
-    /// keeps the queue from ever staying empty for `idleDelay`, so only the backlog can call it.
-    func testWorkedOffBacklogRunsOnIdleWhileTrafficGoesOn() throws {
+    /// A backlog of `backlogTrimDepth` items or more, once worked off, runs `onBacklogWorkedOff`
+    /// (the run's memory trim) while traffic goes on; a shallower one does not, and neither is
+    /// reported as idle. The writer is held inside its first `onCommitted` while the backlog is
+    /// recorded; a flow every 20 ms afterwards keeps the queue from ever staying empty for
+    /// `idleDelay`.
+    func testWorkedOffBacklogGivesMemoryBackWhileTrafficGoesOn() throws {
         for (depth, expectsTrim) in [(CaptureWriterState.backlogTrimDepth + 500, true), (1_000, false)] {
             let repository = try makeRepository()
             let idles = Locked(0)
+            let workedOff = Locked(0)
             let holding = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
             let first = Locked(true)
@@ -334,7 +336,8 @@ final class CaptureWriterTests: XCTestCase {
                     holding.signal()
                     release.wait()
                 },
-                onIdle: { idles.withValue { $0 += 1 } })
+                onIdle: { idles.withValue { $0 += 1 } },
+                onBacklogWorkedOff: { workedOff.withValue { $0 += 1 } })
             writer.record(Samples.flow(0))
             XCTAssertEqual(holding.wait(timeout: .now() + 60), .success, "the first batch never committed")
             for index in 1...depth { writer.record(Samples.flow(index)) }
@@ -352,13 +355,14 @@ final class CaptureWriterTests: XCTestCase {
                 fed.signal()
             }
             if expectsTrim {
-                for _ in 0..<1_500 where idles.withValue({ $0 }) == 0 { Thread.sleep(forTimeInterval: 0.02) }
+                for _ in 0..<1_500 where workedOff.withValue({ $0 }) == 0 { Thread.sleep(forTimeInterval: 0.02) }
             } else {
                 Thread.sleep(forTimeInterval: CaptureWriterState.idleDelay * 1.5)
             }
             feeding.withValue { $0 = false }
             fed.wait()
-            XCTAssertEqual(idles.withValue { $0 }, expectsTrim ? 1 : 0, "backlog of \(depth)")
+            XCTAssertEqual(workedOff.withValue { $0 }, expectsTrim ? 1 : 0, "backlog of \(depth)")
+            XCTAssertEqual(idles.withValue { $0 }, 0, "traffic never stopped: not idle")
             writer.close()
             XCTAssertEqual(writer.statistics.flowsDropped, 0)
         }
