@@ -91,11 +91,16 @@ enum FullTextIndex {
     /// left (never the newest): their flows are indexed again in the next shard, which then
     /// starts where the retired one did, so each shard still holds exactly the flows of its id
     /// range. Called after flows are removed, in the same transaction.
-    static func dropEmptiedShards(_ db: Database, bodyFiles: BodyFileStore) throws {
+    ///
+    /// With `holdingIDsUpTo`, only the shards starting at or below that id are looked at: the
+    /// removed flows were there, and a shard's count changes only when its flows are removed.
+    /// Without it, every shard (a shard emptied while it was the newest is retired then).
+    static func dropEmptiedShards(_ db: Database, bodyFiles: BodyFileStore, holdingIDsUpTo highestID: Int64? = nil) throws {
         var all = try shards(db)
         var index = 0
         while index + 1 < all.count {
             let shard = all[index], next = all[index + 1]
+            if let highestID, shard.firstID > highestID { break }
             let left = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM (SELECT 1 FROM flows WHERE id >= ? AND id < ? LIMIT ?)",
                 arguments: [shard.firstID, next.firstID, retireBelow + 1]) ?? 0

@@ -31,32 +31,48 @@ extension TrafficRepository {
     public func delete(ids: [Int64]) throws {
         if ids.isEmpty { return }
         try database.pool.write { db in
-            var files: Set<String> = []
+            var deletion = FlowDeletion()
             for chunk in stride(from: 0, to: ids.count, by: 500) {
                 let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
                 let placeholders = Array(repeating: "?", count: part.count).joined(separator: ",")
-                _ = try deleteFlows(where: "id IN (\(placeholders))", StatementArguments(part), collecting: &files, db)
+                try deleteFlows(where: "id IN (\(placeholders))", StatementArguments(part), into: &deletion, db)
             }
-            try removeUnnamedBodyFiles(files, db)
+            try removeUnnamedBodyFiles(deletion.bodyFiles, db)
+            // Every shard is looked at (not only those the ids fall in): a rare, asked-for pass
+            // that also retires a shard emptied while it was the newest.
             try FullTextIndex.dropEmptiedShards(db, bodyFiles: database.bodyFiles)
         }
     }
 
     /// Deletes the flows matching `condition` and their WebSocket messages (their full-text rows
-    /// stay until their shard goes: `FullTextIndex`), adding the body files
-    /// they named to `files` (for `removeUnnamedBodyFiles` once the transaction's deletes are
-    /// done); returns how many flows went.
-    func deleteFlows(where condition: String, _ arguments: StatementArguments, collecting files: inout Set<String>,
-                     _ db: Database) throws -> Int {
-        for column in FlowRecord.Columns.bodyFiles {
-            files.formUnion(try String.fetchAll(
-                db, sql: "SELECT \(column.name) FROM flows WHERE \(column.name) IS NOT NULL AND (\(condition))",
-                arguments: arguments))
+    /// stay until their shard goes: `FullTextIndex`), adding to `deletion` how many went, the
+    /// highest id among them and the body files they named (for `removeUnnamedBodyFiles` once
+    /// the transaction's deletes are done).
+    ///
+    /// One pass over the rows: the delete returns what it removed (`RETURNING`), where reading
+    /// the body-file columns and the ids first took five more passes over the same rows (a
+    /// third of retention's time at a capture's size limit). Messages are looked up by flow id
+    /// only when the capture holds any.
+    func deleteFlows(where condition: String, _ arguments: StatementArguments, into deletion: inout FlowDeletion,
+                     _ db: Database) throws {
+        let fileColumns = FlowRecord.Columns.bodyFiles.map(\.name).joined(separator: ", ")
+        let rows = try Row.fetchAll(db, sql: "DELETE FROM flows WHERE \(condition) RETURNING id, \(fileColumns)",
+                                    arguments: arguments)
+        guard !rows.isEmpty else { return }
+        var ids: [Int64] = []
+        ids.reserveCapacity(rows.count)
+        for row in rows {
+            let id: Int64 = row[0]
+            ids.append(id)
+            deletion.highestID = max(deletion.highestID ?? id, id)
+            for column in 1...FlowRecord.Columns.bodyFiles.count {
+                if let file: String = row[column] { deletion.bodyFiles.insert(file) }
+            }
         }
-        try db.execute(sql: "DELETE FROM messages WHERE flow_id IN (SELECT id FROM flows WHERE \(condition))",
-                       arguments: arguments)
-        try db.execute(sql: "DELETE FROM flows WHERE \(condition)", arguments: arguments)
-        return db.changesCount
+        deletion.count += rows.count
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM messages)") ?? false else { return }
+        let messages = try db.cachedStatement(sql: "DELETE FROM messages WHERE flow_id = ?")
+        for id in ids { try messages.execute(arguments: [id]) }
     }
 
     /// Removes those of `files` no flow names any more. Inside the deleting transaction: no

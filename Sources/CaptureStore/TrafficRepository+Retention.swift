@@ -90,13 +90,18 @@ extension TrafficRepository {
 
     /// Deletes the flows matching `condition`, their messages and the body files no other flow
     /// names, in one transaction; returns how many flows went.
+    /// Only the shards holding removed flows are looked at for retirement: retention removes
+    /// the oldest flows, and counting what is left in every shard (eight at the default 2 GiB)
+    /// after each batch cost more than the delete itself.
     private func deleteFlows(where condition: String, _ arguments: StatementArguments) throws -> Int {
         try database.pool.write { db in
-            var files: Set<String> = []
-            let removed = try deleteFlows(where: condition, arguments, collecting: &files, db)
-            try removeUnnamedBodyFiles(files, db)
-            try FullTextIndex.dropEmptiedShards(db, bodyFiles: database.bodyFiles)
-            return removed
+            var deletion = FlowDeletion()
+            try deleteFlows(where: condition, arguments, into: &deletion, db)
+            try removeUnnamedBodyFiles(deletion.bodyFiles, db)
+            if let highestID = deletion.highestID {
+                try FullTextIndex.dropEmptiedShards(db, bodyFiles: database.bodyFiles, holdingIDsUpTo: highestID)
+            }
+            return deletion.count
         }
     }
 
@@ -114,4 +119,12 @@ extension TrafficRepository {
             try db.execute(sql: "PRAGMA incremental_vacuum")
         }
     }
+}
+
+/// What one transaction's deletes removed: how many flows, the highest id among them (the
+/// full-text shards to look at), and the body files they named.
+struct FlowDeletion {
+    var count = 0
+    var highestID: Int64?
+    var bodyFiles: Set<String> = []
 }

@@ -130,6 +130,33 @@ final class FullTextIndexTests: XCTestCase {
         XCTAssertEqual(try ids("~fts common", repository).count, left.count + 15)
     }
 
+    /// Retention looks only at the shards it removed flows from (counting what is left in
+    /// every shard after each batch cost more than the delete); a shard emptied while it was
+    /// the newest is retired by the next delete a user asks for, which looks at every shard.
+    func testRetentionLooksOnlyWhereItRemovedAndADeleteEverywhere() throws {
+        let saved = FullTextIndex.shardSize
+        FullTextIndex.shardSize = 10
+        defer { FullTextIndex.shardSize = saved }
+        let repository = try makeRepository()
+        let shardNumbers = { try repository.database.pool.read { db in try FullTextIndex.shards(db).map(\.number) } }
+        let first = try repository.insert(try (1...30).map { try flow($0, body: "common w\($0)") })
+        try repository.delete(ids: Array(first[20...]))  // shard 3 emptied, but it is the newest
+        XCTAssertEqual(try shardNumbers(), [1, 2, 3])
+        try repository.insert(try (31...35).map { try flow($0, body: "common w\($0)") })
+        XCTAssertEqual(try shardRows(repository), [10, 10, 10, 5], "the emptied shard keeps its stale rows")
+
+        // 25 flows are left; down to 20 takes the 5 oldest and 1 more (5 % of the limit).
+        _ = try repository.enforce(RetentionPolicy(maxFlows: 20))
+        XCTAssertEqual(try repository.latestFlows(limit: 100).compactMap(\.id).min(), first[6])
+        XCTAssertEqual(try shardNumbers(), [1, 2, 3, 4], "retention removed from shard 1 only: 3 was not looked at")
+        XCTAssertEqual(try ids("~fts common", repository).count, 19)
+
+        try repository.delete(ids: [first[10]])
+        XCTAssertEqual(try shardNumbers(), [1, 2, 4], "a delete looks at every shard: the empty one goes")
+        XCTAssertEqual(try ids("~fts common", repository).count, 18)
+        XCTAssertEqual(try ids("~fts w35", repository).count, 1)
+    }
+
     /// A capture from before schema v14 is indexed when the proxy opens it, bodies in files too.
     func testAnOlderCaptureIsIndexedOnUpgrade() throws {
         let directory = try makeTemporaryDirectory()

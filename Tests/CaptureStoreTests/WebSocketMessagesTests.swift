@@ -78,6 +78,33 @@ final class WebSocketMessagesTests: XCTestCase {
         XCTAssertEqual(try count(), 0)
     }
 
+    /// Retention takes the messages of the flows it removes (its delete returns the removed ids
+    /// and looks their messages up), and leaves those of a marked flow it keeps and of newer
+    /// flows; flows without messages cost no lookup but leave none behind either.
+    func testRetentionTakesTheMessagesOfTheFlowsItRemoves() throws {
+        let repository = try makeRepository()
+        var flows = (1...6).map { index -> Flow in
+            var flow = Samples.flow(index)
+            if index != 4 { flow.webSocketMessages = [message(.sent, "m\(index)a"), message(.received, "m\(index)b")] }
+            return flow
+        }
+        flows[1].marked = true
+        let ids = try repository.insert(flows)
+        let perFlow = {
+            try repository.database.pool.read { db in
+                try Dictionary(grouping: Int64.fetchAll(db, sql: "SELECT flow_id FROM messages"), by: { $0 }).mapValues(\.count)
+            }
+        }
+        XCTAssertEqual(try perFlow(), [ids[0]: 2, ids[1]: 2, ids[2]: 2, ids[4]: 2, ids[5]: 2])
+
+        // Down to two unmarked flows: #1, #3, #4 go (and a little more is never taken here).
+        _ = try repository.enforce(RetentionPolicy(maxFlows: 2, keepMarked: true))
+        let left = try repository.latestFlows(limit: 10).compactMap(\.id).sorted()
+        XCTAssertEqual(left, [ids[1], ids[4], ids[5]])
+        XCTAssertEqual(try perFlow(), [ids[1]: 2, ids[4]: 2, ids[5]: 2], "only the removed flows' messages went")
+        XCTAssertEqual(try repository.messages(flowID: ids[1]).map(\.payload), [Data("m2a".utf8), Data("m2b".utf8)])
+    }
+
     func testQueuePolicyForMessages() {
         var queue = CaptureQueue(maxFlows: 3, maxBodyBytes: 10)
         let key = OpenFlowKey(1)
