@@ -49,9 +49,8 @@ extension TrafficRepository {
     /// highest id among them and the body files they named (for `removeUnnamedBodyFiles` once
     /// the transaction's deletes are done).
     ///
-    /// One pass over the rows: the delete returns what it removed (`RETURNING`), where reading
-    /// the body-file columns and the ids first took five more passes over the same rows (a
-    /// third of retention's time at a capture's size limit). Messages are looked up by flow id
+    /// One statement: the delete returns what it removed (`RETURNING`) instead of four reads of
+    /// the body-file columns and one of the ids before it. Messages are looked up by flow id
     /// only when the capture holds any.
     func deleteFlows(where condition: String, _ arguments: StatementArguments, into deletion: inout FlowDeletion,
                      _ db: Database) throws {

@@ -90,9 +90,11 @@ extension TrafficRepository {
 
     /// Deletes the flows matching `condition`, their messages and the body files no other flow
     /// names, in one transaction; returns how many flows went.
+    ///
     /// Only the shards holding removed flows are looked at for retirement: retention removes
-    /// the oldest flows, and counting what is left in every shard (eight at the default 2 GiB)
-    /// after each batch cost more than the delete itself.
+    /// the oldest flows, and counting up to 2,001 rows left in every shard (one per 100,000
+    /// flows: about ten in a 2 GiB capture of 1 KiB responses) after each batch slowed the
+    /// writer at the limit until flows queued (peak RSS 87.7 MiB under load, 51.8 after).
     private func deleteFlows(where condition: String, _ arguments: StatementArguments) throws -> Int {
         try database.pool.write { db in
             var deletion = FlowDeletion()
