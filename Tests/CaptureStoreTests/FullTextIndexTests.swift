@@ -130,9 +130,10 @@ final class FullTextIndexTests: XCTestCase {
         XCTAssertEqual(try ids("~fts common", repository).count, left.count + 15)
     }
 
-    /// Retention looks only at the shards it removed flows from (counting what is left in
-    /// every shard after each batch cost more than the delete); a shard emptied while it was
-    /// the newest is retired by the next delete a user asks for, which looks at every shard.
+    /// Retention looks only at the shards up to the highest id it removed (counting what is left
+    /// in every shard after each batch held the writer back at a capture's size limit); a shard
+    /// emptied while it was the newest is retired by the next delete a user asks for, which
+    /// looks at every shard.
     func testRetentionLooksOnlyWhereItRemovedAndADeleteEverywhere() throws {
         let saved = FullTextIndex.shardSize
         FullTextIndex.shardSize = 10

@@ -79,8 +79,8 @@ final class WebSocketMessagesTests: XCTestCase {
     }
 
     /// Retention takes the messages of the flows it removes (its delete returns the removed ids
-    /// and looks their messages up), and leaves those of a marked flow it keeps and of newer
-    /// flows; flows without messages cost no lookup but leave none behind either.
+    /// and their messages are deleted by id), and leaves those of a marked flow it keeps and of
+    /// newer flows; a removed flow that had no messages is among them.
     func testRetentionTakesTheMessagesOfTheFlowsItRemoves() throws {
         let repository = try makeRepository()
         var flows = (1...6).map { index -> Flow in
@@ -97,7 +97,7 @@ final class WebSocketMessagesTests: XCTestCase {
         }
         XCTAssertEqual(try perFlow(), [ids[0]: 2, ids[1]: 2, ids[2]: 2, ids[4]: 2, ids[5]: 2])
 
-        // Down to two unmarked flows: #1, #3, #4 go (and a little more is never taken here).
+        // Down to two unmarked flows: #1, #3 and #4 go (5 % of a limit of 2 adds no extra flow).
         _ = try repository.enforce(RetentionPolicy(maxFlows: 2, keepMarked: true))
         let left = try repository.latestFlows(limit: 10).compactMap(\.id).sorted()
         XCTAssertEqual(left, [ids[1], ids[4], ids[5]])
