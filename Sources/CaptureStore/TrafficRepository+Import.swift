@@ -58,11 +58,8 @@ extension TrafficRepository {
         let rows = try Row.fetchAll(db, sql: "DELETE FROM flows WHERE \(condition) RETURNING id, \(fileColumns)",
                                     arguments: arguments)
         guard !rows.isEmpty else { return }
-        var ids: [Int64] = []
-        ids.reserveCapacity(rows.count)
         for row in rows {
             let id: Int64 = row[0]
-            ids.append(id)
             deletion.highestID = max(deletion.highestID ?? id, id)
             for column in 1...FlowRecord.Columns.bodyFiles.count {
                 if let file: String = row[column] { deletion.bodyFiles.insert(file) }
@@ -71,7 +68,7 @@ extension TrafficRepository {
         deletion.count += rows.count
         guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM messages)") ?? false else { return }
         let messages = try db.cachedStatement(sql: "DELETE FROM messages WHERE flow_id = ?")
-        for id in ids { try messages.execute(arguments: [id]) }
+        for row in rows { try messages.execute(arguments: [row[0] as Int64]) }
     }
 
     /// Removes those of `files` no flow names any more. Inside the deleting transaction: no
