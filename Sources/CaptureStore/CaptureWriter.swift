@@ -8,8 +8,7 @@ import ProxyModel
 /// It exists so that proxying never waits on the database. `record` runs on event loops and
 /// only takes a short lock to queue the flow (or strip/drop it under the `CaptureQueue`
 /// policy when the writer falls behind). The writer thread commits a batch when it holds
-/// `maxBatchSize` flows or when its oldest flow has waited `maxBatchDelay` (a backlog in larger
-/// batches: `CaptureWriterState.batchSize(queued:maxBatchSize:)`). A database error
+/// `maxBatchSize` flows or when its oldest flow has waited `maxBatchDelay`. A database error
 /// (disk full, file deleted, locked) loses that batch, is counted and logged once per outage,
 /// and the writer goes on with the next one; a store that cannot be reached (a database server
 /// down) keeps its batch and the queue instead, within their bounds, until it is back.
@@ -22,8 +21,7 @@ public final class CaptureWriter: FlowSink {
         public var maxQueuedFlows: Int = 50_000
         /// Captured body bytes queued at most; past it new flows are queued without bodies.
         public var maxQueuedBodyBytes: Int = 64 << 20
-        /// Flows per transaction while the writer keeps up; a backlog goes in transactions of up
-        /// to `CaptureWriterState.backlogBatchFactor` times as many (`batchSize(queued:maxBatchSize:)`).
+        /// Flows per transaction at most.
         public var maxBatchSize: Int = 512
         /// How long a queued flow waits at most for its batch to fill.
         public var maxBatchDelay: Duration = .milliseconds(100)

@@ -306,25 +306,11 @@ final class CaptureWriterState: @unchecked Sendable {
             _ = condition.wait(until: deadline)
         }
         deepestBacklog = max(deepestBacklog, queue.count)
-        let batch = queue.dequeueItems(maxCount: Self.batchSize(queued: queue.count, maxBatchSize: maxBatchSize))
+        let batch = queue.dequeueItems(maxCount: maxBatchSize)
         dequeuedTotal += batch.count
         if !queue.isEmpty { batchOpenedAt = Date() }
         return (batch, queue.flowsDropped, queue.flowsStripped)
     }
-
-    /// How many of `queued` items the next batch takes: `maxBatchSize`, or up to
-    /// `backlogBatchFactor` times that while more than `maxBatchSize` wait. A writer that fell
-    /// behind (a retention pass or a checkpoint at the capture's size limit, a lock held by
-    /// another process) works its backlog off in larger transactions, which cost less per flow,
-    /// so it catches up sooner; the items are in memory either way. Traffic the writer keeps up
-    /// with is still committed `maxBatchSize` at a time.
-    static func batchSize(queued: Int, maxBatchSize: Int) -> Int {
-        guard queued > maxBatchSize else { return maxBatchSize }
-        return min(queued, maxBatchSize * backlogBatchFactor)
-    }
-
-    /// How many times `maxBatchSize` one batch takes at most while a backlog is worked off.
-    static let backlogBatchFactor = 4
 
     /// A retention pass is due: the interval has passed, or the flows or bytes written since
     /// the last one used up the room it found (so a capture at its limit is trimmed as it grows,

@@ -88,62 +88,13 @@ final class CaptureWriterTests: XCTestCase {
                 batches.withValue { $0.append(flows.count) }
                 if flows.count == 10 { twoBatches.fulfill() }
             })
-        // Ten at a time, each batch committed before the next ten come: recorded at once, a
-        // backlog of more than ten would be taken in one larger batch (the test below).
-        for index in 0..<10 { writer.record(Samples.flow(index)) }
-        for _ in 0..<1_000 where (try repository.count()) < 10 { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertEqual(try repository.count(), 10, "a full batch waits for no delay")
-        for index in 10..<20 { writer.record(Samples.flow(index)) }
-        for index in 20..<25 {
-            if index == 20 { wait(for: [twoBatches], timeout: 10) }
-            writer.record(Samples.flow(index))
-        }
+        for index in 0..<25 { writer.record(Samples.flow(index)) }
+        wait(for: [twoBatches], timeout: 10)
         XCTAssertEqual(try repository.count(), 20)
         flush(writer, timeout: 20)
         XCTAssertEqual(batches.withValue { $0 }, [10, 10, 5])
         XCTAssertEqual(try repository.latestFlows(limit: 1).first?.path, "/item/24")
         writer.close()
-    }
-
-    /// A backlog is worked off in batches of up to `backlogBatchFactor` times `maxBatchSize`
-    /// (fewer, cheaper transactions), and what is left once it is shorter goes in one batch.
-    /// The writer is held inside its first `onCommitted` while 1,000 flows are recorded.
-    func testBacklogIsWrittenInLargerBatches() throws {
-        let repository = try makeRepository()
-        let batches = Locked<[Int]>([])
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let writer = CaptureWriter(
-            repository: repository, limits: .init(maxBatchSize: 100, maxBatchDelay: .milliseconds(5)),
-            logger: CapturingLogHandler().logger,
-            onCommitted: { flows in
-                let first = batches.withValue { list -> Bool in
-                    list.append(flows.count)
-                    return list.count == 1
-                }
-                guard first else { return }
-                holding.signal()
-                release.wait()
-            })
-        writer.record(Samples.flow(0))
-        XCTAssertEqual(holding.wait(timeout: .now() + 60), .success, "the first batch never committed")
-        for index in 1...1_000 { writer.record(Samples.flow(index)) }
-        release.signal()
-        flush(writer, timeout: 60)
-        XCTAssertEqual(batches.withValue { $0 }, [1, 400, 400, 200])
-        XCTAssertEqual(try repository.count(), 1_001)
-        writer.close()
-    }
-
-    /// The batch size for each queue depth: `maxBatchSize` up to it, all of a longer queue up to
-    /// `backlogBatchFactor` times it, never more.
-    func testBatchSizeFollowsTheBacklog() {
-        let factor = CaptureWriterState.backlogBatchFactor
-        XCTAssertEqual(factor, 4)
-        for (queued, expected) in [(0, 512), (1, 512), (512, 512), (513, 513), (1_500, 1_500), (2_048, 2_048),
-                                   (2_049, 2_048), (50_000, 2_048)] {
-            XCTAssertEqual(CaptureWriterState.batchSize(queued: queued, maxBatchSize: 512), expected, "queued \(queued)")
-        }
     }
 
     /// Large bodies are written at once instead of waiting (in memory) for the batch delay.
@@ -256,8 +207,7 @@ final class CaptureWriterTests: XCTestCase {
         let statistics = writer.statistics
         XCTAssertEqual(statistics.flowsWritten, 0)
         XCTAssertEqual(statistics.flowsFailed, 1_055)
-        // At most 10 flows per batch, or 10 × backlogBatchFactor while a backlog waits.
-        XCTAssertGreaterThanOrEqual(statistics.batchesFailed, (1_055 + 39) / (10 * CaptureWriterState.backlogBatchFactor))
+        XCTAssertGreaterThanOrEqual(statistics.batchesFailed, 106)  // at most 10 flows per batch
         XCTAssertEqual(log.entries.filter { $0.level == .error }.count, 1, "\(log.entries)")
         // The cause in words (CaptureErrorText), not SQLite's message and the SQL it ran.
         let cause = try XCTUnwrap(log.entries.first { $0.level == .error }?.metadata["error"])
@@ -285,7 +235,7 @@ final class CaptureWriterTests: XCTestCase {
         let statistics = writer.statistics
         XCTAssertEqual(statistics.flowsWritten, 20)
         XCTAssertEqual(statistics.flowsFailed, 40)
-        XCTAssertGreaterThanOrEqual(statistics.batchesFailed, (40 + 31) / (8 * CaptureWriterState.backlogBatchFactor))
+        XCTAssertGreaterThanOrEqual(statistics.batchesFailed, 5)
         XCTAssertEqual(log.entries.filter { $0.level == .error }.count, 1, "\(log.entries)")
         writer.close()
     }
