@@ -95,7 +95,7 @@ extension TrafficRepository {
     /// removes the oldest flows: the shards holding them, and any older ones marked flows keep).
     /// Counting up to 2,001 rows left in every shard (one per 100,000 flows: about ten in a
     /// 2 GiB capture of 1 KiB responses) after each batch slowed the writer at the limit until
-    /// flows queued (peak RSS 87.7 MiB under load, 51.8 after).
+    /// flows queued (in one run each of the same loads, peak RSS 87.7 MiB before, 51.8 after).
     private func deleteFlows(where condition: String, _ arguments: StatementArguments) throws -> Int {
         try database.pool.write { db in
             var deletion = FlowDeletion()
